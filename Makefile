@@ -1,0 +1,29 @@
+# Two commands: `make run` and `make test`. Both build .venv on first use.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/hotplate run examples/hello.yaml
+
+lint: $(STAMP)
+	$(BIN)/ruff check hotplate tests benchmarks
+	$(BIN)/lint-imports
+
+test: lint
+	$(BIN)/pytest -q -p no:cacheprovider
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/converge.py
+
+clean:
+	rm -rf $(VENV) var .pytest_cache

@@ -1,0 +1,127 @@
+"""Errors users see, named as Heat names them (the API maps names to statuses).
+
+::
+
+    HotplateError
+    ├── EntityNotFound            404  "The Stack (web) could not be found."
+    ├── StackExists               409
+    ├── ActionInProgress          409
+    ├── StackValidationFailed     400  (every template / property / parameter error)
+    │   ├── InvalidTemplateVersion
+    │   ├── InvalidTemplateSection
+    │   ├── CircularDependencyException
+    │   ├── UserParameterMissing
+    │   ├── UnknownUserParameter
+    │   └── ResourceTypeUnavailable
+    ├── NotSupported              400
+    ├── RequestLimitExceeded      400
+    └── Forbidden                 403
+
+Resource-level outcomes (never shown as API errors):
+ResourceFailure wraps a plugin's exception as "<Type>: <path>: <message>";
+UpdateReplace asks the engine for a replacement; CancelOperation stops a
+worker at its next progress check.
+"""
+
+from __future__ import annotations
+
+
+class HotplateError(Exception):
+    """Base of every error with a message meant for users."""
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class EntityNotFound(HotplateError):
+    def __init__(self, entity: str, name: str) -> None:
+        super().__init__(f"The {entity} ({name}) could not be found.")
+        self.entity = entity
+        self.name = name
+
+
+class StackExists(HotplateError):
+    def __init__(self, stack_name: str) -> None:
+        super().__init__(f"The Stack ({stack_name}) already exists.")
+
+
+class ActionInProgress(HotplateError):
+    def __init__(self, stack_name: str, action: str) -> None:
+        super().__init__(f"Stack {stack_name} already has an action ({action}) in progress.")
+
+
+class StackValidationFailed(HotplateError):
+    """A template, parameter or property is wrong. ``path`` names where."""
+
+    def __init__(self, message: str, path: tuple[str | int, ...] | list[str | int] = ()) -> None:
+        self.path = tuple(path)
+        self.detail = message
+        text = f"{'.'.join(str(p) for p in self.path)}: {message}" if self.path else message
+        super().__init__(text)
+
+
+class InvalidTemplateVersion(StackValidationFailed):
+    pass
+
+
+class InvalidTemplateSection(StackValidationFailed):
+    pass
+
+
+class CircularDependencyException(StackValidationFailed):
+    def __init__(self, cycle: list[str]) -> None:
+        self.cycle = cycle
+        super().__init__(f"Circular Dependency Found: {' -> '.join(cycle)}")
+
+
+class UserParameterMissing(StackValidationFailed):
+    def __init__(self, key: str) -> None:
+        super().__init__(f'The Parameter ({key}) was not provided.')
+        self.key = key
+
+
+class UnknownUserParameter(StackValidationFailed):
+    def __init__(self, key: str) -> None:
+        super().__init__(f'The Parameter ({key}) was not defined in template.')
+        self.key = key
+
+
+class ResourceTypeUnavailable(StackValidationFailed):
+    pass
+
+
+class NotSupported(HotplateError):
+    pass
+
+
+class RequestLimitExceeded(HotplateError):
+    def __init__(self, message: str) -> None:
+        super().__init__(f"Request limit exceeded: {message}")
+
+
+class Forbidden(HotplateError):
+    pass
+
+
+class ResourceFailure(HotplateError):
+    """A resource action failed; the text becomes the resource's status reason."""
+
+    def __init__(self, exc: BaseException, action: str) -> None:
+        self.exc = exc
+        self.action = action
+        super().__init__(f"{type(exc).__name__}: {exc}")
+
+
+class UpdateReplace(Exception):
+    """Raised by a plugin's handle_update: this change needs a new physical resource."""
+
+    def __init__(self, resource_name: str = "") -> None:
+        super().__init__(f"The Resource {resource_name} requires replacement.")
+
+
+class CancelOperation(Exception):
+    """Raised at a worker's progress check after cancel_check_resource."""

@@ -1,0 +1,101 @@
+"""Actions and statuses of stacks and resources, and the legal transitions.
+
+A state is an (action, status) pair, shown to users as ``<ACTION>_<STATUS>``
+(``CREATE_IN_PROGRESS``). Heat accepts any transition; we refuse illegal ones.
+
+Resource transitions (``*`` = any action)::
+
+    INIT_COMPLETE ──► <A>_IN_PROGRESS ──► <A>_COMPLETE
+          ▲                 │  ▲                │
+          │                 ▼  │                │
+          │            <A>_FAILED ──────────────┘ (a new operation may start
+          │                                        from any settled state)
+    (a row is born INIT_COMPLETE; DELETE_COMPLETE rows are purged, never reused)
+
+Stack transitions: any settled state (COMPLETE or FAILED) may start a new
+action IN_PROGRESS; an IN_PROGRESS state may be replaced by another action's
+IN_PROGRESS (a new update, a rollback or a delete supersedes the running
+traversal), or settle to COMPLETE/FAILED of the same action.
+"""
+
+from enum import StrEnum
+
+
+class Action(StrEnum):
+    INIT = "INIT"
+    CREATE = "CREATE"
+    DELETE = "DELETE"
+    UPDATE = "UPDATE"
+    ROLLBACK = "ROLLBACK"
+    SUSPEND = "SUSPEND"
+    RESUME = "RESUME"
+    ADOPT = "ADOPT"
+    SNAPSHOT = "SNAPSHOT"
+    CHECK = "CHECK"
+    RESTORE = "RESTORE"
+
+
+class Status(StrEnum):
+    IN_PROGRESS = "IN_PROGRESS"
+    COMPLETE = "COMPLETE"
+    FAILED = "FAILED"
+
+
+class IllegalTransition(ValueError):
+    """A state change that no correct engine would make: a bug, never user error."""
+
+
+def state_name(action: Action, status: Status) -> str:
+    return f"{action}_{status}"
+
+
+def check_resource_transition(
+    old: tuple[Action, Status], new: tuple[Action, Status]
+) -> None:
+    """Refuse a resource state change that cannot happen.
+
+    - Nothing leaves DELETE_COMPLETE: the row is about to be purged.
+    - Nothing goes back to INIT: a row is born INIT_COMPLETE exactly once.
+    - An IN_PROGRESS may only settle into the same action (the lock holder
+      finishes what it started), or be marked FAILED by a stealer.
+    """
+    old_action, old_status = old
+    new_action, new_status = new
+    if old == (Action.DELETE, Status.COMPLETE):
+        raise IllegalTransition(f"{state_name(*old)} -> {state_name(*new)}: row is deleted")
+    if new_action is Action.INIT:
+        raise IllegalTransition(f"{state_name(*old)} -> {state_name(*new)}: INIT is a birth state")
+    if (
+        old_status is Status.IN_PROGRESS
+        and new_status is Status.COMPLETE
+        and new_action is not old_action
+    ):
+        raise IllegalTransition(
+            f"{state_name(*old)} -> {state_name(*new)}: completes another action"
+        )
+
+
+def check_stack_transition(old: tuple[Action, Status], new: tuple[Action, Status]) -> None:
+    """Refuse a stack state change that cannot happen.
+
+    - A settled status (COMPLETE/FAILED) may only be followed by IN_PROGRESS.
+    - An IN_PROGRESS action settles into the same action, or is superseded by
+      another IN_PROGRESS (update during update, rollback, delete, cancel).
+    - Nothing leaves DELETE_COMPLETE.
+    """
+    old_action, old_status = old
+    new_action, new_status = new
+    if old == (Action.DELETE, Status.COMPLETE):
+        raise IllegalTransition(f"stack {state_name(*old)} -> {state_name(*new)}")
+    if old_status is not Status.IN_PROGRESS and new_status is not Status.IN_PROGRESS:
+        raise IllegalTransition(
+            f"stack {state_name(*old)} -> {state_name(*new)}: settled twice"
+        )
+    if (
+        old_status is Status.IN_PROGRESS
+        and new_status is not Status.IN_PROGRESS
+        and new_action is not old_action
+    ):
+        raise IllegalTransition(
+            f"stack {state_name(*old)} -> {state_name(*new)}: settles another action"
+        )

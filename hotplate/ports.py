@@ -1,0 +1,307 @@
+"""What the engine needs from the world, as Protocols.
+
+Adapters live in db/ (Store), rpc/ (Transport) and engine/clock.py (Clock,
+Ids); app.py wires them. Every compare-and-swap is a Store method: the engine
+asks for a conditional change and learns whether it won.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any, Protocol
+
+from hotplate.model.ids import EngineId, ResourceId, StackId, TemplateId, TraversalId
+from hotplate.model.records import (
+    EventRecord,
+    NewEvent,
+    NewResource,
+    NewSyncPoint,
+    RawTemplate,
+    ResourceRecord,
+    ServiceRecord,
+    StackRecord,
+    SyncResult,
+)
+
+
+class Clock(Protocol):
+    def now(self) -> datetime:
+        """Timezone-aware UTC now."""
+        ...
+
+    def sleep(self, seconds: float) -> None: ...
+
+
+class Ids(Protocol):
+    def new_uuid(self) -> str: ...
+
+
+class Store(Protocol):
+    """Persistence for stacks, resources, events and sync points.
+
+    Each method is one transaction. Methods that take an ``event`` write it in
+    the same transaction as the state change, so an event exists exactly when
+    its change does. Conditional methods return False / None when their
+    condition did not hold, and change nothing then.
+    """
+
+    # -- templates -----------------------------------------------------------
+    def create_raw_template(
+        self, template: Mapping[str, Any], files: Mapping[str, Any], environment: Mapping[str, Any]
+    ) -> TemplateId: ...
+
+    def get_raw_template(self, template_id: TemplateId) -> RawTemplate | None: ...
+
+    def delete_raw_template(self, template_id: TemplateId) -> None: ...
+
+    # -- stacks --------------------------------------------------------------
+    def create_stack(self, stack: StackRecord, event: NewEvent | None = None) -> None:
+        """Insert a stack row; raises StackExists if the project has a live stack of that name."""
+        ...
+
+    def get_stack(self, stack_id: StackId, *, include_deleted: bool = False) -> StackRecord | None: ...
+
+    def get_stack_by_name(
+        self, project_id: str, name: str, *, include_deleted: bool = False
+    ) -> StackRecord | None: ...
+
+    def list_stacks(
+        self,
+        project_id: str | None,
+        *,
+        limit: int | None = None,
+        marker: StackId | None = None,
+        sort_keys: Sequence[str] = ("created_at",),
+        sort_dir: str = "desc",
+        filters: Mapping[str, Any] | None = None,
+        show_deleted: bool = False,
+        show_nested: bool = False,
+    ) -> list[StackRecord]: ...
+
+    def update_stack_if_traversal(
+        self,
+        stack_id: StackId,
+        expected_traversal: TraversalId,
+        values: Mapping[str, Any],
+        event: NewEvent | None = None,
+    ) -> bool:
+        """UPDATE stack SET <values> WHERE id=? AND current_traversal=?; with its event.
+
+        ``values`` keys are StackRecord field names. ``updated_at`` is set to
+        now unless given. This is the compare-and-swap that starts, settles and
+        cancels traversals.
+        """
+        ...
+
+    def soft_delete_stack(self, stack_id: StackId) -> None:
+        """Set deleted_at; the row stays for show_deleted listings."""
+        ...
+
+    # -- resources -----------------------------------------------------------
+    def create_resources(self, rows: Sequence[NewResource]) -> list[ResourceId]:
+        """Insert INIT_COMPLETE rows; ids returned in the order given."""
+        ...
+
+    def get_resource(self, resource_id: ResourceId) -> ResourceRecord | None: ...
+
+    def load_node(
+        self, resource_id: ResourceId
+    ) -> tuple[ResourceRecord | None, StackRecord | None]:
+        """The resource and its stack in one round trip (the hot path's only read)."""
+        ...
+
+    def list_resources(self, stack_id: StackId) -> list[ResourceRecord]: ...
+
+    def acquire_resource(
+        self,
+        resource_id: ResourceId,
+        engine_id: EngineId,
+        expected_atomic_key: int,
+        values: Mapping[str, Any],
+        event: NewEvent | None = None,
+    ) -> ResourceRecord | None:
+        """Take the resource lock and write ``values`` (typically <ACTION>_IN_PROGRESS).
+
+        Conditional on engine_id IS NULL AND atomic_key = expected; bumps
+        atomic_key. Returns the row as written, or None if someone else won.
+        """
+        ...
+
+    def update_resource_locked(
+        self,
+        resource_id: ResourceId,
+        engine_id: EngineId,
+        values: Mapping[str, Any],
+        event: NewEvent | None = None,
+        *,
+        release: bool = False,
+    ) -> ResourceRecord | None:
+        """Write ``values`` while holding the lock (WHERE engine_id = ours); bump atomic_key.
+
+        ``release`` also sets engine_id = NULL. ``values`` may carry
+        ``attr_data`` (stored as a resource_properties_data row referenced by
+        attr_data_id) and ``properties_data``. None if we no longer hold the lock.
+        """
+        ...
+
+    def update_resource_if_unlocked(
+        self,
+        resource_id: ResourceId,
+        expected_atomic_key: int,
+        values: Mapping[str, Any],
+        event: NewEvent | None = None,
+    ) -> ResourceRecord | None:
+        """Write ``values`` if engine_id IS NULL AND atomic_key matches; bump atomic_key."""
+        ...
+
+    def steal_resource_lock(
+        self,
+        resource_id: ResourceId,
+        dead_engine_id: EngineId,
+        values: Mapping[str, Any],
+        event: NewEvent | None = None,
+    ) -> bool:
+        """Break a dead engine's lock: SET engine_id = NULL, <values> WHERE engine_id = dead."""
+        ...
+
+    def make_replacement(
+        self,
+        old_id: ResourceId,
+        new: NewResource,
+        *,
+        expected_engine_id: EngineId | None,
+        expected_atomic_key: int | None = None,
+        release: bool = True,
+    ) -> ResourceId | None:
+        """Insert the replacement row and set replaced_by on the old one, in one transaction.
+
+        Conditional on the old row's engine_id (IS NULL when None is given) and,
+        if given, its atomic_key. ``release`` clears the old row's lock.
+        Returns the new id, or None (and nothing inserted) if the condition failed.
+        """
+        ...
+
+    def delete_resource(self, resource_id: ResourceId) -> None:
+        """Remove the row and its data outright (INIT rows, purges)."""
+        ...
+
+    def purge_deleted_resources(self, stack_id: StackId) -> int:
+        """Remove DELETE_COMPLETE rows (and their data); returns how many."""
+        ...
+
+    def engines_holding_locks(self, stack_id: StackId) -> set[EngineId]: ...
+
+    # -- resource data (key/value per resource) ------------------------------
+    def set_resource_data(
+        self, resource_id: ResourceId, key: str, value: str, *, redact: bool = False
+    ) -> None: ...
+
+    def get_resource_data(self, resource_id: ResourceId) -> dict[str, str]: ...
+
+    def delete_resource_data(self, resource_id: ResourceId, key: str) -> bool: ...
+
+    # -- events --------------------------------------------------------------
+    def add_event(self, event: NewEvent) -> None: ...
+
+    def list_events(
+        self,
+        stack_id: StackId,
+        *,
+        resource_name: str | None = None,
+        limit: int | None = None,
+        marker: str | None = None,
+        sort_dir: str = "asc",
+        filters: Mapping[str, Any] | None = None,
+    ) -> list[EventRecord]: ...
+
+    # -- sync points ---------------------------------------------------------
+    def create_sync_points(
+        self, stack_id: StackId, traversal_id: TraversalId, points: Iterable[NewSyncPoint]
+    ) -> None: ...
+
+    def sync(
+        self,
+        traversal_id: TraversalId,
+        entity_id: str,
+        is_update: bool,
+        sender: str,
+        data: Any,
+    ) -> SyncResult:
+        """Record one predecessor's report; exactly one reporter ever gets READY.
+
+        The sender's input is its own row (insert only); readiness is one atomic
+        decrement of the point's ``remaining`` count. A repeated sender changes
+        nothing (DUPLICATE); a missing point answers MISSING.
+        """
+        ...
+
+    def delete_sync_points(
+        self, stack_id: StackId, *, keep_traversal: TraversalId | None = None
+    ) -> None:
+        """Drop the stack's sync points (and their inputs), except those of ``keep_traversal``."""
+        ...
+
+    # -- services (engine registry) ------------------------------------------
+    def register_service(
+        self, engine_id: EngineId, host: str, hostname: str, binary: str, topic: str,
+        report_interval: int,
+    ) -> None: ...
+
+    def heartbeat_service(self, engine_id: EngineId) -> None: ...
+
+    def delete_service(self, engine_id: EngineId) -> None: ...
+
+    def list_services(self) -> list[ServiceRecord]: ...
+
+    # -- user credentials ----------------------------------------------------
+    def create_user_creds(self, values: Mapping[str, Any]) -> int: ...
+
+    def delete_user_creds(self, creds_id: int) -> None: ...
+
+
+Endpoint = Any
+"""An object whose allowlisted methods are called as ``method(ctxt, **kwargs)``."""
+
+
+class Transport(Protocol):
+    """RPC in Heat's shape: topics, servers, call and cast.
+
+    Everything that crosses it is JSON: kwargs and results are serialised and
+    parsed back even in-process, so nothing passes that could not cross a wire.
+    """
+
+    def serve(
+        self, topic: str, server: str, endpoint: Endpoint, allowed: frozenset[str]
+    ) -> None:
+        """Start delivering messages for (topic, server) to ``endpoint``.
+
+        Only methods named in ``allowed`` can be invoked; anything else is refused
+        (a cast is dropped and logged, a call raises RemoteError).
+        """
+        ...
+
+    def unserve(self, topic: str, server: str) -> None: ...
+
+    def cast(
+        self, ctxt: Mapping[str, Any], topic: str, method: str,
+        kwargs: Mapping[str, Any], *, server: str | None = None,
+    ) -> None:
+        """Fire and forget; with no server, any server of the topic takes it (round-robin)."""
+        ...
+
+    def call(
+        self, ctxt: Mapping[str, Any], topic: str, method: str,
+        kwargs: Mapping[str, Any], *, server: str | None = None, timeout: float | None = None,
+    ) -> Any:
+        """Invoke and wait for the JSON result; raises MessagingTimeout or RemoteError."""
+        ...
+
+    def stop(self) -> None: ...
+
+
+class Notifier(Protocol):
+    def __call__(self, event_type: str, payload: Mapping[str, Any]) -> None: ...
+
+
+Callback = Callable[..., None]
