@@ -1,0 +1,55 @@
+"""What can go wrong between a sender and an endpoint.
+
+::
+
+    RpcError
+    ├── MessagingTimeout      no answer in time (or nobody serves the target)
+    ├── RemoteError           the endpoint raised something that is not a model error
+    │   └── NoSuchMethod      refused: not allowlisted, private, or not a method
+    └── NotSerializable       (also a TypeError) a value JSON cannot carry, at the sender
+
+Errors from ``hotplate.model.errors`` raised by an endpoint are not wrapped:
+the caller gets the same class back (EntityNotFound stays EntityNotFound), so
+the API maps it to the same status whichever transport carried it.
+"""
+
+from __future__ import annotations
+
+
+class RpcError(Exception):
+    """Base of the transport's own failures."""
+
+
+class MessagingTimeout(RpcError):
+    """A call got no reply in time; the engine may be dead (Heat's liveness rule)."""
+
+
+class RemoteError(RpcError):
+    """The endpoint raised; ``exc_type`` and ``message`` say what, as oslo.messaging does."""
+
+    def __init__(self, exc_type: str, message: str, module: str = "") -> None:
+        super().__init__(exc_type, message, module)
+        self.exc_type = exc_type
+        self.message = message
+        self.module = module
+
+    def __str__(self) -> str:
+        return f"Remote error: {self.exc_type} {self.message}"
+
+
+class NoSuchMethod(RemoteError):
+    """The endpoint refuses the method: only allowlisted public methods are callable."""
+
+    def __init__(self, method: str, reason: str = "not allowed") -> None:
+        super().__init__("NoSuchMethod", f"Endpoint does not support RPC method {method} "
+                                         f"({reason})", __name__)
+        self.method = method
+
+
+class NotSerializable(RpcError, TypeError):
+    """A value that could not cross a wire as JSON; ``path`` names where it sits."""
+
+    def __init__(self, path: str, problem: str) -> None:
+        super().__init__(f"{path}: {problem}")
+        self.path = path
+        self.problem = problem
