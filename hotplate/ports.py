@@ -62,6 +62,10 @@ class Store(Protocol):
 
     def get_stack(self, stack_id: StackId, *, include_deleted: bool = False) -> StackRecord | None: ...
 
+    def get_stack_deps(self, stack_id: StackId) -> tuple[TraversalId, Any] | None:
+        """The current traversal id and its stored graph (None while not yet stored)."""
+        ...
+
     def get_stack_by_name(
         self, project_id: str, name: str, *, include_deleted: bool = False
     ) -> StackRecord | None: ...
@@ -236,10 +240,19 @@ class Store(Protocol):
         """
         ...
 
+    def sync_state(self, traversal_id: TraversalId, entity_id: str, is_update: bool) -> SyncResult:
+        """READY (with inputs) if every predecessor reported, WAITING, or MISSING."""
+        ...
+
     def delete_sync_points(
-        self, stack_id: StackId, *, keep_traversal: TraversalId | None = None
+        self,
+        stack_id: StackId,
+        *,
+        keep_traversal: TraversalId | None = None,
+        traversal_id: TraversalId | None = None,
     ) -> None:
-        """Drop the stack's sync points (and their inputs), except those of ``keep_traversal``."""
+        """Drop the stack's sync points (and inputs): only ``traversal_id``'s if given,
+        never ``keep_traversal``'s."""
         ...
 
     # -- services (engine registry) ------------------------------------------

@@ -1,0 +1,45 @@
+"""What the store's parts share: transactions, the clock, backend features."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Engine
+
+from hotplate.db.engine import StatementStats
+from hotplate.db.tx import Transactions
+from hotplate.ports import Clock
+
+
+class StoreBase:
+    """State shared by the SqlStore mixins (one transaction per public method)."""
+
+    def __init__(self, engine: Engine, clock: Clock) -> None:
+        self._tx = Transactions(engine)
+        self._clock = clock
+        dialect = engine.dialect
+        self._update_returning: bool = bool(dialect.update_returning)
+        """SQLite >= 3.35 and PostgreSQL; MariaDB has INSERT/DELETE RETURNING only."""
+        self._dialect = dialect.name
+
+    @property
+    def engine(self) -> Engine:
+        return self._tx.engine
+
+    @property
+    def stats(self) -> StatementStats:
+        """Statements sent on this store's engine (shared by stores on one engine)."""
+        return self._tx.state.stats
+
+    def pool_status(self) -> dict[str, int]:
+        """Connections of the engine's pool: its size and how many are in use."""
+        pool = self.engine.pool
+        size = getattr(pool, "size", None)
+        checked_out = getattr(pool, "checkedout", None)
+        return {
+            "size": size() if callable(size) else 1,
+            "checked_out": checked_out() if callable(checked_out) else 0,
+        }
+
+    def _now(self) -> datetime:
+        return self._clock.now()

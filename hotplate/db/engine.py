@@ -1,0 +1,203 @@
+"""Building engines, and the per-engine state every store on it shares.
+
+SQLite has one writer per database file. Rather than letting threads race
+for it and fail with "database is locked", writes are serialised inside the
+process by one lock per engine, and each write transaction starts with
+``BEGIN IMMEDIATE`` so it holds the write lock from its first statement (a
+deferred transaction that reads first and writes later can fail to upgrade).
+WAL lets readers proceed while a write is in flight. Between processes,
+``busy_timeout`` makes a writer wait instead of failing.
+
+PostgreSQL (psycopg 3) and MariaDB (PyMySQL) need nothing of the kind: row
+locks do the work. MariaDB runs at READ COMMITTED so a statement that waited
+for a row lock sees what the lock holder committed, as on PostgreSQL.
+
+Pools are bounded (``max_overflow=0``): a burst of work waits for a
+connection instead of opening more.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import weakref
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import URL, Connection, make_url
+from sqlalchemy.pool import StaticPool
+
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+POOL_RECYCLE_SECONDS = 3600
+WRITE_OPTION = "hotplate_write"
+"""Connection execution option that marks a write transaction (SQLite: BEGIN IMMEDIATE)."""
+
+
+@dataclass(frozen=True)
+class StatsSnapshot:
+    """Counters at one moment; subtract two to measure what happened in between."""
+
+    statements: int = 0
+    cas_retries: int = 0
+    """Transactions rerun after the server broke a deadlock. A compare-and-swap
+    itself is never retried by the store, so this stays 0 unless rows deadlock."""
+
+    def __sub__(self, other: StatsSnapshot) -> StatsSnapshot:
+        return StatsSnapshot(
+            self.statements - other.statements, self.cas_retries - other.cas_retries
+        )
+
+
+class StatementStats:
+    """Counts SQL statements sent to the server (an executemany counts once)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._count = 0
+        self._retries = 0
+
+    @property
+    def statements(self) -> int:
+        return self._count
+
+    @property
+    def cas_retries(self) -> int:
+        return self._retries
+
+    def add(self) -> None:
+        with self._lock:
+            self._count += 1
+
+    def add_retry(self) -> None:
+        with self._lock:
+            self._retries += 1
+
+    def snapshot(self) -> StatsSnapshot:
+        with self._lock:
+            return StatsSnapshot(self._count, self._retries)
+
+    def reset(self) -> int:
+        """Zero the counters; returns the statement count it had."""
+        with self._lock:
+            count, self._count, self._retries = self._count, 0, 0
+            return count
+
+
+@dataclass
+class EngineState:
+    """What every store on one engine shares."""
+
+    stats: StatementStats = field(default_factory=StatementStats)
+    write_lock: threading.Lock | None = None
+    """SQLite only: held around every write transaction of this process."""
+    serialise_reads: bool = False
+    """In-memory SQLite only: one shared connection, so reads take the lock too."""
+
+
+_STATES: weakref.WeakKeyDictionary[Engine, EngineState] = weakref.WeakKeyDictionary()
+_STATES_LOCK = threading.Lock()
+
+
+def engine_state(engine: Engine) -> EngineState:
+    """The shared state of ``engine``, set up on first use for engines made elsewhere."""
+    with _STATES_LOCK:
+        state = _STATES.get(engine)
+        if state is None:
+            state = _STATES[engine] = EngineState()
+            _count_statements(engine, state.stats)
+            if engine.dialect.name == "sqlite":
+                state.write_lock = threading.Lock()
+        return state
+
+
+def make_engine(
+    url: str | URL,
+    *,
+    pool_size: int = 10,
+    pool_timeout: float = 30.0,
+    pre_ping: bool = False,
+) -> Engine:
+    """An engine for ``url`` with a bounded pool of ``pool_size`` connections.
+
+    SQLite gets WAL, busy_timeout 30 s, foreign keys, synchronous=NORMAL and
+    in-process write serialisation (its directory is created if missing);
+    ``sqlite://`` (in memory) gets a single shared connection and serialises
+    reads as well. ``pre_ping`` tests each connection on checkout: a round
+    trip per transaction, worth it only where connections die behind the
+    pool's back (pooled connections are recycled hourly regardless).
+    """
+    parsed = make_url(url)
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        engine = _make_sqlite_engine(parsed, pool_size, pool_timeout)
+    else:
+        kwargs: dict[str, Any] = {
+            "pool_size": pool_size,
+            "max_overflow": 0,
+            "pool_timeout": pool_timeout,
+            "pool_pre_ping": pre_ping,
+            "pool_recycle": POOL_RECYCLE_SECONDS,
+        }
+        if backend in ("mysql", "mariadb"):
+            kwargs["isolation_level"] = "READ COMMITTED"
+            kwargs["connect_args"] = {"charset": "utf8mb4"}
+        engine = create_engine(parsed, **kwargs)
+    engine_state(engine)
+    return engine
+
+
+def ensure_sqlite_directory(url: str | URL) -> None:
+    """Create the directory of a SQLite database file (``./var/`` on first run)."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+
+
+def _make_sqlite_engine(url: URL, pool_size: int, pool_timeout: float) -> Engine:
+    in_memory = url.database in (None, "", ":memory:")
+    ensure_sqlite_directory(url)
+    if in_memory:
+        engine = create_engine(
+            url, poolclass=StaticPool, connect_args={"check_same_thread": False}
+        )
+    else:
+        engine = create_engine(
+            url,
+            pool_size=pool_size,
+            max_overflow=0,
+            pool_timeout=pool_timeout,
+            connect_args={"check_same_thread": False},
+        )
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
+        # Take BEGIN away from the driver: _on_begin issues it, so a write
+        # can ask for IMMEDIATE and a read gets a real (deferred) transaction.
+        dbapi_connection.isolation_level = None
+        for pragma in (
+            "journal_mode=WAL",
+            f"busy_timeout={SQLITE_BUSY_TIMEOUT_MS}",
+            "foreign_keys=ON",
+            "synchronous=NORMAL",
+        ):
+            dbapi_connection.execute(f"PRAGMA {pragma}").close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        write = conn.get_execution_options().get(WRITE_OPTION, False)
+        driver_connection = conn.connection.driver_connection
+        assert isinstance(driver_connection, sqlite3.Connection)
+        # Straight to the driver: BEGIN is not one of the statements counted.
+        driver_connection.execute("BEGIN IMMEDIATE" if write else "BEGIN").close()
+
+    state = engine_state(engine)
+    state.serialise_reads = in_memory
+    return engine
+
+
+def _count_statements(engine: Engine, stats: StatementStats) -> None:
+    @event.listens_for(engine, "before_cursor_execute")
+    def _count(*_args: Any) -> None:
+        stats.add()

@@ -1,0 +1,90 @@
+"""Events: an append-only log, written in the transaction of the change it records."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, insert, select
+
+from hotplate.db import schema as s
+from hotplate.db.base import StoreBase
+from hotplate.db.rows import to_event
+from hotplate.model.ids import StackId
+from hotplate.model.records import EventRecord, NewEvent
+
+_INSERT_EVENT = insert(s.event)
+EVENT_FILTERS = ("resource_action", "resource_status", "resource_name", "resource_type")
+
+
+def insert_event(conn: Connection, event: NewEvent | None, now: datetime) -> None:
+    """INSERT one event row (nothing when ``event`` is None)."""
+    if event is None:
+        return
+    conn.execute(
+        _INSERT_EVENT,
+        {
+            "uuid": event.uuid,
+            "stack_id": event.stack_id,
+            "resource_action": event.resource_action,
+            "resource_status": event.resource_status,
+            "resource_name": event.resource_name,
+            "physical_resource_id": event.physical_resource_id,
+            "resource_status_reason": event.resource_status_reason,
+            "resource_type": event.resource_type,
+            "created_at": now,
+            "updated_at": None,
+        },
+    )
+
+
+class EventStore(StoreBase):
+    def add_event(self, event: NewEvent) -> None:
+        now = self._now()
+        self._tx.write(lambda conn: insert_event(conn, event, now))
+
+    def list_events(
+        self,
+        stack_id: StackId,
+        *,
+        resource_name: str | None = None,
+        limit: int | None = None,
+        marker: str | None = None,
+        sort_dir: str = "asc",
+        filters: Mapping[str, Any] | None = None,
+    ) -> list[EventRecord]:
+        """Events of a stack by id; ``marker`` (an event uuid) starts after that event.
+
+        An unknown marker is ignored (the first page), as Heat does.
+        """
+        if sort_dir not in ("asc", "desc"):
+            raise ValueError(f"sort_dir must be 'asc' or 'desc', not {sort_dir!r}")
+        e = s.event
+        query = select(e).where(e.c.stack_id == stack_id)
+        if resource_name is not None:
+            query = query.where(e.c.resource_name == resource_name)
+        for key, value in (filters or {}).items():
+            if key not in EVENT_FILTERS:
+                raise ValueError(f"cannot filter events by {key!r}")
+            column = e.c[key]
+            if isinstance(value, list | tuple | set | frozenset):
+                query = query.where(column.in_([str(v) for v in value]))
+            else:
+                query = query.where(column == str(value))
+        ascending = sort_dir == "asc"
+        query = query.order_by(e.c.id.asc() if ascending else e.c.id.desc())
+        if limit is not None:
+            query = query.limit(limit)
+
+        def run(conn: Connection) -> list[EventRecord]:
+            nonlocal query
+            if marker is not None:
+                marker_id = conn.execute(
+                    select(e.c.id).where(e.c.uuid == marker, e.c.stack_id == stack_id)
+                ).scalar()
+                if marker_id is not None:
+                    query = query.where(e.c.id > marker_id if ascending else e.c.id < marker_id)
+            return [to_event(row) for row in conn.execute(query).mappings()]
+
+        return self._tx.read(run)

@@ -1,0 +1,214 @@
+"""The resource lock: every conditional write of a resource row.
+
+Each write is one ``UPDATE resource ... WHERE id = ? AND <condition>`` that
+also bumps ``atomic_key``; the row lock the UPDATE takes decides races, and a
+loser matches no row and writes nothing (not even its event). Where the
+backend has ``UPDATE ... RETURNING`` the written row comes back from the
+UPDATE itself; on MariaDB a SELECT follows in the same transaction, which
+reads our own uncommitted write under the row lock we still hold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from enum import Enum
+from typing import Any
+
+from sqlalchemy import Connection, bindparam, insert, update
+
+from hotplate.db import queries as q
+from hotplate.db import schema as s
+from hotplate.db.base import StoreBase
+from hotplate.db.events import insert_event
+from hotplate.db.resources import new_resource_row
+from hotplate.db.rows import resource_values, to_resource
+from hotplate.db.tx import Rollback
+from hotplate.model.ids import EngineId, ResourceId
+from hotplate.model.records import NewEvent, NewResource, ResourceRecord
+
+_r = s.resource
+
+
+class _Keep(Enum):
+    KEEP = "keep"
+
+
+KEEP = _Keep.KEEP
+"""Leave engine_id as it is (the write neither takes nor drops the lock)."""
+
+
+class ResourceLockStore(StoreBase):
+    def acquire_resource(
+        self,
+        resource_id: ResourceId,
+        engine_id: EngineId,
+        expected_atomic_key: int,
+        values: Mapping[str, Any],
+        event: NewEvent | None = None,
+    ) -> ResourceRecord | None:
+        """SET engine_id = ours WHERE engine_id IS NULL AND atomic_key = expected."""
+        condition = {"b_atomic_key": expected_atomic_key}
+        return _record(self._write_resource(resource_id, condition, values, event, engine_id))
+
+    def update_resource_locked(
+        self,
+        resource_id: ResourceId,
+        engine_id: EngineId,
+        values: Mapping[str, Any],
+        event: NewEvent | None = None,
+        *,
+        release: bool = False,
+    ) -> ResourceRecord | None:
+        """Write while holding the lock (WHERE engine_id = ours); ``release`` unlocks."""
+        condition = {"b_engine_id": engine_id}
+        new_engine = None if release else KEEP
+        return _record(self._write_resource(resource_id, condition, values, event, new_engine))
+
+    def update_resource_if_unlocked(
+        self,
+        resource_id: ResourceId,
+        expected_atomic_key: int,
+        values: Mapping[str, Any],
+        event: NewEvent | None = None,
+    ) -> ResourceRecord | None:
+        """Write WHERE engine_id IS NULL AND atomic_key = expected, without locking."""
+        condition = {"b_atomic_key": expected_atomic_key}
+        return _record(self._write_resource(resource_id, condition, values, event, KEEP))
+
+    def steal_resource_lock(
+        self,
+        resource_id: ResourceId,
+        dead_engine_id: EngineId,
+        values: Mapping[str, Any],
+        event: NewEvent | None = None,
+    ) -> bool:
+        """SET engine_id = NULL, <values> WHERE engine_id = the dead engine."""
+        condition = {"b_engine_id": dead_engine_id}
+        row = self._write_resource(resource_id, condition, values, event, None, want_row=False)
+        return row is not None
+
+    def make_replacement(
+        self,
+        old_id: ResourceId,
+        new: NewResource,
+        *,
+        expected_engine_id: EngineId | None,
+        expected_atomic_key: int | None = None,
+        release: bool = True,
+    ) -> ResourceId | None:
+        """INSERT the replacement (replaces = old_id), then mark the old row replaced_by it.
+
+        Both in one transaction: when the old row fails its condition the
+        insert is rolled back too. Concurrent callers queue on the old row's
+        lock; the first bumps atomic_key (and releases the lock), so the
+        others no longer match. Without ``expected_atomic_key`` and with
+        ``release=False`` nothing changes the condition, so pass the key
+        when racing callers may hold the same lock.
+        """
+        now = self._now()
+        row = new_resource_row(new, now) | {"replaces": old_id}
+        conditions = [
+            _r.c.id == old_id,
+            _r.c.engine_id.is_(None)
+            if expected_engine_id is None
+            else _r.c.engine_id == expected_engine_id,
+        ]
+        if expected_atomic_key is not None:
+            conditions.append(_r.c.atomic_key == expected_atomic_key)
+        old_values: dict[str, Any] = {"atomic_key": _r.c.atomic_key + 1, "updated_at": now}
+        if release:
+            old_values["engine_id"] = None
+
+        def run(conn: Connection) -> ResourceId:
+            new_id = ResourceId(conn.execute(insert(_r).values(row)).inserted_primary_key[0])
+            marked = conn.execute(
+                update(_r).where(*conditions).values(old_values | {"replaced_by": new_id})
+            )
+            if marked.rowcount != 1:
+                raise Rollback(None)
+            return new_id
+
+        return self._tx.write(run)
+
+    # -- the one conditional write ---------------------------------------------
+    def _write_resource(
+        self,
+        resource_id: ResourceId,
+        condition: dict[str, Any],
+        values: Mapping[str, Any],
+        event: NewEvent | None,
+        engine_id: EngineId | _Keep | None,
+        *,
+        want_row: bool = True,
+    ) -> dict[str, Any] | None:
+        """UPDATE ... WHERE id AND condition, bump atomic_key, then attrs and event.
+
+        ``condition`` holds ``b_atomic_key`` (row unlocked, key matches) or
+        ``b_engine_id`` (row locked by that engine). ``engine_id`` is the
+        lock's new value (KEEP: unchanged). Returns the row as written (empty
+        when not ``want_row``), or None when no row matched. Statements: the
+        UPDATE (RETURNING where possible; else a SELECT after it), the
+        attribute row when ``attr_data`` is given (an UPDATE of the existing
+        row, or an INSERT plus linking it), the event.
+        """
+        now = self._now()
+        params = resource_values(values)
+        if engine_id is not KEEP:
+            params["engine_id"] = engine_id
+        params.setdefault("updated_at", now)
+        params |= condition
+        params["b_id"] = resource_id
+        has_attrs = "attr_data" in values
+        need_row = want_row or has_attrs
+        returning = need_row and self._update_returning
+        statement = q.RESOURCE_WRITES["b_engine_id" in condition, returning]
+
+        def run(conn: Connection) -> dict[str, Any] | None:
+            if returning:
+                found = conn.execute(statement, params).mappings().first()
+                if found is None:
+                    return None
+                row = dict(found)
+            else:
+                if conn.execute(statement, params).rowcount != 1:
+                    return None
+                row = _select_row(conn, resource_id) if need_row else {}
+            if has_attrs:
+                row["attr_data"] = values["attr_data"]
+                _store_attr_data(conn, resource_id, row["attr_data_id"], row["attr_data"], now)
+            insert_event(conn, event, now)
+            return row
+
+        return self._tx.write(run)
+
+
+def _record(row: dict[str, Any] | None) -> ResourceRecord | None:
+    return to_resource(row) if row is not None else None
+
+
+def _select_row(conn: Connection, resource_id: ResourceId) -> dict[str, Any]:
+    return dict(conn.execute(q.GET_RESOURCE, {"b_id": resource_id}).mappings().one())
+
+
+_UPDATE_ATTRS = update(s.resource_properties_data).where(
+    s.resource_properties_data.c.id == bindparam("b_id")
+)
+_INSERT_ATTRS = insert(s.resource_properties_data)
+_LINK_ATTRS = update(_r).where(_r.c.id == bindparam("b_id"))
+
+
+def _store_attr_data(
+    conn: Connection, resource_id: ResourceId, attr_id: int | None, data: Any, now: datetime
+) -> None:
+    """Overwrite the resource's attribute row in place, or create and link one.
+
+    In place (as Heat's create_or_update does) so a resource never leaves
+    orphaned attribute rows behind however often its attributes change.
+    """
+    if attr_id is not None:
+        conn.execute(_UPDATE_ATTRS, {"b_id": attr_id, "data": data, "updated_at": now})
+        return
+    created = conn.execute(_INSERT_ATTRS, {"data": data, "encrypted": False, "created_at": now})
+    new_id = created.inserted_primary_key[0]
+    conn.execute(_LINK_ATTRS, {"b_id": resource_id, "attr_data_id": new_id})

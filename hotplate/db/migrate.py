@@ -1,0 +1,78 @@
+"""Schema migrations, run from code: ``upgrade(url)``, ``current(url)``.
+
+The Alembic scripts live in ``hotplate/db/migrations`` and ship with the
+package, so an installed hotplate can migrate its database without an
+alembic.ini or a source checkout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Connection, Engine, create_engine, pool
+from sqlalchemy.engine import URL
+
+from hotplate.db.engine import ensure_sqlite_directory
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+
+Database = str | URL | Engine
+"""A URL, or an engine whose connections the migration borrows."""
+
+
+def config() -> Config:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    return cfg
+
+
+def head() -> str:
+    """The newest revision the package knows."""
+    revision = ScriptDirectory.from_config(config()).get_current_head()
+    assert revision is not None
+    return revision
+
+
+def upgrade(db: Database, revision: str = "head") -> None:
+    """Bring the schema up to ``revision`` (default: the newest)."""
+    _run(db, lambda cfg: command.upgrade(cfg, revision))
+
+
+def downgrade(db: Database, revision: str = "base") -> None:
+    """Take the schema down to ``revision`` (default: no tables at all)."""
+    _run(db, lambda cfg: command.downgrade(cfg, revision))
+
+
+def current(db: Database) -> str | None:
+    """The revision the database is at; None for a database never migrated."""
+    with _connection(db) as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def _run(db: Database, action: Callable[[Config], None]) -> None:
+    with _connection(db) as conn:
+        cfg = config()
+        cfg.attributes["connection"] = conn
+        action(cfg)
+        conn.commit()
+
+
+@contextmanager
+def _connection(db: Database) -> Iterator[Connection]:
+    if isinstance(db, Engine):
+        with db.connect() as conn:
+            yield conn
+        return
+    ensure_sqlite_directory(db)
+    engine = create_engine(db, poolclass=pool.NullPool)
+    try:
+        with engine.connect() as conn:
+            yield conn
+    finally:
+        engine.dispose()

@@ -1,0 +1,1 @@
+"""Alembic migrations of the hotplate schema (env.py and versions/)."""

@@ -1,0 +1,190 @@
+"""Resource rows outside the lock protocol: creation, reads, removal, key/value data."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, Insert, delete, insert, select
+from sqlalchemy.dialects import mysql, postgresql, sqlite
+
+from hotplate.db import queries as q
+from hotplate.db import schema as s
+from hotplate.db.base import StoreBase
+from hotplate.db.rows import to_resource, to_stack
+from hotplate.model.ids import EngineId, ResourceId, StackId
+from hotplate.model.records import NewResource, ResourceRecord, StackRecord
+from hotplate.model.states import Action, Status
+
+_INSERT_RETURNING_IDS = insert(s.resource).returning(s.resource.c.id, s.resource.c.uuid)
+_CHUNK = 500
+"""Ids per IN (...) list: well under every backend's bound-parameter limit."""
+
+
+def new_resource_row(new: NewResource, now: datetime) -> dict[str, Any]:
+    """Insert parameters of a row born INIT_COMPLETE, unlocked, atomic_key 0."""
+    return {
+        "uuid": new.uuid,
+        "stack_id": new.stack_id,
+        "name": new.name,
+        "type": new.resource_type,
+        "action": Action.INIT.value,
+        "status": Status.COMPLETE.value,
+        "status_reason": "",
+        "atomic_key": 0,
+        "engine_id": None,
+        "current_template_id": new.current_template_id,
+        "requires": list(new.requires),
+        "replaces": new.replaces,
+        "root_stack_id": new.root_stack_id,
+        "created_at": now,
+    }
+
+
+def _chunks(ids: Sequence[int]) -> list[Sequence[int]]:
+    return [ids[i : i + _CHUNK] for i in range(0, len(ids), _CHUNK)]
+
+
+class ResourceStore(StoreBase):
+    def create_resources(self, rows: Sequence[NewResource]) -> list[ResourceId]:
+        """One executemany INSERT ... RETURNING (id, uuid); ids in the order given.
+
+        Rows come back in no promised order, so they are matched to the input
+        by their uuid (unique per row): SQLAlchemy's own ordering would fall
+        back to a statement per row on SQLite.
+        """
+        if not rows:
+            return []
+        now = self._now()
+        params = [new_resource_row(new, now) for new in rows]
+
+        def run(conn: Connection) -> list[ResourceId]:
+            by_uuid = {row.uuid: row.id for row in conn.execute(_INSERT_RETURNING_IDS, params)}
+            return [ResourceId(by_uuid[new.uuid]) for new in rows]
+
+        return self._tx.write(run)
+
+    def get_resource(self, resource_id: ResourceId) -> ResourceRecord | None:
+        params = {"b_id": resource_id}
+        row = self._tx.read(
+            lambda conn: conn.execute(q.GET_RESOURCE, params).mappings().first(),
+            single_statement=True,
+        )
+        return to_resource(row) if row is not None else None
+
+    def load_node(
+        self, resource_id: ResourceId
+    ) -> tuple[ResourceRecord | None, StackRecord | None]:
+        """Resource, attribute data, stack and tags: one SELECT (a row per tag).
+
+        The stack is returned even when soft-deleted: the worker decides.
+        """
+        params = {"b_id": resource_id}
+        rows = self._tx.read(
+            lambda conn: conn.execute(q.LOAD_NODE, params).mappings().all(),
+            single_statement=True,
+        )
+        if not rows:
+            return None, None
+        tags = tuple(row["s_tag"] for row in rows if row["s_tag"] is not None)
+        return to_resource(rows[0], "r_"), to_stack(rows[0], tags, "s_")
+
+    def list_resources(self, stack_id: StackId) -> list[ResourceRecord]:
+        params = {"b_stack_id": stack_id}
+        rows = self._tx.read(
+            lambda conn: conn.execute(q.LIST_RESOURCES, params).mappings().all(),
+            single_statement=True,
+        )
+        return [to_resource(row) for row in rows]
+
+    def delete_resource(self, resource_id: ResourceId) -> None:
+        """Remove the row, its resource_data and its attribute data."""
+        r = s.resource
+
+        def run(conn: Connection) -> None:
+            attr_id = conn.execute(select(r.c.attr_data_id).where(r.c.id == resource_id)).scalar()
+            _delete_rows(conn, [resource_id], [attr_id] if attr_id is not None else [])
+
+        self._tx.write(run)
+
+    def purge_deleted_resources(self, stack_id: StackId) -> int:
+        """Remove the stack's DELETE_COMPLETE rows and their data; returns how many."""
+        r = s.resource
+        doomed = select(r.c.id, r.c.attr_data_id).where(
+            r.c.stack_id == stack_id,
+            r.c.action == Action.DELETE.value,
+            r.c.status == Status.COMPLETE.value,
+        )
+
+        def run(conn: Connection) -> int:
+            # Delete by the ids read, not by the condition again: a row that
+            # reaches DELETE_COMPLETE meanwhile waits for the next purge
+            # rather than losing its attribute row to an orphan.
+            found = conn.execute(doomed).all()
+            ids = [row.id for row in found]
+            attr_ids = [row.attr_data_id for row in found if row.attr_data_id is not None]
+            return _delete_rows(conn, ids, attr_ids)
+
+        return self._tx.write(run)
+
+    def engines_holding_locks(self, stack_id: StackId) -> set[EngineId]:
+        r = s.resource
+        query = (
+            select(r.c.engine_id)
+            .where(r.c.stack_id == stack_id, r.c.engine_id.is_not(None))
+            .distinct()
+        )
+        rows = self._tx.read(lambda conn: conn.execute(query).scalars().all())
+        return {EngineId(engine_id) for engine_id in rows}
+
+    # -- resource data -------------------------------------------------------
+    def set_resource_data(
+        self, resource_id: ResourceId, key: str, value: str, *, redact: bool = False
+    ) -> None:
+        """Insert or overwrite one key (a single upsert statement)."""
+        now = self._now()
+        row = {
+            "resource_id": resource_id,
+            "key": key,
+            "value": value,
+            "redact": redact,
+            "created_at": now,
+        }
+        changes = {"value": value, "redact": redact, "updated_at": now}
+        statement = self._upsert_resource_data(row, changes)
+        self._tx.write(lambda conn: conn.execute(statement))
+
+    def get_resource_data(self, resource_id: ResourceId) -> dict[str, str]:
+        rd = s.resource_data
+        query = select(rd.c.key, rd.c.value).where(rd.c.resource_id == resource_id)
+        rows = self._tx.read(lambda conn: conn.execute(query).all())
+        return {row.key: row.value for row in rows}
+
+    def delete_resource_data(self, resource_id: ResourceId, key: str) -> bool:
+        rd = s.resource_data
+        statement = delete(rd).where(rd.c.resource_id == resource_id, rd.c.key == key)
+        return self._tx.write(lambda conn: conn.execute(statement).rowcount > 0)
+
+    def _upsert_resource_data(self, row: dict[str, Any], changes: dict[str, Any]) -> Insert:
+        rd = s.resource_data
+        if self._dialect in ("mysql", "mariadb"):
+            return mysql.insert(rd).values(row).on_duplicate_key_update(changes)
+        dialect_insert = postgresql.insert if self._dialect == "postgresql" else sqlite.insert
+        return (
+            dialect_insert(rd)
+            .values(row)
+            .on_conflict_do_update(index_elements=[rd.c.resource_id, rd.c.key], set_=changes)
+        )
+
+
+def _delete_rows(conn: Connection, ids: Sequence[int], attr_ids: Sequence[int]) -> int:
+    """Delete resource rows with their data rows; the attribute rows after them (FK order)."""
+    r, rd, rpd = s.resource, s.resource_data, s.resource_properties_data
+    deleted = 0
+    for chunk in _chunks(ids):
+        conn.execute(delete(rd).where(rd.c.resource_id.in_(chunk)))
+        deleted += conn.execute(delete(r).where(r.c.id.in_(chunk))).rowcount
+    for chunk in _chunks(attr_ids):
+        conn.execute(delete(rpd).where(rpd.c.id.in_(chunk)))
+    return deleted

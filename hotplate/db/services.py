@@ -1,0 +1,105 @@
+"""The engine registry (service rows with a heartbeat) and stored user credentials."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import Connection, delete, insert, select, update
+
+from hotplate.db import schema as s
+from hotplate.db.base import StoreBase
+from hotplate.db.rows import to_service
+from hotplate.model.ids import EngineId
+from hotplate.model.records import ServiceRecord
+
+USER_CREDS_FIELDS = frozenset(
+    {
+        "username",
+        "password",
+        "region_name",
+        "decrypt_method",
+        "tenant",
+        "auth_url",
+        "tenant_id",
+        "trust_id",
+        "trustor_user_id",
+    }
+)
+_USER_CREDS_ALIASES = {"decryption_method": "decrypt_method"}
+
+
+class ServiceStore(StoreBase):
+    def register_service(
+        self,
+        engine_id: EngineId,
+        host: str,
+        hostname: str,
+        binary: str,
+        topic: str,
+        report_interval: int,
+    ) -> None:
+        row = {
+            "id": str(uuid.uuid4()),
+            "engine_id": engine_id,
+            "host": host,
+            "hostname": hostname,
+            "binary": binary,
+            "topic": topic,
+            "report_interval": report_interval,
+            "created_at": self._now(),
+        }
+        self._tx.write(lambda conn: conn.execute(insert(s.service), row))
+
+    def heartbeat_service(self, engine_id: EngineId) -> None:
+        sv = s.service
+        statement = (
+            update(sv)
+            .where(sv.c.engine_id == engine_id, sv.c.deleted_at.is_(None))
+            .values(updated_at=self._now())
+        )
+        self._tx.write(lambda conn: conn.execute(statement))
+
+    def delete_service(self, engine_id: EngineId) -> None:
+        """Soft delete, as Heat does: the row stays, hidden from list_services."""
+        sv = s.service
+        statement = (
+            update(sv)
+            .where(sv.c.engine_id == engine_id, sv.c.deleted_at.is_(None))
+            .values(deleted_at=self._now())
+        )
+        self._tx.write(lambda conn: conn.execute(statement))
+
+    def list_services(self) -> list[ServiceRecord]:
+        sv = s.service
+        query = select(sv).where(sv.c.deleted_at.is_(None)).order_by(sv.c.created_at, sv.c.id)
+        rows = self._tx.read(lambda conn: conn.execute(query).mappings().all())
+        return [to_service(row) for row in rows]
+
+    # -- user credentials ----------------------------------------------------
+    def create_user_creds(self, values: Mapping[str, Any]) -> int:
+        """Insert credentials; keys are user_creds column names."""
+        row: dict[str, Any] = {}
+        for key, value in values.items():
+            column = _USER_CREDS_ALIASES.get(key, key)
+            if column not in USER_CREDS_FIELDS:
+                raise ValueError(f"user_creds has no field {key!r}")
+            row[column] = value
+        row["created_at"] = self._now()
+
+        def run(conn: Connection) -> int:
+            return int(conn.execute(insert(s.user_creds).values(row)).inserted_primary_key[0])
+
+        return self._tx.write(run)
+
+    def delete_user_creds(self, creds_id: int) -> None:
+        """Delete the credentials; stacks that pointed at them keep a NULL reference."""
+        st, uc = s.stack, s.user_creds
+
+        def run(conn: Connection) -> None:
+            unlink = update(st).where(st.c.user_creds_id == creds_id).values(user_creds_id=None)
+            conn.execute(unlink)
+            conn.execute(delete(uc).where(uc.c.id == creds_id))
+
+        self._tx.write(run)

@@ -1,0 +1,223 @@
+"""Templates and stacks: rows, tags, and the traversal compare-and-swap."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, bindparam, delete, insert, select, update
+
+from hotplate.db import schema as s
+from hotplate.db.base import StoreBase
+from hotplate.db.events import insert_event
+from hotplate.db.listing import stack_list_query
+from hotplate.db.queries import GET_STACK
+from hotplate.db.rows import stack_row, stack_select_columns, stack_values, to_stack
+from hotplate.db.tx import Rollback
+from hotplate.model.errors import StackExists
+from hotplate.model.ids import StackId, TemplateId, TraversalId
+from hotplate.model.records import NewEvent, RawTemplate, StackRecord
+
+_SWAP_TRAVERSAL = update(s.stack).where(
+    s.stack.c.id == bindparam("b_id"),
+    s.stack.c.current_traversal == bindparam("b_traversal"),
+    s.stack.c.deleted_at.is_(None),
+)
+"""The traversal compare-and-swap; SET comes from the execution parameters."""
+_TAG_CHUNK = 500
+"""Stack ids per tag query: well under every backend's bound-parameter limit."""
+
+
+def load_tags(conn: Connection, stack_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """Tags of each stack, in the order they were given."""
+    found: dict[str, list[str]] = {}
+    t = s.stack_tag
+    for start in range(0, len(stack_ids), _TAG_CHUNK):
+        chunk = stack_ids[start : start + _TAG_CHUNK]
+        rows = conn.execute(
+            select(t.c.stack_id, t.c.tag).where(t.c.stack_id.in_(chunk)).order_by(t.c.id)
+        )
+        for stack_id, tag in rows:
+            found.setdefault(stack_id, []).append(tag)
+    return {stack_id: tuple(tags) for stack_id, tags in found.items()}
+
+
+def insert_tags(conn: Connection, stack_id: str, tags: Iterable[str], now: datetime) -> None:
+    rows = [{"stack_id": stack_id, "tag": tag, "created_at": now} for tag in tags]
+    if rows:
+        conn.execute(insert(s.stack_tag), rows)
+
+
+class StackStore(StoreBase):
+    # -- templates -----------------------------------------------------------
+    def create_raw_template(
+        self, template: Mapping[str, Any], files: Mapping[str, Any], environment: Mapping[str, Any]
+    ) -> TemplateId:
+        row = {
+            "template": dict(template),
+            "files": dict(files),
+            "environment": dict(environment),
+            "created_at": self._now(),
+        }
+
+        def run(conn: Connection) -> TemplateId:
+            result = conn.execute(insert(s.raw_template).values(row))
+            return TemplateId(result.inserted_primary_key[0])
+
+        return self._tx.write(run)
+
+    def get_raw_template(self, template_id: TemplateId) -> RawTemplate | None:
+        t = s.raw_template
+        query = select(t.c.template, t.c.files, t.c.environment).where(t.c.id == template_id)
+        row = self._tx.read(lambda conn: conn.execute(query).first())
+        if row is None:
+            return None
+        return RawTemplate(template_id, row.template or {}, row.files or {}, row.environment or {})
+
+    def delete_raw_template(self, template_id: TemplateId) -> None:
+        statement = delete(s.raw_template).where(s.raw_template.c.id == template_id)
+        self._tx.write(lambda conn: conn.execute(statement))
+
+    # -- stacks --------------------------------------------------------------
+    def create_stack(self, stack: StackRecord, event: NewEvent | None = None) -> None:
+        """Insert the stack, its tags and its event; StackExists on a live name clash.
+
+        The name check runs inside the write transaction. SQLite serialises
+        writers, so there it is airtight; on PostgreSQL and MariaDB two
+        concurrent creates of one name can both pass (as in Heat: the schema
+        has no unique key, since deleted stacks keep their names).
+        """
+        now = self._now()
+        st = s.stack
+        clash = (
+            select(st.c.id)
+            .where(st.c.tenant == stack.project_id, st.c.name == stack.name)
+            .where(st.c.deleted_at.is_(None))
+            .limit(1)
+        )
+
+        def run(conn: Connection) -> None:
+            if conn.execute(clash).first() is not None:
+                raise StackExists(stack.name)
+            conn.execute(insert(st), stack_row(stack))
+            insert_tags(conn, stack.id, stack.tags, now)
+            insert_event(conn, event, now)
+
+        self._tx.write(run)
+
+    def get_stack(self, stack_id: StackId, *, include_deleted: bool = False) -> StackRecord | None:
+        """The stack and its tags in one SELECT (tags by outer join, in their order)."""
+        query, params = GET_STACK[include_deleted], {"b_id": stack_id}
+        rows = self._tx.read(
+            lambda conn: conn.execute(query, params).mappings().all(), single_statement=True
+        )
+        if not rows:
+            return None
+        tags = tuple(row["tag"] for row in rows if row["tag"] is not None)
+        return to_stack(rows[0], tags)
+
+    def get_stack_deps(self, stack_id: StackId) -> tuple[TraversalId, Any] | None:
+        """The stack's current traversal and its graph (None until stored), in one SELECT."""
+        st = s.stack
+        query = select(st.c.current_traversal, st.c.current_deps).where(
+            st.c.id == bindparam("b_id")
+        )
+        row = self._tx.read(
+            lambda conn: conn.execute(query, {"b_id": stack_id}).first(), single_statement=True
+        )
+        if row is None:
+            return None
+        return TraversalId(row.current_traversal or ""), row.current_deps
+
+    def get_stack_by_name(
+        self, project_id: str, name: str, *, include_deleted: bool = False
+    ) -> StackRecord | None:
+        """The live stack of that name; with ``include_deleted``, else the latest deleted one."""
+        st = s.stack
+        query = select(*stack_select_columns()).where(st.c.tenant == project_id, st.c.name == name)
+        if not include_deleted:
+            query = query.where(st.c.deleted_at.is_(None))
+        query = query.order_by(
+            st.c.deleted_at.is_not(None), st.c.created_at.desc(), st.c.id
+        ).limit(1)
+
+        def run(conn: Connection) -> StackRecord | None:
+            row = conn.execute(query).mappings().first()
+            if row is None:
+                return None
+            return to_stack(row, load_tags(conn, [row["id"]]).get(row["id"], ()))
+
+        return self._tx.read(run)
+
+    def list_stacks(
+        self,
+        project_id: str | None,
+        *,
+        limit: int | None = None,
+        marker: StackId | None = None,
+        sort_keys: Sequence[str] = ("created_at",),
+        sort_dir: str = "desc",
+        filters: Mapping[str, Any] | None = None,
+        show_deleted: bool = False,
+        show_nested: bool = False,
+    ) -> list[StackRecord]:
+        """A page of stacks; ``marker`` (a stack id) starts after that stack.
+
+        ``project_id`` None lists every project. Nested stacks (owner_id set)
+        are hidden unless ``show_nested``. An unknown marker is ignored.
+        """
+
+        def run(conn: Connection) -> list[StackRecord]:
+            query = stack_list_query(
+                conn,
+                project_id,
+                limit=limit,
+                marker=marker,
+                sort_keys=sort_keys,
+                sort_dir=sort_dir,
+                filters=filters or {},
+                show_deleted=show_deleted,
+                show_nested=show_nested,
+            )
+            rows = conn.execute(query).mappings().all()
+            tags = load_tags(conn, [row["id"] for row in rows])
+            return [to_stack(row, tags.get(row["id"], ())) for row in rows]
+
+        return self._tx.read(run)
+
+    def update_stack_if_traversal(
+        self,
+        stack_id: StackId,
+        expected_traversal: TraversalId,
+        values: Mapping[str, Any],
+        event: NewEvent | None = None,
+    ) -> bool:
+        """UPDATE stack SET <values> WHERE id=? AND current_traversal=? (live stacks only).
+
+        ``tags`` in ``values`` replaces the stack's tags. The event is written
+        only when the condition held.
+        """
+        now = self._now()
+        params = stack_values(values)
+        params.setdefault("updated_at", now)
+        params |= {"b_id": stack_id, "b_traversal": expected_traversal}
+
+        def run(conn: Connection) -> bool:
+            if conn.execute(_SWAP_TRAVERSAL, params).rowcount != 1:
+                raise Rollback(False)
+            if "tags" in values:
+                conn.execute(delete(s.stack_tag).where(s.stack_tag.c.stack_id == stack_id))
+                insert_tags(conn, stack_id, values["tags"] or (), now)
+            insert_event(conn, event, now)
+            return True
+
+        return self._tx.write(run)
+
+    def soft_delete_stack(self, stack_id: StackId) -> None:
+        statement = (
+            update(s.stack)
+            .where(s.stack.c.id == stack_id, s.stack.c.deleted_at.is_(None))
+            .values(deleted_at=self._now())
+        )
+        self._tx.write(lambda conn: conn.execute(statement))

@@ -1,0 +1,63 @@
+"""SqlStore: the ``ports.Store`` on SQLAlchemy Core, for SQLite, PostgreSQL, MariaDB.
+
+Every public method is one transaction; the event a method is given is
+written in that transaction, and only when its change is. The compare-and-
+swaps, each a single conditional statement whose row lock settles races::
+
+    method                       statement and condition                       loser gets
+    ---------------------------  --------------------------------------------  ----------
+    update_stack_if_traversal    UPDATE stack ... WHERE id = ?                 False
+                                   AND current_traversal = <expected>
+                                   AND deleted_at IS NULL
+    acquire_resource             UPDATE resource SET engine_id = <ours>,       None
+                                   atomic_key = atomic_key + 1
+                                   WHERE id = ? AND engine_id IS NULL
+                                   AND atomic_key = <expected>
+    update_resource_locked       ... WHERE id = ? AND engine_id = <ours>       None
+                                   (release: SET engine_id = NULL)
+    update_resource_if_unlocked  ... WHERE id = ? AND engine_id IS NULL        None
+                                   AND atomic_key = <expected>
+    steal_resource_lock          ... SET engine_id = NULL                      False
+                                   WHERE id = ? AND engine_id = <dead engine>
+    make_replacement             INSERT new row; UPDATE old SET replaced_by    None, and the
+                                   WHERE id = <old> AND engine_id <expected>   insert rolled
+                                   [AND atomic_key = <expected>]               back
+    sync                         UPDATE sync_point SET remaining =             MISSING /
+                                   remaining - 1 WHERE <point key>;            DUPLICATE /
+                                   INSERT input row unless the sender has one  WAITING
+                                   (only the report that reaches 0 is READY)
+    create_stack                 no live stack of that (project, name)         StackExists
+
+Every resource write bumps ``atomic_key``, so a writer holding a stale key
+loses. Nothing here retries a compare-and-swap: the caller learns that it
+lost and decides (SPEC.md 2.3, 2.6).
+
+Hot-path statements (RETURNING backends: SQLite, PostgreSQL / MariaDB):
+load_node 1 / 1; acquire_resource 2 / 3; update_resource_locked 2 / 3, with
+attr_data +1 (+2 the first time a resource stores attributes); sync 2 / 3,
++1 for the READY report; create_resources and create_sync_points 1.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Engine
+
+from hotplate.db.events import EventStore
+from hotplate.db.locks import ResourceLockStore
+from hotplate.db.resources import ResourceStore
+from hotplate.db.services import ServiceStore
+from hotplate.db.stacks import StackStore
+from hotplate.db.sync import SyncStore
+from hotplate.ports import Clock
+
+
+class SqlStore(StackStore, ResourceStore, ResourceLockStore, SyncStore, EventStore, ServiceStore):
+    """The Store on an engine from ``hotplate.db.engine.make_engine``.
+
+    ``clock`` supplies every created_at / updated_at / deleted_at, so a fake
+    clock makes stored times deterministic. ``stats.statements`` counts the
+    statements sent on the engine (for benchmarks).
+    """
+
+    def __init__(self, engine: Engine, clock: Clock) -> None:
+        super().__init__(engine, clock)

@@ -1,0 +1,181 @@
+"""Sync points: when has every predecessor of a node reported?
+
+A point is one row holding ``remaining``, the number of predecessors still to
+report. Each report is one transaction:
+
+1. ``UPDATE sync_point SET remaining = remaining - 1 WHERE <key>`` (RETURNING
+   remaining; on MariaDB a SELECT follows, under the row lock just taken).
+   No row: the point is gone (superseded traversal), answer MISSING.
+2. ``INSERT`` the sender's own ``sync_point_input`` row, ignoring a key
+   conflict (ON CONFLICT DO NOTHING / INSERT IGNORE, so a PostgreSQL
+   transaction stays usable). Nothing inserted: this sender already reported,
+   roll back the decrement, answer DUPLICATE.
+3. ``remaining`` reached zero: SELECT every input and answer READY;
+   otherwise WAITING.
+
+The decrement serialises the reports to one point on its row lock, so exactly
+one report sees zero, with no read-merge-write loop and no retry however wide
+the fan-in. The decrement comes before the insert on purpose: the insert's
+foreign key check takes a shared lock on the point row on InnoDB, and two
+reporters each holding that shared lock and then both asking for the
+exclusive one would deadlock. Taking the exclusive lock first keeps one lock
+order everywhere (deleting points cascades to inputs in the same order).
+
+A report from more distinct senders than the point was created for takes
+``remaining`` below zero and answers WAITING: a node never fires twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy import Connection, Insert, bindparam, delete, insert, select, update
+from sqlalchemy.dialects import mysql, postgresql, sqlite
+
+from hotplate.db import schema as s
+from hotplate.db.base import StoreBase
+from hotplate.db.tx import Rollback
+from hotplate.db.types import UtcDateTime
+from hotplate.model.ids import StackId, TraversalId
+from hotplate.model.records import NewSyncPoint, SyncOutcome, SyncResult
+
+_sp = s.sync_point
+_spi = s.sync_point_input
+_KEY = {
+    "b_entity_id": _sp.c.entity_id,
+    "b_traversal_id": _sp.c.traversal_id,
+    "b_is_update": _sp.c.is_update,
+}
+_point = [column == bindparam(name) for name, column in _KEY.items()]
+_inputs_of_point = [_spi.c[column.name] == bindparam(name) for name, column in _KEY.items()]
+
+_INSERT_POINTS = insert(_sp)
+_DECREMENT = (
+    update(_sp)
+    .where(*_point)
+    .values(remaining=_sp.c.remaining - 1, updated_at=bindparam("b_now", type_=UtcDateTime()))
+)
+_DECREMENT_RETURNING = _DECREMENT.returning(_sp.c.remaining)
+_REMAINING = select(_sp.c.remaining).where(*_point)
+_INPUTS = select(_spi.c.sender, _spi.c.data).where(*_inputs_of_point)
+
+
+def _insert_input(dialect: str) -> Insert:
+    """INSERT that skips a key conflict; its rowcount says whether it inserted."""
+    statement: Insert
+    if dialect in ("mysql", "mariadb"):
+        # Safe here: the point exists and is locked, so the only error
+        # IGNORE can swallow is the duplicate key.
+        statement = mysql.insert(_spi).prefix_with("IGNORE")
+    else:
+        dialect_insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+        statement = dialect_insert(_spi).on_conflict_do_nothing()
+    # SQLAlchemy reports INSERT rowcounts only when asked to.
+    return statement.execution_options(preserve_rowcount=True)
+
+
+_INSERT_INPUT = {dialect: _insert_input(dialect) for dialect in ("sqlite", "postgresql", "mysql")}
+
+
+class SyncStore(StoreBase):
+    def create_sync_points(
+        self, stack_id: StackId, traversal_id: TraversalId, points: Iterable[NewSyncPoint]
+    ) -> None:
+        """Insert the traversal's points in one executemany."""
+        now = self._now()
+        rows = [
+            {
+                "entity_id": point.entity_id,
+                "traversal_id": traversal_id,
+                "is_update": point.is_update,
+                "stack_id": stack_id,
+                "atomic_key": 0,
+                "input_data": None,
+                "extra_data": None,
+                "remaining": point.remaining,
+                "created_at": now,
+            }
+            for point in points
+        ]
+        if rows:
+            self._tx.write(lambda conn: conn.execute(_INSERT_POINTS, rows))
+
+    def sync(
+        self,
+        traversal_id: TraversalId,
+        entity_id: str,
+        is_update: bool,
+        sender: str,
+        data: Any,
+    ) -> SyncResult:
+        """Record one predecessor's report; exactly one reporter ever gets READY."""
+        now = self._now()
+        key = {"b_entity_id": entity_id, "b_traversal_id": traversal_id, "b_is_update": is_update}
+        report = {
+            "entity_id": entity_id,
+            "traversal_id": traversal_id,
+            "is_update": is_update,
+            "sender": sender,
+            "data": data,
+            "created_at": now,
+        }
+        insert_input = _INSERT_INPUT["mysql" if self._dialect == "mariadb" else self._dialect]
+
+        def run(conn: Connection) -> SyncResult:
+            remaining = self._decrement(conn, key | {"b_now": now})
+            if remaining is None:
+                return SyncResult(SyncOutcome.MISSING)
+            if conn.execute(insert_input, report).rowcount != 1:
+                raise Rollback(SyncResult(SyncOutcome.DUPLICATE))
+            if remaining != 0:
+                return SyncResult(SyncOutcome.WAITING)
+            received = {row.sender: row.data for row in conn.execute(_INPUTS, key)}
+            return SyncResult(SyncOutcome.READY, received)
+
+        return self._tx.write(run)
+
+    def sync_state(self, traversal_id: TraversalId, entity_id: str, is_update: bool) -> SyncResult:
+        """Whether a node's point has heard from all its predecessors, without reporting.
+
+        READY (with the inputs) once ``remaining`` is zero, WAITING before,
+        MISSING without a point. A worker of a superseded traversal uses it to
+        re-fire its node in the new traversal when that node already went ready.
+        """
+        key = {"b_entity_id": entity_id, "b_traversal_id": traversal_id, "b_is_update": is_update}
+
+        def run(conn: Connection) -> SyncResult:
+            remaining = conn.execute(_REMAINING, key).scalar()
+            if remaining is None:
+                return SyncResult(SyncOutcome.MISSING)
+            if remaining > 0:
+                return SyncResult(SyncOutcome.WAITING)
+            received = {row.sender: row.data for row in conn.execute(_INPUTS, key)}
+            return SyncResult(SyncOutcome.READY, received)
+
+        return self._tx.read(run)
+
+    def delete_sync_points(
+        self,
+        stack_id: StackId,
+        *,
+        keep_traversal: TraversalId | None = None,
+        traversal_id: TraversalId | None = None,
+    ) -> None:
+        """Drop the stack's points: only ``traversal_id``'s if given, and never
+        ``keep_traversal``'s; inputs go by cascade."""
+        statement = delete(_sp).where(_sp.c.stack_id == stack_id)
+        if keep_traversal is not None:
+            statement = statement.where(_sp.c.traversal_id != keep_traversal)
+        if traversal_id is not None:
+            statement = statement.where(_sp.c.traversal_id == traversal_id)
+        self._tx.write(lambda conn: conn.execute(statement))
+
+    def _decrement(self, conn: Connection, params: dict[str, Any]) -> int | None:
+        """Decrement the point; its new ``remaining``, or None if there is no point."""
+        if self._update_returning:
+            value: int | None = conn.execute(_DECREMENT_RETURNING, params).scalar()
+            return value
+        if conn.execute(_DECREMENT, params).rowcount != 1:
+            return None
+        return int(conn.execute(_REMAINING, params).scalar_one())

@@ -1,0 +1,340 @@
+"""The Store contract, part 1: templates, stacks, resources, data, events, services.
+
+Every test runs on each backend (see conftest). The conditional methods are
+in test_store_locks / test_store_sync, the races in test_store_races.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from datetime import UTC, datetime
+
+import pytest
+
+from hotplate.db.store import SqlStore
+from hotplate.model.errors import StackExists
+from hotplate.model.ids import EngineId, ResourceId, StackId
+from hotplate.model.records import NewResource
+from hotplate.model.states import Action, Status
+from tests.integration.helpers import (
+    FakeClock,
+    event_for,
+    make_resource,
+    make_stack,
+    make_template,
+    new_id,
+    new_resource,
+    stack_record,
+)
+
+ENGINE = EngineId("e0000000-0000-4000-8000-000000000000")
+
+
+# -- templates -------------------------------------------------------------------
+def test_raw_template_round_trip(store: SqlStore) -> None:
+    template = {"heat_template_version": "2021-04-16", "resources": {"a": {"type": "X"}}}
+    files = {"file:///x.yaml": "a: b\n", "unicode": "caf\u00e9 \u2603"}
+    env = {"parameters": {"n": 3}, "resource_registry": {}}
+    tid = store.create_raw_template(template, files, env)
+    loaded = store.get_raw_template(tid)
+    assert loaded is not None
+    assert (loaded.id, loaded.template, loaded.files, loaded.environment) == (
+        tid,
+        template,
+        files,
+        env,
+    )
+    store.delete_raw_template(tid)
+    assert store.get_raw_template(tid) is None
+
+
+# -- stacks ----------------------------------------------------------------------
+def test_create_and_get_stack_round_trips_every_field(store: SqlStore, clock: FakeClock) -> None:
+    template = make_template(store)
+    prev = make_template(store)
+    creds = store.create_user_creds({"username": "demo", "trust_id": "t-1"})
+    record = stack_record(
+        template,
+        clock,
+        prev_raw_template_id=prev,
+        current_deps={"edges": [[[1, True], None], [[2, False], [1, True]]]},
+        disable_rollback=False,
+        timeout_mins=60,
+        updated_at=clock.now(),
+        owner_id=StackId(new_id()),
+        nested_depth=2,
+        user_id="uid-1",
+        username="demo",
+        tags=("web", "prod", "b"),
+        convergence=True,
+        user_creds_id=creds,
+        parent_resource_name="group",
+    )
+    store.create_stack(record, event_for(record))
+    # The graph has its own read; stack records leave it out (it can be large).
+    assert store.get_stack(record.id) == dataclasses.replace(record, current_deps={})
+    assert store.get_stack_deps(record.id) == (record.current_traversal, record.current_deps)
+    loaded = store.get_stack(record.id)
+    assert loaded is not None and loaded.created_at.tzinfo is not None
+
+
+def test_stack_timestamps_keep_microseconds_and_come_back_utc(
+    store: SqlStore, clock: FakeClock
+) -> None:
+    created = datetime(2026, 3, 4, 5, 6, 7, 891011, tzinfo=UTC)
+    record = stack_record(make_template(store), clock, created_at=created)
+    store.create_stack(record)
+    loaded = store.get_stack(record.id)
+    assert loaded is not None
+    assert loaded.created_at == created
+    assert loaded.created_at.utcoffset() is not None
+    assert loaded.created_at.utcoffset().total_seconds() == 0  # type: ignore[union-attr]
+
+
+def test_create_stack_refuses_a_live_name_in_the_same_project(
+    store: SqlStore, clock: FakeClock
+) -> None:
+    first = make_stack(store, clock, name="web")
+    with pytest.raises(StackExists):
+        store.create_stack(stack_record(make_template(store), clock, name="web"))
+    make_stack(store, clock, name="web", project_id="project-b")  # another project: fine
+    store.soft_delete_stack(first.id)
+    make_stack(store, clock, name="web")  # the old one is deleted: fine
+
+
+def test_failed_create_stack_writes_nothing(store: SqlStore, clock: FakeClock) -> None:
+    first = make_stack(store, clock, name="web")
+    clash = stack_record(make_template(store), clock, name="web", tags=("x",))
+    with pytest.raises(StackExists):
+        store.create_stack(clash, event_for(clash))
+    assert store.get_stack(clash.id) is None
+    assert store.list_events(clash.id) == []
+    assert store.get_stack(first.id) is not None
+
+
+def test_get_stack_by_name(store: SqlStore, clock: FakeClock) -> None:
+    old = make_stack(store, clock, name="db", tags=("t",))
+    store.soft_delete_stack(old.id)
+    assert store.get_stack_by_name("project-a", "db") is None
+    deleted = store.get_stack_by_name("project-a", "db", include_deleted=True)
+    assert deleted is not None and deleted.id == old.id and deleted.tags == ("t",)
+    live = make_stack(store, clock, name="db")
+    found = store.get_stack_by_name("project-a", "db", include_deleted=True)
+    assert found is not None and found.id == live.id
+    assert store.get_stack_by_name("project-b", "db") is None
+
+
+def test_soft_delete_hides_a_stack_unless_asked(store: SqlStore, clock: FakeClock) -> None:
+    record = make_stack(store, clock)
+    store.soft_delete_stack(record.id)
+    assert store.get_stack(record.id) is None
+    deleted = store.get_stack(record.id, include_deleted=True)
+    assert deleted is not None and deleted.deleted_at is not None
+
+
+def test_update_stack_if_traversal_writes_values_tags_and_event(
+    store: SqlStore, clock: FakeClock
+) -> None:
+    record = make_stack(store, clock, tags=("a",))
+    new_traversal = new_id()
+    won = store.update_stack_if_traversal(
+        record.id,
+        record.current_traversal,
+        {
+            "current_traversal": new_traversal,
+            "action": Action.UPDATE,
+            "status": Status.IN_PROGRESS,
+            "status_reason": "Stack UPDATE started",
+            "current_deps": {"edges": []},
+            "timeout_mins": 5,
+            "tags": ("b", "c"),
+        },
+        event_for(record, record.name, resource_action="UPDATE"),
+    )
+    assert won
+    loaded = store.get_stack(record.id)
+    assert loaded is not None
+    assert (loaded.current_traversal, loaded.action, loaded.timeout_mins) == (
+        new_traversal,
+        Action.UPDATE,
+        5,
+    )
+    assert loaded.tags == ("b", "c")
+    assert loaded.updated_at is not None and loaded.updated_at > record.created_at
+    assert [e.resource_action for e in store.list_events(record.id)] == ["UPDATE"]
+
+
+def test_update_stack_if_traversal_loses_on_a_stale_traversal(
+    store: SqlStore, clock: FakeClock
+) -> None:
+    record = make_stack(store, clock)
+    lost = store.update_stack_if_traversal(
+        record.id, new_id(), {"status": Status.FAILED}, event_for(record)
+    )
+    assert not lost
+    assert store.get_stack(record.id) == record
+    assert store.list_events(record.id) == []
+
+
+def test_update_stack_if_traversal_ignores_deleted_stacks(
+    store: SqlStore, clock: FakeClock
+) -> None:
+    record = make_stack(store, clock)
+    store.soft_delete_stack(record.id)
+    assert not store.update_stack_if_traversal(
+        record.id, record.current_traversal, {"status": Status.FAILED}
+    )
+
+
+def test_update_stack_refuses_store_owned_fields(store: SqlStore, clock: FakeClock) -> None:
+    record = make_stack(store, clock)
+    with pytest.raises(ValueError):
+        store.update_stack_if_traversal(record.id, record.current_traversal, {"id": "x"})
+
+
+# -- resources -------------------------------------------------------------------
+def test_create_resources_returns_ids_in_order_and_rows_start_init(
+    store: SqlStore, clock: FakeClock
+) -> None:
+    stack = make_stack(store, clock)
+    names = [f"r{i}" for i in range(30)]
+    rows = [new_resource(stack, name, requires=(ResourceId(7), ResourceId(3))) for name in names]
+    ids = store.create_resources(rows)
+    assert len(ids) == len(set(ids)) == 30
+    for rid, row in zip(ids, rows, strict=True):
+        loaded = store.get_resource(rid)
+        assert loaded is not None
+        assert (loaded.name, loaded.uuid, loaded.stack_id) == (row.name, row.uuid, stack.id)
+        assert (loaded.action, loaded.status, loaded.atomic_key) == (
+            Action.INIT,
+            Status.COMPLETE,
+            0,
+        )
+        assert loaded.engine_id is None
+        assert loaded.requires == (7, 3)
+        assert loaded.current_template_id == stack.raw_template_id
+    assert store.create_resources([]) == []
+
+
+def test_load_node_returns_resource_and_stack(store: SqlStore, clock: FakeClock) -> None:
+    stack = make_stack(store, clock, tags=("x", "y"))
+    rid = make_resource(store, stack)
+    resource, loaded_stack = store.load_node(rid)
+    assert resource == store.get_resource(rid)
+    assert loaded_stack == stack
+    assert store.load_node(ResourceId(999_999)) == (None, None)
+
+
+def test_load_node_still_returns_a_deleted_stack(store: SqlStore, clock: FakeClock) -> None:
+    stack = make_stack(store, clock)
+    rid = make_resource(store, stack)
+    store.soft_delete_stack(stack.id)
+    _, loaded = store.load_node(rid)
+    assert loaded is not None and loaded.deleted_at is not None
+
+
+def test_list_resources(store: SqlStore, clock: FakeClock) -> None:
+    stack, other = make_stack(store, clock), make_stack(store, clock)
+    ids = store.create_resources([new_resource(stack, n) for n in ("a", "b", "c")])
+    make_resource(store, other)
+    assert [r.id for r in store.list_resources(stack.id)] == ids
+
+
+def test_delete_resource_removes_its_data(store: SqlStore, clock: FakeClock) -> None:
+    stack = make_stack(store, clock)
+    rid = make_resource(store, stack)
+    store.set_resource_data(rid, "password", "s3cret", redact=True)
+    assert store.acquire_resource(rid, ENGINE, 0, {"attr_data": {"ip": "10.0.0.1"}})
+    store.delete_resource(rid)
+    assert store.get_resource(rid) is None
+    assert store.get_resource_data(rid) == {}
+
+
+def test_purge_deleted_resources(store: SqlStore, clock: FakeClock) -> None:
+    stack = make_stack(store, clock)
+    gone, kept = store.create_resources([new_resource(stack, "gone"), new_resource(stack, "kept")])
+    for rid in (gone, kept):
+        store.set_resource_data(rid, "k", "v")
+    done = {"action": Action.DELETE, "status": Status.COMPLETE, "attr_data": {"a": 1}}
+    assert store.update_resource_if_unlocked(gone, 0, done)
+    in_progress = {"action": Action.DELETE, "status": Status.IN_PROGRESS}
+    assert store.update_resource_if_unlocked(kept, 0, in_progress)
+    assert store.purge_deleted_resources(stack.id) == 1
+    assert store.get_resource(gone) is None and store.get_resource_data(gone) == {}
+    assert store.get_resource(kept) is not None and store.get_resource_data(kept) == {"k": "v"}
+    assert store.purge_deleted_resources(stack.id) == 0
+
+
+def test_engines_holding_locks(store: SqlStore, clock: FakeClock) -> None:
+    stack = make_stack(store, clock)
+    a, b, c = store.create_resources([new_resource(stack, n) for n in "abc"])
+    other = EngineId(new_id())
+    assert store.acquire_resource(a, ENGINE, 0, {})
+    assert store.acquire_resource(b, other, 0, {})
+    assert store.engines_holding_locks(stack.id) == {ENGINE, other}
+    assert store.update_resource_locked(b, other, {}, release=True)
+    assert store.engines_holding_locks(stack.id) == {ENGINE}
+    assert c  # never locked
+
+
+def test_resource_data_set_get_overwrite_delete(store: SqlStore, clock: FakeClock) -> None:
+    rid = make_resource(store, make_stack(store, clock))
+    store.set_resource_data(rid, "a", "1")
+    store.set_resource_data(rid, "b", "2", redact=True)
+    store.set_resource_data(rid, "a", "3")
+    assert store.get_resource_data(rid) == {"a": "3", "b": "2"}
+    assert store.delete_resource_data(rid, "a")
+    assert not store.delete_resource_data(rid, "a")
+    assert store.get_resource_data(rid) == {"b": "2"}
+
+
+def test_replacement_rows_are_plain_new_resources(store: SqlStore, clock: FakeClock) -> None:
+    stack = make_stack(store, clock)
+    old = make_resource(store, stack)
+    new = store.make_replacement(
+        old, new_resource(stack, requires=(ResourceId(1),)), expected_engine_id=None
+    )
+    assert new is not None
+    loaded = store.get_resource(new)
+    assert loaded is not None
+    assert (loaded.replaces, loaded.action, loaded.requires) == (old, Action.INIT, (1,))
+    assert isinstance(new_resource(stack), NewResource)
+
+
+# -- services and credentials ----------------------------------------------------
+def test_services_register_heartbeat_delete(store: SqlStore) -> None:
+    store.register_service(ENGINE, "host-1", "host-1.example", "hotplate-engine", "engine", 60)
+    [service] = store.list_services()
+    assert (service.engine_id, service.host, service.report_interval) == (ENGINE, "host-1", 60)
+    assert service.updated_at is None
+    store.heartbeat_service(ENGINE)
+    [beaten] = store.list_services()
+    assert beaten.updated_at is not None and beaten.updated_at > beaten.created_at
+    store.delete_service(ENGINE)
+    assert store.list_services() == []
+
+
+def test_user_creds_create_and_delete(store: SqlStore, clock: FakeClock) -> None:
+    creds = store.create_user_creds({"username": "u", "password": "p", "trust_id": "t"})
+    record = make_stack(store, clock, user_creds_id=creds)
+    store.delete_user_creds(creds)
+    loaded = store.get_stack(record.id)
+    assert loaded is not None and loaded.user_creds_id is None
+    with pytest.raises(ValueError):
+        store.create_user_creds({"nonsense": 1})
+
+
+# -- the Protocol itself ---------------------------------------------------------
+def test_sql_store_has_every_store_method_with_its_signature() -> None:
+    import inspect
+
+    from hotplate.ports import Store
+
+    wanted = [name for name in vars(Store) if not name.startswith("_")]
+    assert wanted
+    for name in wanted:
+        expected = inspect.signature(getattr(Store, name))
+        actual = inspect.signature(getattr(SqlStore, name))
+        shape = [(p.name, p.kind, p.default) for p in expected.parameters.values()]
+        assert [(p.name, p.kind, p.default) for p in actual.parameters.values()] == shape, name
