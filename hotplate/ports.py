@@ -60,7 +60,9 @@ class Store(Protocol):
         """Insert a stack row; raises StackExists if the project has a live stack of that name."""
         ...
 
-    def get_stack(self, stack_id: StackId, *, include_deleted: bool = False) -> StackRecord | None: ...
+    def get_stack(
+        self, stack_id: StackId, *, include_deleted: bool = False
+    ) -> StackRecord | None: ...
 
     def get_stack_deps(self, stack_id: StackId) -> tuple[TraversalId, Any] | None:
         """The current traversal id and its stored graph (None while not yet stored)."""

@@ -7,7 +7,6 @@ in test_store_locks / test_store_sync, the races in test_store_races.
 from __future__ import annotations
 
 import dataclasses
-
 from datetime import UTC, datetime
 
 import pytest
