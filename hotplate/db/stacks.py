@@ -76,7 +76,19 @@ class StackStore(StoreBase):
         return RawTemplate(template_id, row.template or {}, row.files or {}, row.environment or {})
 
     def delete_raw_template(self, template_id: TemplateId) -> None:
-        statement = delete(s.raw_template).where(s.raw_template.c.id == template_id)
+        """Delete the template unless a stack or a resource row still refers to it.
+
+        Rows being cleaned up keep their old template until they are purged;
+        deleting it under them would break their deletion.
+        """
+        st, r = s.stack, s.resource
+        statement = delete(s.raw_template).where(
+            s.raw_template.c.id == template_id,
+            ~select(st.c.id).where(
+                (st.c.raw_template_id == template_id) | (st.c.prev_raw_template_id == template_id)
+            ).exists(),
+            ~select(r.c.id).where(r.c.current_template_id == template_id).exists(),
+        )
         self._tx.write(lambda conn: conn.execute(statement))
 
     # -- stacks --------------------------------------------------------------

@@ -1,1 +1,31 @@
-"""template layer."""
+"""HOT templates: parsing, functions, parameters, and what the engine asks of them.
+
+Pure: no I/O, no clock, no ids. The engine's whole surface is below; the
+modules behind it are private to this package.
+"""
+
+from hotplate.template.context import ResolveContext
+from hotplate.template.definitions import OutputDefinition, ResourceDefinition
+from hotplate.template.errors import InvalidSchemaError, InvalidTemplateReference
+from hotplate.template.functions import ALL_ATTRIBUTES
+from hotplate.template.parameter_values import resolve_parameters
+from hotplate.template.parameters import PSEUDO_PARAMETERS, ParameterSchema
+from hotplate.template.parser import parse_template
+from hotplate.template.template import Template
+from hotplate.template.versions import VERSIONS, HotVersion
+
+__all__ = [
+    "ALL_ATTRIBUTES",
+    "PSEUDO_PARAMETERS",
+    "VERSIONS",
+    "HotVersion",
+    "InvalidSchemaError",
+    "InvalidTemplateReference",
+    "OutputDefinition",
+    "ParameterSchema",
+    "ResolveContext",
+    "ResourceDefinition",
+    "Template",
+    "parse_template",
+    "resolve_parameters",
+]

@@ -1,0 +1,138 @@
+"""Converge stacks of N OS::Heat::None resources on the embedded engine (SQLite).
+
+Shapes: wide (N independent), chain (N in sequence), fanin (N independent + 1
+that depends on all N). Phases: create, update (every resource changed in
+place), delete. Prints a table and optionally writes JSON:
+
+    python benchmarks/converge.py [--sizes 10,100,1000,5000]
+        [--shapes wide,chain,fanin] [--json PATH] [--workers 16]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import resource
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from hotplate.app import embedded
+
+CTXT = {"project_id": "bench", "username": "bench", "is_admin": True}
+
+
+def build_template(shape: str, n: int, generation: int) -> dict[str, Any]:
+    resources: dict[str, Any] = {}
+    for i in range(n):
+        res: dict[str, Any] = {"type": "OS::Heat::None", "properties": {"gen": generation}}
+        if shape == "chain" and i > 0:
+            res["depends_on"] = f"r{i - 1}"
+        resources[f"r{i}"] = res
+    if shape == "fanin":
+        resources["join"] = {"type": "OS::Heat::None", "properties": {"gen": generation},
+                             "depends_on": [f"r{i}" for i in range(n)]}
+    return {"heat_template_version": "2021-04-16", "resources": resources}
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def wait_settled(engine: Any, stack_id: str, timeout: float) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        stack = engine.store.get_stack(stack_id, include_deleted=True)
+        if stack.status != "IN_PROGRESS":
+            return f"{stack.action}_{stack.status}"
+        time.sleep(0.005)
+    return "TIMEOUT"
+
+
+def run_case(shape: str, n: int, workers: int, timeout: float) -> list[dict[str, Any]]:
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        engine, transport = embedded(f"sqlite:///{tmp}/bench.sqlite", workers=workers)
+        store = engine.store
+        total = n + (1 if shape == "fanin" else 0)
+        threads_idle = threading.active_count()
+        try:
+            stack_id = None
+            for phase in ("create", "update", "delete"):
+                stats_before = store.stats.snapshot()
+                start = time.perf_counter()
+                if phase == "create":
+                    ident = engine.service.create_stack(
+                        CTXT, f"{shape}-{n}", build_template(shape, n, 0), {}, {},
+                        {"disable_rollback": True})
+                    stack_id = ident["stack_id"]
+                elif phase == "update":
+                    engine.service.update_stack(CTXT, stack_id, build_template(shape, n, 1),
+                                                {}, {}, {})
+                else:
+                    engine.service.delete_stack(CTXT, stack_id)
+                status = wait_settled(engine, stack_id, timeout)
+                transport.join(timeout=timeout)
+                seconds = time.perf_counter() - start
+                stats = store.stats.snapshot() - stats_before
+                results.append({
+                    "shape": shape, "n": n, "phase": phase, "status": status,
+                    "seconds": round(seconds, 4),
+                    "resources_per_second": round(total / seconds, 1) if seconds else None,
+                    "sql_per_resource": round(stats.statements / total, 2),
+                    "cas_retries": stats.cas_retries,
+                    "peak_rss_mb": round(peak_rss_mb(), 1),
+                })
+        finally:
+            transport.stop()
+            gc.collect()
+        pool = store.pool_status() if hasattr(store, "pool_status") else {}
+        for row in results:
+            row["threads_after"] = threading.active_count()
+            row["threads_idle"] = threads_idle
+            row["connections_checked_out"] = pool.get("checked_out")
+    return results
+
+
+def print_table(rows: list[dict[str, Any]]) -> None:
+    headers = ["shape", "n", "phase", "status", "seconds", "resources_per_second",
+               "sql_per_resource", "cas_retries", "peak_rss_mb"]
+    widths = [max(len(h), *(len(str(r[h])) for r in rows)) for h in headers]
+    print("  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True)))
+    for r in rows:
+        print("  ".join(str(r[h]).rjust(w) for h, w in zip(headers, widths, strict=True)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="10,100,1000,5000")
+    parser.add_argument("--shapes", default="wide,chain,fanin")
+    parser.add_argument("--json", dest="json_path")
+    parser.add_argument("--workers", type=int, default=16)
+    parser.add_argument("--timeout", type=float, default=900.0)
+    args = parser.parse_args(argv)
+    rows: list[dict[str, Any]] = []
+    for shape in args.shapes.split(","):
+        for n in (int(s) for s in args.sizes.split(",")):
+            case = run_case(shape, n, args.workers, args.timeout)
+            rows.extend(case)
+            print_table(case)
+            sys.stdout.flush()
+    print()
+    print_table(rows)
+    print(f"threads after all runs: {threading.active_count()}")
+    if args.json_path:
+        Path(args.json_path).write_text(json.dumps(rows, indent=2))
+    ok = all(r["status"].endswith("COMPLETE") for r in rows)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+"""The composition root: the one place that builds adapters and wires them."""
+
+from __future__ import annotations
+
+import socket
+from dataclasses import dataclass
+from typing import Any
+
+from hotplate.db.engine import make_engine
+from hotplate.db.migrate import upgrade
+from hotplate.db.store import SqlStore
+from hotplate.engine.cache import EngineCaches
+from hotplate.engine.clock import SystemClock, UuidIds
+from hotplate.engine.deps import EngineDeps, ResourceTypes
+from hotplate.engine.runner import ActionRunner
+from hotplate.engine.service import EngineService
+from hotplate.engine.worker import ListenerService, WorkerService
+from hotplate.model.ids import EngineId
+from hotplate.ports import Clock, Ids, Store, Transport
+from hotplate.resources.registry import Registry
+from hotplate.rpc.inprocess import InProcessTransport
+from hotplate.rpc.topics import ENGINE_TOPIC, LISTENER_TOPIC, WORKER_TOPIC
+
+
+@dataclass
+class Engine:
+    """One engine: its services, served on the transport under its own engine id."""
+
+    deps: EngineDeps
+    service: EngineService
+    worker: WorkerService
+
+    @property
+    def store(self) -> Store:
+        return self.deps.store
+
+    def stop(self) -> None:
+        transport = self.deps.transport
+        transport.unserve(WORKER_TOPIC, self.deps.engine_id)
+        transport.unserve(LISTENER_TOPIC, self.deps.engine_id)
+        transport.unserve(ENGINE_TOPIC, self.deps.host)
+        self.deps.store.delete_service(self.deps.engine_id)
+
+
+def open_store(db_url: str, clock: Clock, *, pool_size: int = 8, migrate: bool = True) -> Any:
+    if migrate:
+        upgrade(db_url)
+    return SqlStore(make_engine(db_url, pool_size=pool_size), clock)
+
+
+def start_engine(
+    store: Store,
+    transport: Transport,
+    *,
+    clock: Clock | None = None,
+    ids: Ids | None = None,
+    host: str = "hotplate",
+    registry: Any = None,
+    runner: ActionRunner | None = None,
+    engine_id: str | None = None,
+) -> Engine:
+    clock = clock or SystemClock()
+    ids = ids or UuidIds()
+    deps = EngineDeps(
+        engine_id=EngineId(engine_id or ids.new_uuid()),
+        store=store,
+        transport=transport,
+        clock=clock,
+        ids=ids,
+        types=ResourceTypes(registry or Registry.default()),
+        caches=EngineCaches(store),
+        runner=runner or ActionRunner(clock),
+        host=host,
+    )
+    worker = WorkerService(deps)
+    service = EngineService(deps, worker)
+    transport.serve(WORKER_TOPIC, deps.engine_id, worker, WorkerService.ALLOWED)
+    transport.serve(LISTENER_TOPIC, deps.engine_id, ListenerService(), ListenerService.ALLOWED)
+    transport.serve(ENGINE_TOPIC, host, service, EngineService.ALLOWED)
+    store.register_service(deps.engine_id, host, socket.gethostname(), "hotplate-engine",
+                           ENGINE_TOPIC, 60)
+    return Engine(deps=deps, service=service, worker=worker)
+
+
+def embedded(db_url: str, *, workers: int = 16) -> tuple[Engine, InProcessTransport]:
+    """The all-in-one engine: SQLite (or any URL), the in-process transport."""
+    clock = SystemClock()
+    store = open_store(db_url, clock, pool_size=max(4, workers))
+    transport = InProcessTransport(workers_per_server=workers)
+    return start_engine(store, transport, clock=clock), transport

@@ -1,0 +1,135 @@
+"""The ``hotplate`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+DEFAULT_DATA_DIR = "var"
+
+
+def _default_db_url(data_dir: str) -> str:
+    path = Path(data_dir)
+    path.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{path.resolve() / 'hotplate.sqlite'}"
+
+
+def _parse_params(pairs: list[str]) -> dict[str, str]:
+    params: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise SystemExit(f"error: --parameter expects name=value, got {pair!r}")
+        params[key] = value
+    return params
+
+
+def _wait(service: Any, ctxt: dict[str, Any], stack_id: str, timeout: float) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        view: dict[str, Any] = service.show_stack(ctxt, stack_id, resolve_outputs=False)[0]
+        if view["stack_status"] != "IN_PROGRESS" or time.monotonic() > deadline:
+            return view
+        time.sleep(0.05)
+
+
+def _print_table(rows: list[list[str]], headers: list[str]) -> None:
+    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows, strict=False)]
+    line = "+".join("-" * (w + 2) for w in widths)
+    print(f"+{line}+")
+    print("| " + " | ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)) + " |")
+    print(f"+{line}+")
+    for row in rows:
+        print("| " + " | ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)) + " |")
+    print(f"+{line}+")
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from hotplate.app import embedded
+    from hotplate.model.errors import EntityNotFound, HotplateError
+
+    db_url = args.db_url or _default_db_url(args.data_dir)
+    engine, transport = embedded(db_url)
+    ctxt = {"project_id": "admin", "username": "admin", "is_admin": True}
+    service = engine.service
+    template_text = Path(args.template).read_text()
+    name = args.name or Path(args.template).stem
+    env = {"parameters": _parse_params(args.parameter)}
+    try:
+        try:
+            existing = service.identify_stack(ctxt, name)
+        except EntityNotFound:
+            existing = None
+        if existing is None:
+            ident = service.create_stack(ctxt, name, template_text, env, {},
+                                         {"disable_rollback": True})
+        else:
+            ident = service.update_stack(ctxt, existing, template_text, env, {}, {})
+        view = _wait(service, ctxt, ident["stack_id"], args.timeout)
+        print(f"stack {name} ({ident['stack_id']}): "
+              f"{view['stack_action']}_{view['stack_status']} {view['stack_status_reason']}")
+        resources = service.list_stack_resources(ctxt, ident["stack_id"])
+        _print_table(
+            [[r["resource_name"], r["resource_type"],
+              f"{r['resource_action']}_{r['resource_status']}", r["physical_resource_id"]]
+             for r in resources],
+            ["resource", "type", "status", "physical id"],
+        )
+        for out in service.show_stack(ctxt, ident["stack_id"])[0].get("outputs", []):
+            value = out.get("output_value")
+            shown = value if isinstance(value, str) else json.dumps(value)
+            print(f"output {out['output_key']}: {shown}")
+        if args.delete:
+            service.delete_stack(ctxt, ident["stack_id"])
+            done = _wait(service, ctxt, ident["stack_id"], args.timeout)
+            print(f"deleted: {done['stack_action']}_{done['stack_status']}")
+        return 0 if view["stack_status"] == "COMPLETE" else 1
+    except HotplateError as exc:
+        print(f"ERROR: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        transport.stop()
+
+
+def cmd_db_sync(args: argparse.Namespace) -> int:
+    from hotplate.db.migrate import upgrade
+
+    db_url = args.db_url or _default_db_url(args.data_dir)
+    upgrade(db_url)
+    print(f"database at {db_url} is up to date")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hotplate", description=__doc__)
+    parser.add_argument("--db-url", help="database URL (default: SQLite under --data-dir)")
+    parser.add_argument("--data-dir", default=DEFAULT_DATA_DIR)
+    parser.add_argument("-v", "--verbose", action="store_true")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="converge a template in-process and show the result")
+    run.add_argument("template")
+    run.add_argument("--name", help="stack name (default: the template's file name)")
+    run.add_argument("-P", "--parameter", action="append", default=[], metavar="NAME=VALUE")
+    run.add_argument("--timeout", type=float, default=600.0)
+    run.add_argument("--delete", action="store_true", help="delete the stack afterwards")
+    run.set_defaults(func=cmd_run)
+    db = sub.add_parser("db", help="database management")
+    db_sub = db.add_subparsers(dest="db_command", required=True)
+    sync = db_sub.add_parser("sync", help="migrate the database to the latest schema")
+    sync.set_defaults(func=cmd_db_sync)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

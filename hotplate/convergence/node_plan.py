@@ -1,0 +1,111 @@
+"""What one graph node should do, decided from the row, the stack and the message.
+
+::
+
+    message traversal != stack traversal ──► RETRIGGER (hand over to the new one)
+    stack timed out                      ──► TIME_OUT
+    update node:
+      replaced, not by this traversal    ──► SKIP
+      INIT                               ──► CREATE
+      FAILED / type changed / DELETE_*   ──► REPLACE
+      already at this template           ──► PROPAGATE (a re-delivery)
+      otherwise                          ──► UPDATE (in place, or replace: update_diff.py)
+    cleanup node:
+      row already at this template       ──► PROPAGATE (still wanted)
+      INIT                               ──► PURGE (never created: drop the row)
+      DELETE_COMPLETE                    ──► PROPAGATE (already gone)
+      otherwise                          ──► DELETE
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+from hotplate.model.ids import TemplateId, TraversalId
+from hotplate.model.records import ResourceRecord, StackRecord
+from hotplate.model.states import Action, Status
+
+
+class Plan(StrEnum):
+    RETRIGGER = "RETRIGGER"
+    TIME_OUT = "TIME_OUT"
+    SKIP = "SKIP"
+    CREATE = "CREATE"
+    UPDATE = "UPDATE"
+    REPLACE = "REPLACE"
+    DELETE = "DELETE"
+    PURGE = "PURGE"
+    PROPAGATE = "PROPAGATE"
+
+
+@dataclass(frozen=True, slots=True)
+class NodeContext:
+    """The facts a node's decision rests on, read by the shell."""
+
+    row: ResourceRecord
+    stack: StackRecord
+    traversal_id: TraversalId
+    is_update: bool
+    template_id: TemplateId
+    resource_type: str | None  # the type the template wants (update nodes)
+    now: datetime
+
+
+def stack_deadline(stack: StackRecord) -> datetime | None:
+    """When the running traversal times out; None when the stack has no timeout."""
+    if not stack.timeout_mins:
+        return None
+    started = stack.updated_at or stack.created_at
+    return started + timedelta(minutes=stack.timeout_mins)
+
+
+def time_remaining(stack: StackRecord, now: datetime) -> float | None:
+    deadline = stack_deadline(stack)
+    if deadline is None:
+        return None
+    return (deadline - now).total_seconds()
+
+
+def has_timed_out(stack: StackRecord, now: datetime) -> bool:
+    remaining = time_remaining(stack, now)
+    return remaining is not None and remaining <= 0
+
+
+def plan_node(ctx: NodeContext) -> Plan:
+    if ctx.stack.current_traversal != ctx.traversal_id:
+        return Plan.RETRIGGER
+    if has_timed_out(ctx.stack, ctx.now):
+        return Plan.TIME_OUT
+    if ctx.is_update:
+        return _plan_update(ctx)
+    return _plan_cleanup(ctx)
+
+
+def _plan_update(ctx: NodeContext) -> Plan:
+    row = ctx.row
+    if row.replaced_by is not None and row.current_template_id != ctx.template_id:
+        return Plan.SKIP
+    if row.action is Action.INIT:
+        return Plan.CREATE
+    if row.current_template_id == ctx.template_id and row.status is Status.COMPLETE:
+        return Plan.PROPAGATE
+    if (
+        row.status is Status.FAILED
+        or row.action is Action.DELETE
+        or (ctx.resource_type is not None and ctx.resource_type != row.resource_type)
+    ):
+        return Plan.REPLACE
+    return Plan.UPDATE
+
+
+def _plan_cleanup(ctx: NodeContext) -> Plan:
+    row = ctx.row
+    if row.current_template_id == ctx.template_id:
+        return Plan.PROPAGATE
+    if row.action is Action.INIT:
+        return Plan.PURGE
+    if (row.action, row.status) == (Action.DELETE, Status.COMPLETE):
+        return Plan.PROPAGATE
+    return Plan.DELETE

@@ -1,0 +1,55 @@
+"""How a traversal ends: texts, and whether a failure rolls back.
+
+Status reasons are Heat's (SPEC.md § 7), so clients and scripts that match
+on them keep working.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hotplate.model.states import Action
+
+ROLLBACK_ACTIONS = frozenset({Action.CREATE, Action.ADOPT, Action.UPDATE, Action.RESTORE})
+
+
+def started_reason(action: Action) -> str:
+    return f"Stack {action} started"
+
+
+def completed_reason(action: Action) -> str:
+    return f"Stack {action} completed successfully"
+
+
+def cancelled_reason(action: Action) -> str:
+    return f"Stack {action} cancelled"
+
+
+def resource_failed_reason(action: Action | str, error: str) -> str:
+    return f"Resource {action} failed: {error}"
+
+
+TIMED_OUT = "Timed out"
+STATE_CHANGED = "state changed"
+NO_CHANGE_FROM_FAILED = (
+    "Update status to COMPLETE for FAILED resource neither update nor replace."
+)
+
+
+def worker_went_down(action: Action | str) -> str:
+    return f"Worker went down during resource {action}"
+
+
+def aborted(action: Action | str, why: str = "") -> str:
+    return f"{action} aborted ({why})" if why else f"{action} aborted"
+
+
+@dataclass(frozen=True, slots=True)
+class FailureOutcome:
+    """After a stack is marked FAILED: roll back, or tidy up and stop."""
+
+    rollback: bool
+
+
+def on_stack_failure(action: Action, disable_rollback: bool) -> FailureOutcome:
+    return FailureOutcome(rollback=not disable_rollback and action in ROLLBACK_ACTIONS)

@@ -1,0 +1,144 @@
+"""Per-engine caches: a template is parsed once, a traversal's graph loaded once.
+
+Heat re-parses the stack, its template and environment for every node; that
+is most of its per-resource cost. Templates are immutable once stored and a
+traversal's graph never changes, so both are cached by id. Bounded LRU: a
+long-running engine does not grow with the number of stacks it has seen.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from hotplate.convergence.graph_build import graph_from_json
+from hotplate.graph.dag import Graph
+from hotplate.model.errors import EntityNotFound
+from hotplate.model.ids import StackId, TemplateId, TraversalId
+from hotplate.model.nodes import NodeKey
+from hotplate.ports import Store
+from hotplate.template import Template, parse_template, resolve_parameters
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class LruCache(Generic[K, V]):
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._data: OrderedDict[K, V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get_or_load(self, key: K, load: Callable[[], V]) -> V:
+        with self._lock:
+            if key in self._data:
+                self._data.move_to_end(key)
+                return self._data[key]
+        value = load()
+        with self._lock:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self._size:
+                self._data.popitem(last=False)
+        return value
+
+    def peek(self, key: K) -> V | None:
+        with self._lock:
+            value = self._data.get(key)
+            if value is not None:
+                self._data.move_to_end(key)
+            return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedTemplate:
+    id: TemplateId
+    template: Template
+    raw: Mapping[str, Any]
+    files: Mapping[str, Any]
+    environment: Mapping[str, Any]
+
+    @property
+    def user_parameters(self) -> Mapping[str, Any]:
+        return self.environment.get("parameters") or {}
+
+    @property
+    def parameter_defaults(self) -> Mapping[str, Any]:
+        return self.environment.get("parameter_defaults") or {}
+
+
+@dataclass(frozen=True, slots=True)
+class TraversalGraph:
+    stack_id: StackId
+    traversal_id: TraversalId
+    graph: Graph[NodeKey]
+    roots: frozenset[NodeKey]
+
+
+class EngineCaches:
+    def __init__(self, store: Store, size: int = 256) -> None:
+        self._store = store
+        self._templates: LruCache[TemplateId, LoadedTemplate] = LruCache(size)
+        self._params: LruCache[tuple[TemplateId, StackId], dict[str, Any]] = LruCache(size)
+        self._graphs: LruCache[tuple[StackId, TraversalId], TraversalGraph] = LruCache(size)
+
+    def template(self, template_id: TemplateId) -> LoadedTemplate:
+        def load() -> LoadedTemplate:
+            raw = self._store.get_raw_template(template_id)
+            if raw is None:
+                raise EntityNotFound("Template", str(template_id))
+            return LoadedTemplate(
+                id=template_id,
+                template=parse_template(raw.template, files=raw.files),
+                raw=raw.template,
+                files=raw.files,
+                environment=raw.environment,
+            )
+
+        return self._templates.get_or_load(template_id, load)
+
+    def parameters(
+        self, template_id: TemplateId, stack_id: StackId, pseudo: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """Validated parameter values plus the pseudo parameters of the stack."""
+
+        def load() -> dict[str, Any]:
+            loaded = self.template(template_id)
+            values = resolve_parameters(
+                loaded.template,
+                loaded.user_parameters,
+                param_defaults=loaded.parameter_defaults,
+            )
+            values.update(pseudo)
+            return values
+
+        return self._params.get_or_load((template_id, stack_id), load)
+
+    def graph(self, stack_id: StackId, traversal_id: TraversalId) -> TraversalGraph:
+        """The traversal's graph; empty (and not cached) if it is not, or no longer, stored."""
+        key = (stack_id, traversal_id)
+        cached = self._graphs.peek(key)
+        if cached is not None:
+            return cached
+        found = self._store.get_stack_deps(stack_id)
+        if found is None or found[0] != traversal_id or found[1] is None:
+            return TraversalGraph(stack_id, traversal_id, Graph(), frozenset())
+        graph = graph_from_json(found[1])
+        loaded = TraversalGraph(stack_id, traversal_id, graph, frozenset(graph.roots()))
+        return self._graphs.get_or_load(key, lambda: loaded)
+
+    def remember_graph(
+        self, stack_id: StackId, traversal_id: TraversalId, graph: Graph[NodeKey]
+    ) -> None:
+        """Seed the cache with a graph this engine just built (saves a reload)."""
+        self._graphs.get_or_load(
+            (stack_id, traversal_id),
+            lambda: TraversalGraph(stack_id, traversal_id, graph, frozenset(graph.roots())),
+        )

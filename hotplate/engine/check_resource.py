@@ -1,0 +1,218 @@
+"""check_resource: process one node of a traversal's graph.
+
+The message names a node (resource row, traversal, update or cleanup); the
+worker re-reads the row and the stack, asks convergence/ what to do, does it
+while holding the resource lock, then reports to the dependants' sync points.
+A duplicated or late message is harmless: the row already says it is done
+(PROPAGATE repeats reports, which sync points ignore), or the traversal has
+moved on (RETRIGGER hands over to the new one).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from hotplate.convergence import outcome
+from hotplate.convergence.node_plan import NodeContext, Plan, plan_node
+from hotplate.convergence.propagation import graph_key_for, is_root, reports_for, retrigger_key
+from hotplate.engine import traversal as trav
+from hotplate.engine.deps import EngineDeps
+from hotplate.engine.resource_ops import LockLost, NodeWork, ResourceOps
+from hotplate.model.ids import NO_TRAVERSAL, ResourceId, TraversalId
+from hotplate.model.nodes import NodeKey
+from hotplate.model.records import ResourceRecord, StackRecord, SyncOutcome
+from hotplate.model.states import Action
+
+LOG = logging.getLogger(__name__)
+
+
+class CheckResource:
+    def __init__(self, deps: EngineDeps) -> None:
+        self._deps = deps
+        self._ops = ResourceOps(deps)
+
+    def check(
+        self,
+        resource_id: ResourceId,
+        traversal_id: TraversalId,
+        input_data: Mapping[str, Any],
+        is_update: bool,
+    ) -> None:
+        deps = self._deps
+        row, stack = deps.store.load_node(resource_id)
+        if row is None or stack is None:
+            LOG.debug("resource %s gone; nothing to check", resource_id)
+            return
+        template_id = stack.raw_template_id
+        wanted_type = None
+        if is_update and stack.current_traversal == traversal_id:
+            defn = deps.caches.template(template_id).template.resources.get(row.name)
+            wanted_type = defn.type if defn is not None else None
+        plan = plan_node(
+            NodeContext(
+                row=row,
+                stack=stack,
+                traversal_id=traversal_id,
+                is_update=is_update,
+                template_id=template_id,
+                resource_type=wanted_type,
+                now=deps.clock.now(),
+            )
+        )
+        if plan is Plan.RETRIGGER:
+            self._retrigger_replaced(row, stack, is_update)
+            return
+        if plan is Plan.TIME_OUT:
+            self._fail(stack, traversal_id, outcome.TIMED_OUT, row.id, is_update)
+            return
+        if plan is Plan.SKIP:
+            return
+        work = NodeWork(row=row, stack=stack, traversal_id=traversal_id,
+                        is_update=is_update, input_data=dict(input_data))
+        with deps.cancels.running(stack.id) as cancelled:
+            self._execute(plan, work, cancelled)
+
+    def _execute(self, plan: Plan, work: NodeWork, cancelled: Any) -> None:
+        ops = self._ops
+        try:
+            if plan is Plan.PROPAGATE:
+                result = ops.no_op(work)
+            elif plan is Plan.CREATE:
+                result = ops.create(work, cancelled)
+            elif plan is Plan.UPDATE:
+                result = ops.update(work, cancelled)
+            elif plan is Plan.REPLACE:
+                result = ops.replace(work)
+            elif plan is Plan.DELETE:
+                result = ops.delete(work, cancelled)
+            else:
+                result = ops.purge(work)
+        except LockLost:
+            self._on_lock_conflict(work)
+            return
+        if result.failure is not None:
+            if result.cancelled:
+                self._retrigger_new_traversal(work.stack, work.traversal_id, work.row.id,
+                                              work.is_update)
+            else:
+                self._fail(work.stack, work.traversal_id, result.failure, work.row.id,
+                           work.is_update)
+            return
+        if result.row is None:
+            return
+        self._propagate(result.row, work, result.node_data)
+
+    # -- reporting onward ------------------------------------------------------------
+    def _propagate(
+        self, row: ResourceRecord, work: NodeWork, node_data: Mapping[str, Any] | None
+    ) -> None:
+        deps = self._deps
+        graph = deps.caches.graph(work.stack.id, work.traversal_id).graph
+        key = graph_key_for(row, work.is_update, graph)
+        for report in reports_for(graph, key, row, node_data):
+            result = deps.store.sync(
+                work.traversal_id,
+                str(report.target.resource_id),
+                report.target.is_update,
+                report.sender.encode(),
+                report.data,
+            )
+            if result.outcome is SyncOutcome.READY:
+                deps.cast_check_resource(
+                    report.target.resource_id, work.traversal_id, result.inputs,
+                    report.target.is_update,
+                )
+            elif result.outcome is SyncOutcome.MISSING:
+                self._on_sync_missing(work, row.id)
+                return
+        if is_root(graph, key):
+            result = deps.store.sync(
+                work.traversal_id, str(work.stack.id), True, key.encode(), None
+            )
+            if result.outcome is SyncOutcome.READY:
+                stack = deps.store.get_stack(work.stack.id)
+                if stack is not None:
+                    trav.mark_complete(deps, stack, work.traversal_id)
+            elif result.outcome is SyncOutcome.MISSING:
+                self._on_sync_missing(work, row.id)
+
+    def _on_sync_missing(self, work: NodeWork, resource_id: ResourceId) -> None:
+        """Our traversal's sync points are gone: hand over if a newer traversal runs."""
+        latest = self._deps.store.get_stack(work.stack.id)
+        if latest is None or latest.current_traversal == work.traversal_id:
+            LOG.debug("traversal %s: sync point missing", work.traversal_id)
+            return
+        self._retrigger(latest, resource_id, work.is_update)
+
+    # -- handing over to a newer traversal ---------------------------------------------
+    def _retrigger_replaced(
+        self, row: ResourceRecord, stack: StackRecord, is_update: bool
+    ) -> None:
+        """A message of a superseded traversal: poke our node in the current one."""
+        if stack.current_traversal == NO_TRAVERSAL:
+            return
+        graph = self._deps.caches.graph(stack.id, stack.current_traversal).graph
+        resource_id = row.id
+        if NodeKey(row.id, is_update) not in graph.nodes and row.replaces is not None:
+            # A replacement the new traversal does not want: let purge remove it,
+            # and poke the row it replaced instead.
+            self._deps.store.update_resource_if_unlocked(
+                row.id, row.atomic_key, {"action": Action.DELETE}
+            )
+            resource_id = row.replaces
+        self._retrigger(stack, resource_id, is_update)
+
+    def _retrigger_new_traversal(self, stack: StackRecord, traversal_id: TraversalId,
+                                 resource_id: ResourceId, is_update: bool) -> None:
+        latest = self._deps.store.get_stack(stack.id)
+        if latest is not None and latest.current_traversal not in (traversal_id, NO_TRAVERSAL):
+            self._retrigger(latest, resource_id, is_update)
+
+    def _retrigger(self, stack: StackRecord, resource_id: ResourceId, is_update: bool) -> None:
+        deps = self._deps
+        if stack.current_traversal == NO_TRAVERSAL:
+            return
+        graph = deps.caches.graph(stack.id, stack.current_traversal).graph
+        key = retrigger_key(graph, resource_id, is_update)
+        if key not in graph.nodes:
+            return
+        state = deps.store.sync_state(
+            stack.current_traversal, str(key.resource_id), key.is_update
+        )
+        if state.outcome is SyncOutcome.READY:
+            LOG.info("re-trigger %s in traversal %s", key, stack.current_traversal)
+            deps.cast_check_resource(key.resource_id, stack.current_traversal,
+                                     state.inputs, key.is_update)
+
+    # -- failures and lock conflicts -------------------------------------------------
+    def _fail(self, stack: StackRecord, traversal_id: TraversalId, reason: str,
+              resource_id: ResourceId, is_update: bool) -> None:
+        if not trav.mark_failed(self._deps, stack, traversal_id, reason):
+            # Another traversal took over; it may be waiting on this node.
+            self._retrigger_new_traversal(stack, traversal_id, resource_id, is_update)
+
+    def _on_lock_conflict(self, work: NodeWork) -> None:
+        """Someone holds or changed the row: steal from the dead, retry, or step aside."""
+        deps = self._deps
+        fresh = deps.store.get_resource(work.row.id)
+        if fresh is None:
+            return
+        if fresh.engine_id is not None and fresh.engine_id != deps.engine_id:
+            if deps.is_engine_alive(fresh.engine_id):
+                LOG.debug("resource %s busy in another traversal", fresh.id)
+                return
+            reason = outcome.worker_went_down(fresh.action)
+            event = self._ops.event(fresh, fresh.action, "FAILED", reason)
+            if deps.store.steal_resource_lock(
+                fresh.id, fresh.engine_id, {"status": "FAILED", "status_reason": reason}, event
+            ):
+                self._recast(work)
+            return
+        if fresh.engine_id is None and fresh.current_template_id == work.row.current_template_id:
+            self._recast(work)
+
+    def _recast(self, work: NodeWork) -> None:
+        self._deps.cast_check_resource(work.row.id, work.traversal_id, work.input_data,
+                                       work.is_update)

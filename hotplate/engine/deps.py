@@ -1,0 +1,121 @@
+"""Everything an engine's services share, built once by app.py."""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from hotplate.engine.cache import EngineCaches
+from hotplate.engine.runner import ActionRunner
+from hotplate.model.errors import ResourceTypeUnavailable
+from hotplate.model.ids import EngineId, ResourceId, StackId, TraversalId
+from hotplate.ports import Clock, Ids, Store, Transport
+from hotplate.resources.base import Resource
+from hotplate.rpc.errors import MessagingTimeout
+from hotplate.rpc.topics import LISTENER_TOPIC, WORKER_TOPIC
+
+
+class CancelRegistry:
+    """The cancel flags of this engine's running check_resource calls, per stack."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._flags: dict[StackId, set[threading.Event]] = defaultdict(set)
+
+    @contextmanager
+    def running(self, stack_id: StackId) -> Iterator[threading.Event]:
+        flag = threading.Event()
+        with self._lock:
+            self._flags[stack_id].add(flag)
+        try:
+            yield flag
+        finally:
+            with self._lock:
+                flags = self._flags.get(stack_id)
+                if flags is not None:
+                    flags.discard(flag)
+                    if not flags:
+                        del self._flags[stack_id]
+
+    def cancel(self, stack_id: StackId) -> int:
+        with self._lock:
+            flags = list(self._flags.get(stack_id, ()))
+        for flag in flags:
+            flag.set()
+        return len(flags)
+
+    def count(self) -> int:
+        with self._lock:
+            return sum(len(f) for f in self._flags.values())
+
+
+class ResourceTypes:
+    """Resource type lookups, with the template's type names as keys."""
+
+    def __init__(self, registry: Any) -> None:
+        self._registry = registry
+
+    def get(self, type_name: str) -> type[Resource]:
+        cls: type[Resource] = self._registry.get(type_name)
+        return cls
+
+    def exists(self, type_name: str) -> bool:
+        try:
+            self._registry.get(type_name)
+        except ResourceTypeUnavailable:
+            return False
+        return True
+
+
+@dataclass
+class EngineDeps:
+    engine_id: EngineId
+    store: Store
+    transport: Transport
+    clock: Clock
+    ids: Ids
+    types: ResourceTypes
+    caches: EngineCaches
+    runner: ActionRunner
+    host: str = "hotplate"
+    engine_life_check_timeout: float = 2.0
+    cancels: CancelRegistry = field(default_factory=CancelRegistry)
+
+    def cast_check_resource(
+        self,
+        resource_id: ResourceId,
+        traversal_id: TraversalId,
+        data: Mapping[str, Any],
+        is_update: bool,
+    ) -> None:
+        """Hand a node to any engine's worker (round-robin across engines)."""
+        self.transport.cast(
+            {},
+            WORKER_TOPIC,
+            "check_resource",
+            {
+                "resource_id": int(resource_id),
+                "current_traversal": traversal_id,
+                "data": dict(data),
+                "is_update": is_update,
+                "adopt_stack_data": None,
+            },
+        )
+
+    def is_engine_alive(self, engine_id: EngineId) -> bool:
+        """Heat's liveness rule: the holder answers ``listening`` in time, or it is gone."""
+        if engine_id == self.engine_id:
+            return True
+        try:
+            return bool(
+                self.transport.call(
+                    {}, LISTENER_TOPIC, "listening", {}, server=engine_id,
+                    timeout=self.engine_life_check_timeout,
+                )
+            )
+        except MessagingTimeout:
+            return False

@@ -1,0 +1,43 @@
+"""Resolving a resource's properties from what its predecessors reported."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from hotplate.model.ids import ResourceId
+from hotplate.model.nodes import NodeData
+
+
+def _node_datas(input_data: Mapping[str, Any]) -> list[NodeData]:
+    return [NodeData.from_json(v) for v in input_data.values() if isinstance(v, Mapping)]
+
+
+def required_ids(input_data: Mapping[str, Any]) -> tuple[ResourceId, ...]:
+    """The rows this resource depends on, newest first (Heat keeps them sorted descending)."""
+    return tuple(sorted({nd.resource_id for nd in _node_datas(input_data)}, reverse=True))
+
+
+class InputsContext:
+    """The template's view of the world while resolving one resource.
+
+    Only predecessors are visible: a resource can read exactly what it
+    depends on, which is what its graph edges guarantee is ready.
+    """
+
+    def __init__(self, params: Mapping[str, Any], input_data: Mapping[str, Any]) -> None:
+        self._params = params
+        self._by_name = {nd.name: nd for nd in _node_datas(input_data)}
+
+    def parameter(self, name: str) -> Any:
+        return self._params[name]
+
+    def resource_reference(self, name: str) -> str | None:
+        node = self._by_name.get(name)
+        return node.reference_id if node is not None else None
+
+    def resource_attribute(self, name: str, attribute: str) -> Any:
+        node = self._by_name.get(name)
+        if node is None:
+            return None
+        return node.attrs.get(attribute)

@@ -1,0 +1,325 @@
+"""The resource operations of a node: create, update, replace, delete, purge.
+
+Each takes the resource lock (a compare-and-swap on the row) for its whole
+duration and records IN_PROGRESS and the outcome as events in the same
+transactions. Plugins run through the ActionRunner, which honours cancel
+requests and the stack's deadline.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from hotplate.convergence import outcome
+from hotplate.convergence.node_plan import stack_deadline
+from hotplate.convergence.update_diff import UpdateDecision, UpdateKind, decide_update
+from hotplate.engine.deps import EngineDeps
+from hotplate.engine.resolve import InputsContext, required_ids
+from hotplate.engine.resource_context import EngineResourceContext
+from hotplate.engine.runner import ActionTimeout
+from hotplate.model.errors import CancelOperation, StackValidationFailed, UpdateReplace
+from hotplate.model.ids import ResourceId, TemplateId, TraversalId
+from hotplate.model.nodes import NodeData
+from hotplate.model.records import NewEvent, NewResource, ResourceRecord, StackRecord
+from hotplate.model.states import Action, Status
+from hotplate.resources.base import Resource
+
+LOG = logging.getLogger(__name__)
+
+
+class LockLost(Exception):
+    """The row was locked or changed by someone else before we could take it."""
+
+
+@dataclass(frozen=True, slots=True)
+class NodeWork:
+    row: ResourceRecord
+    stack: StackRecord
+    traversal_id: TraversalId
+    is_update: bool
+    input_data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def template_id(self) -> TemplateId:
+        return self.stack.raw_template_id
+
+
+@dataclass(frozen=True, slots=True)
+class OpResult:
+    """What an operation left behind; ``row`` None means: stop here, report nothing."""
+
+    row: ResourceRecord | None = None
+    node_data: Mapping[str, Any] | None = None
+    failure: str | None = None
+    cancelled: bool = False
+    replaced_by: ResourceId | None = None
+
+
+def failure_text(exc: BaseException, name: str) -> str:
+    """Heat's ResourceFailure text: ``<Type>: resources.<name>: <message>``."""
+    if isinstance(exc, StackValidationFailed) and exc.path:
+        return f"{type(exc).__name__}: {exc}"
+    return f"{type(exc).__name__}: resources.{name}: {exc}"
+
+
+class ResourceOps:
+    def __init__(self, deps: EngineDeps) -> None:
+        self._deps = deps
+
+    # -- helpers ---------------------------------------------------------------------
+    def event(self, row: ResourceRecord, action: Action | str, status: Status | str,
+              reason: str, physical_id: str | None = None) -> NewEvent:
+        return NewEvent(
+            stack_id=row.stack_id,
+            uuid=self._deps.ids.new_uuid(),
+            resource_name=row.name,
+            resource_action=str(action),
+            resource_status=str(status),
+            resource_status_reason=reason,
+            physical_resource_id=physical_id or row.physical_resource_id,
+            resource_type=row.resource_type,
+        )
+
+    def _context(self, row: ResourceRecord, stack: StackRecord) -> EngineResourceContext:
+        return EngineResourceContext(
+            self._deps.store, self._deps.clock, resource_id=row.id, uuid=row.uuid,
+            resource_name=row.name, stack_id=stack.id, stack_name=stack.name,
+            project_id=stack.project_id,
+        )
+
+    def _inputs(self, work: NodeWork) -> InputsContext:
+        deps = self._deps
+        pseudo = {
+            "OS::stack_name": work.stack.name,
+            "OS::stack_id": work.stack.id,
+            "OS::project_id": work.stack.project_id,
+        }
+        params = deps.caches.parameters(work.template_id, work.stack.id, pseudo)
+        return InputsContext(params, work.input_data)
+
+    def _node_data(self, instance: Resource, row: ResourceRecord, work: NodeWork,
+                   action: Action, status: Status) -> dict[str, Any]:
+        template = self._deps.caches.template(work.template_id).template
+        attrs: dict[str, Any] = {}
+        for name in sorted(template.attributes_referenced().get(row.name, frozenset())):
+            try:
+                attrs[name] = instance.get_attribute(name)
+            except Exception as exc:  # a bad attribute fails its reader, not its owner
+                LOG.info("resource %s: attribute %s unavailable: %s", row.name, name, exc)
+                attrs[name] = None
+        return NodeData(
+            resource_id=row.id, name=row.name, reference_id=instance.get_reference_id(),
+            attrs=attrs, action=str(action), status=str(status), uuid=row.uuid,
+        ).to_json()
+
+    def _acquire(self, row: ResourceRecord, values: Mapping[str, Any], action: Action
+                 ) -> ResourceRecord:
+        event = self.event(row, action, Status.IN_PROGRESS, outcome.STATE_CHANGED)
+        acquired = self._deps.store.acquire_resource(
+            row.id, self._deps.engine_id, row.atomic_key,
+            {"action": action, "status": Status.IN_PROGRESS,
+             "status_reason": outcome.STATE_CHANGED, **values},
+            event,
+        )
+        if acquired is None:
+            raise LockLost()
+        return acquired
+
+    def _release(self, row: ResourceRecord, action: Action, status: Status, reason: str,
+                 values: Mapping[str, Any] | None = None) -> ResourceRecord | None:
+        values = dict(values or {})
+        physical = values.get("physical_resource_id", row.physical_resource_id)
+        event = self.event(row, action, status, reason, physical)
+        return self._deps.store.update_resource_locked(
+            row.id, self._deps.engine_id,
+            {"action": action, "status": status, "status_reason": reason, **values},
+            event, release=True,
+        )
+
+    def _run(self, work: NodeWork, row: ResourceRecord, action: Action, handle: Any,
+             check: Any, cancelled: threading.Event) -> OpResult | None:
+        """Run a plugin action; on failure settle the row FAILED and say why."""
+        try:
+            self._deps.runner.run(handle, check, deadline=stack_deadline(work.stack),
+                                  cancelled=cancelled)
+        except CancelOperation as exc:
+            self._release(row, action, Status.FAILED, outcome.aborted(action, str(exc)))
+            return OpResult(failure=outcome.aborted(action), cancelled=True)
+        except ActionTimeout:
+            self._release(row, action, Status.FAILED, outcome.aborted(action, "Timed out"))
+            return OpResult(failure=outcome.TIMED_OUT)
+        except UpdateReplace:
+            raise
+        except Exception as exc:
+            LOG.info("resource %s %s failed", row.name, action, exc_info=True)
+            reason = failure_text(exc, row.name)
+            self._release(row, action, Status.FAILED, reason)
+            return OpResult(failure=outcome.resource_failed_reason(action, reason))
+        return None
+
+    def _fail_before_running(self, work: NodeWork, row: ResourceRecord, action: Action,
+                             values: Mapping[str, Any], exc: Exception) -> OpResult:
+        locked = self._acquire(row, values, action)
+        reason = failure_text(exc, row.name)
+        self._release(locked, action, Status.FAILED, reason)
+        return OpResult(failure=outcome.resource_failed_reason(action, reason))
+
+    def _definition(self, work: NodeWork) -> tuple[Any, type[Resource]]:
+        template = self._deps.caches.template(work.template_id).template
+        defn = template.resources[work.row.name]
+        return defn, self._deps.types.get(defn.type)
+
+    def _properties(self, work: NodeWork, defn: Any, cls: type[Resource]) -> dict[str, Any]:
+        raw = defn.resolve_properties(self._inputs(work))
+        return cls.validate(raw, ("resources", work.row.name, "properties"))
+
+    # -- operations ------------------------------------------------------------------
+    def no_op(self, work: NodeWork) -> OpResult:
+        """Already done (a re-delivery, or unchanged): report again, change nothing."""
+        row = work.row
+        if not work.is_update:
+            return OpResult(row=row)
+        cls = self._deps.types.get(row.resource_type)
+        instance = cls(row.name, row.properties_data or {}, self._context(row, work.stack),
+                       resource_id=row.physical_resource_id)
+        return OpResult(row=row, node_data=self._node_data(instance, row, work, row.action,
+                                                           row.status))
+
+    def create(self, work: NodeWork, cancelled: threading.Event) -> OpResult:
+        row = work.row
+        values = {"current_template_id": work.template_id,
+                  "requires": required_ids(work.input_data)}
+        try:
+            defn, cls = self._definition(work)
+            props = self._properties(work, defn, cls)
+        except Exception as exc:
+            return self._fail_before_running(work, row, Action.CREATE, values, exc)
+        locked = self._acquire(row, {**values, "properties_data": props}, Action.CREATE)
+        instance = cls(row.name, props, self._context(locked, work.stack))
+        failed = self._run(work, locked, Action.CREATE, instance.handle_create,
+                           instance.check_create_complete, cancelled)
+        if failed is not None:
+            return failed
+        return self._complete(work, locked, instance, Action.CREATE, props)
+
+    def _complete(self, work: NodeWork, locked: ResourceRecord, instance: Resource,
+                  action: Action, props: Mapping[str, Any],
+                  extra: Mapping[str, Any] | None = None) -> OpResult:
+        node_data = self._node_data(instance, locked, work, action, Status.COMPLETE)
+        values: dict[str, Any] = {"physical_resource_id": instance.resource_id,
+                                  "properties_data": dict(props), **(extra or {})}
+        if node_data["attrs"]:
+            values["attr_data"] = node_data["attrs"]
+        done = self._release(locked, action, Status.COMPLETE, outcome.STATE_CHANGED, values)
+        return OpResult(row=done, node_data=node_data)
+
+    def update(self, work: NodeWork, cancelled: threading.Event) -> OpResult:
+        row = work.row
+        new_requires = required_ids(work.input_data)
+        try:
+            defn, cls = self._definition(work)
+            new_props = self._properties(work, defn, cls)
+        except Exception as exc:
+            values = {"current_template_id": work.template_id}
+            return self._fail_before_running(work, row, Action.UPDATE, values, exc)
+        old_props = row.properties_data or {}
+        allowed = {k for k, s in cls.properties_schema.items() if s.update_allowed}
+        decision = decide_update(old_props, new_props, allowed)
+        if decision.kind is UpdateKind.IN_PLACE and cls.needs_replacement(old_props, new_props):
+            decision = UpdateDecision(UpdateKind.REPLACE, decision.prop_diff)
+        if decision.kind is not UpdateKind.NO_CHANGE:
+            try:
+                cls.check_immutable(old_props, new_props, name=row.name, type_name=defn.type)
+            except Exception as exc:
+                values = {"current_template_id": work.template_id}
+                return self._fail_before_running(work, row, Action.UPDATE, values, exc)
+        if decision.kind is UpdateKind.REPLACE:
+            return self.replace(work)
+        context = self._context(row, work.stack)
+        if decision.kind is UpdateKind.NO_CHANGE:
+            stored = self._deps.store.update_resource_if_unlocked(
+                row.id, row.atomic_key,
+                {"current_template_id": work.template_id, "requires": new_requires},
+            )
+            if stored is None:
+                raise LockLost()
+            instance = cls(row.name, old_props, context, resource_id=row.physical_resource_id)
+            return OpResult(row=stored, node_data=self._node_data(
+                instance, stored, work, stored.action, stored.status))
+        both = tuple(sorted(set(row.requires) | set(new_requires), reverse=True))
+        locked = self._acquire(row, {"current_template_id": work.template_id,
+                                     "requires": both}, Action.UPDATE)
+        instance = cls(row.name, old_props, context, resource_id=row.physical_resource_id)
+        try:
+            failed = self._run(
+                work, locked, Action.UPDATE,
+                lambda: instance.handle_update(new_props, decision.prop_diff),
+                instance.check_update_complete, cancelled,
+            )
+        except UpdateReplace as exc:
+            released = self._release(
+                locked, Action.UPDATE, Status.COMPLETE, str(exc),
+                {"current_template_id": row.current_template_id, "requires": row.requires},
+            )
+            if released is None:
+                return OpResult()
+            return self.replace(NodeWork(released, work.stack, work.traversal_id,
+                                         work.is_update, work.input_data))
+        if failed is not None:
+            return failed
+        instance.properties = dict(new_props)
+        return self._complete(work, locked, instance, Action.UPDATE, new_props,
+                              {"requires": new_requires})
+
+    def replace(self, work: NodeWork) -> OpResult:
+        """Create a new row for this resource; the old one is cleaned up later."""
+        row = work.row
+        template = self._deps.caches.template(work.template_id).template
+        new = NewResource(
+            stack_id=row.stack_id, name=row.name,
+            resource_type=template.resources[row.name].type,
+            uuid=self._deps.ids.new_uuid(), current_template_id=work.template_id,
+            requires=required_ids(work.input_data), replaces=row.id,
+            root_stack_id=row.root_stack_id,
+        )
+        new_id = self._deps.store.make_replacement(
+            row.id, new, expected_engine_id=None, expected_atomic_key=row.atomic_key
+        )
+        if new_id is None:
+            raise LockLost()
+        LOG.info("replacing resource %s (%s) with %s", row.name, row.id, new_id)
+        self._deps.cast_check_resource(new_id, work.traversal_id, work.input_data, True)
+        return OpResult(replaced_by=new_id)
+
+    def delete(self, work: NodeWork, cancelled: threading.Event) -> OpResult:
+        row = work.row
+        locked = self._acquire(row, {}, Action.DELETE)
+        if self._deletion_policy(row) != "Retain":
+            cls = self._deps.types.get(row.resource_type)
+            instance = cls(row.name, row.properties_data or {}, self._context(row, work.stack),
+                           resource_id=row.physical_resource_id)
+            failed = self._run(work, locked, Action.DELETE, instance.handle_delete,
+                               instance.check_delete_complete, cancelled)
+            if failed is not None:
+                return failed
+        done = self._release(locked, Action.DELETE, Status.COMPLETE, outcome.STATE_CHANGED)
+        return OpResult(row=done)
+
+    def purge(self, work: NodeWork) -> OpResult:
+        """A row that was never created: drop it, nothing physical to delete."""
+        self._deps.store.delete_resource(work.row.id)
+        return OpResult(row=work.row)
+
+    def _deletion_policy(self, row: ResourceRecord) -> str:
+        if row.current_template_id is None:
+            return "Delete"
+        try:
+            template = self._deps.caches.template(row.current_template_id).template
+        except Exception:
+            return "Delete"
+        defn = template.resources.get(row.name)
+        return defn.deletion_policy if defn is not None else "Delete"

@@ -1,0 +1,215 @@
+"""Starting and ending traversals: converge_stack, mark_complete, mark_failed, purge.
+
+Every step is guarded by the traversal id (a compare-and-swap on the stack
+row), so two requests racing on one stack cannot both win, and a worker of a
+superseded traversal can never settle the stack.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from hotplate.convergence import outcome
+from hotplate.convergence.graph_build import build_traversal_graph, graph_to_json
+from hotplate.convergence.propagation import sync_counts
+from hotplate.convergence.rows import choose_rows
+from hotplate.engine.deps import EngineDeps
+from hotplate.model.ids import NO_TRAVERSAL, StackId, TemplateId, TraversalId
+from hotplate.model.records import NewEvent, NewResource, NewSyncPoint, StackRecord
+from hotplate.model.states import Action, Status
+
+LOG = logging.getLogger(__name__)
+
+STACK_RESOURCE_TYPE = "OS::Heat::Stack"
+
+
+def stack_event(deps: EngineDeps, stack: StackRecord, action: Action, status: Status,
+                reason: str) -> NewEvent:
+    return NewEvent(
+        stack_id=stack.id,
+        uuid=deps.ids.new_uuid(),
+        resource_name=stack.name,
+        resource_action=str(action),
+        resource_status=str(status),
+        resource_status_reason=reason,
+        physical_resource_id=stack.id,
+        resource_type=STACK_RESOURCE_TYPE,
+    )
+
+
+def converge_stack(
+    deps: EngineDeps,
+    stack: StackRecord,
+    template_id: TemplateId,
+    action: Action,
+    *,
+    prev_template_id: TemplateId | None,
+) -> TraversalId | None:
+    """Start a traversal taking ``stack`` to ``template_id``; None if another request won.
+
+    The stack's current traversal is swapped first; from then on, workers of
+    the previous traversal find their sync points gone and hand over.
+    """
+    traversal = TraversalId(deps.ids.new_uuid())
+    values: dict[str, Any] = {
+        "action": action,
+        "status": Status.IN_PROGRESS,
+        "status_reason": outcome.started_reason(action),
+        "current_traversal": traversal,
+        "current_deps": None,
+        "raw_template_id": template_id,
+        "prev_raw_template_id": prev_template_id,
+    }
+    event = stack_event(deps, stack, action, Status.IN_PROGRESS, values["status_reason"])
+    if not deps.store.update_stack_if_traversal(stack.id, stack.current_traversal, values, event):
+        LOG.warning("stack %s: traversal changed under us; %s not started", stack.id, action)
+        return None
+    deps.store.delete_sync_points(stack.id, keep_traversal=traversal)
+    _build_and_start(deps, stack.id, traversal, template_id, prev_template_id)
+    return traversal
+
+
+def _build_and_start(
+    deps: EngineDeps,
+    stack_id: StackId,
+    traversal: TraversalId,
+    template_id: TemplateId,
+    prev_template_id: TemplateId | None,
+) -> None:
+    store = deps.store
+    loaded = deps.caches.template(template_id)
+    name_graph = loaded.template.dependencies()
+    existing = store.list_resources(stack_id)
+    choice = choose_rows(name_graph.nodes, existing, template_id, prev_template_id)
+    new_rows = [
+        NewResource(
+            stack_id=stack_id,
+            name=name,
+            resource_type=loaded.template.resources[name].type,
+            uuid=deps.ids.new_uuid(),
+            current_template_id=None,
+        )
+        for name in choice.missing
+    ]
+    new_ids = store.create_resources(new_rows) if new_rows else []
+    row_ids = {name: row.id for name, row in choice.chosen.items()}
+    row_ids.update(zip(choice.missing, new_ids, strict=True))
+    graph = build_traversal_graph(name_graph, row_ids, existing)
+    if not store.update_stack_if_traversal(
+        stack_id, traversal, {"current_deps": graph_to_json(graph)}
+    ):
+        return
+    deps.caches.remember_graph(stack_id, traversal, graph)
+    counts = sync_counts(graph)
+    roots = graph.roots()
+    points = [NewSyncPoint(str(n.resource_id), n.is_update, c) for n, c in counts.items()]
+    points.append(NewSyncPoint(str(stack_id), True, len(roots)))
+    store.create_sync_points(stack_id, traversal, points)
+    leaves = sorted(graph.leaves(), key=lambda n: (n.is_update, n))
+    if not leaves:
+        stack = store.get_stack(stack_id)
+        if stack is not None:
+            mark_complete(deps, stack, traversal)
+        return
+    for leaf in leaves:
+        deps.cast_check_resource(leaf.resource_id, traversal, {}, leaf.is_update)
+
+
+def mark_complete(deps: EngineDeps, stack: StackRecord, traversal: TraversalId) -> bool:
+    reason = outcome.completed_reason(stack.action)
+    event = stack_event(deps, stack, stack.action, Status.COMPLETE, reason)
+    values: dict[str, Any] = {"status": Status.COMPLETE, "status_reason": reason}
+    if stack.action is Action.DELETE:
+        # Deleted in the same write that says so: nobody sees DELETE_COMPLETE on a live row.
+        values["deleted_at"] = deps.clock.now()
+        values["prev_raw_template_id"] = None
+    if not deps.store.update_stack_if_traversal(stack.id, traversal, values, event):
+        return False
+    if stack.action is Action.DELETE and stack.prev_raw_template_id is not None:
+        deps.store.delete_raw_template(stack.prev_raw_template_id)
+    purge_db(deps, stack, traversal, success=True)
+    return True
+
+
+def mark_failed(
+    deps: EngineDeps, stack: StackRecord, traversal: TraversalId, reason: str
+) -> bool:
+    """Settle the traversal as FAILED, then roll back or tidy up. False if superseded."""
+    decision = outcome.on_stack_failure(stack.action, stack.disable_rollback)
+    event = stack_event(deps, stack, stack.action, Status.FAILED, reason)
+    values: dict[str, Any] = {"status": Status.FAILED, "status_reason": reason}
+    if not decision.rollback:
+        values["current_traversal"] = NO_TRAVERSAL
+    if not deps.store.update_stack_if_traversal(stack.id, traversal, values, event):
+        return False
+    if decision.rollback:
+        failed = deps.store.get_stack(stack.id)
+        if failed is not None and failed.current_traversal == traversal:
+            rollback(deps, failed)
+    else:
+        purge_db(deps, stack, NO_TRAVERSAL, success=False, old_traversal=traversal)
+    return True
+
+
+def rollback(deps: EngineDeps, stack: StackRecord) -> TraversalId | None:
+    """Converge back to the previous template, or to nothing after a failed create."""
+    target = stack.prev_raw_template_id
+    if target is None:
+        loaded = deps.caches.template(stack.raw_template_id)
+        target = empty_template(deps, loaded.template.version, loaded.environment)
+    return converge_stack(
+        deps, stack, target, Action.ROLLBACK, prev_template_id=stack.raw_template_id
+    )
+
+
+def empty_template(deps: EngineDeps, version: str, environment: Any = None) -> TemplateId:
+    return deps.store.create_raw_template(
+        {"heat_template_version": version}, {}, dict(environment or {})
+    )
+
+
+def purge_db(
+    deps: EngineDeps,
+    stack: StackRecord,
+    traversal: TraversalId,
+    *,
+    success: bool,
+    old_traversal: TraversalId | None = None,
+) -> None:
+    """Tidy up after a traversal: deleted rows, its sync points, the template it replaced."""
+    store = deps.store
+    store.purge_deleted_resources(stack.id)
+    store.delete_sync_points(stack.id, traversal_id=old_traversal or traversal)
+    current = store.get_stack(stack.id, include_deleted=True)
+    if current is None:
+        return
+    if current.deleted_at is not None:
+        if current.user_creds_id is not None:
+            store.delete_user_creds(current.user_creds_id)
+        return
+    if success and current.prev_raw_template_id is not None:
+        prev = current.prev_raw_template_id
+        if store.update_stack_if_traversal(
+            stack.id, current.current_traversal, {"prev_raw_template_id": None}
+        ) and prev != current.raw_template_id:
+            store.delete_raw_template(prev)
+
+
+def stop_traversal(deps: EngineDeps, stack: StackRecord) -> bool:
+    """Cancel the running traversal: a fresh traversal id, FAILED '<ACTION> cancelled'."""
+    new_traversal = TraversalId(deps.ids.new_uuid())
+    reason = outcome.cancelled_reason(stack.action)
+    event = stack_event(deps, stack, stack.action, Status.FAILED, reason)
+    values = {
+        "status": Status.FAILED,
+        "status_reason": reason,
+        "current_traversal": new_traversal,
+    }
+    if not deps.store.update_stack_if_traversal(
+        stack.id, stack.current_traversal, values, event
+    ):
+        LOG.warning("stack %s: traversal changed; cancel not applied", stack.id)
+        return False
+    deps.store.delete_sync_points(stack.id, traversal_id=stack.current_traversal)
+    return True

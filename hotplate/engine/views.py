@@ -1,0 +1,113 @@
+"""Stacks, resources, events and outputs in the shape Heat's engine answers with.
+
+Key names are Heat's engine API keys (heat/rpc/api.py), so the REST layer
+can pass them through as Heat's does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+from hotplate.convergence.rows import choose_rows
+from hotplate.model.ids import TemplateId
+from hotplate.model.records import EventRecord, ResourceRecord, StackRecord
+from hotplate.model.states import Action, Status
+
+
+def iso(ts: datetime | None) -> str | None:
+    return ts.strftime("%Y-%m-%dT%H:%M:%SZ") if ts is not None else None
+
+
+def stack_identity(stack: StackRecord) -> dict[str, str]:
+    return {"stack_name": stack.name, "stack_id": stack.id, "tenant": stack.project_id,
+            "path": ""}
+
+
+def format_stack(
+    stack: StackRecord,
+    *,
+    description: str = "",
+    parameters: Mapping[str, Any] | None = None,
+    outputs: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    view: dict[str, Any] = {
+        "stack_identity": stack_identity(stack),
+        "stack_name": stack.name,
+        "creation_time": iso(stack.created_at),
+        "updated_time": iso(stack.updated_at),
+        "deletion_time": iso(stack.deleted_at),
+        "notification_topics": [],
+        "description": description,
+        "template_description": description,
+        "parameters": dict(parameters or {}),
+        "stack_action": str(stack.action),
+        "stack_status": str(stack.status),
+        "stack_status_reason": stack.status_reason,
+        "capabilities": [],
+        "disable_rollback": stack.disable_rollback,
+        "timeout_mins": stack.timeout_mins,
+        "stack_owner": stack.username,
+        "parent": stack.owner_id,
+        "stack_user_project_id": stack.project_id,
+        "tags": list(stack.tags) or None,
+    }
+    if outputs is not None:
+        view["outputs"] = outputs
+    return view
+
+
+def format_resource(
+    row: ResourceRecord, stack: StackRecord, *, required_by: Iterable[str] = (),
+    with_detail: bool = False,
+) -> dict[str, Any]:
+    view: dict[str, Any] = {
+        "resource_identity": {**stack_identity(stack), "path": f"/resources/{row.name}"},
+        "stack_identity": stack_identity(stack),
+        "stack_name": stack.name,
+        "resource_name": row.name,
+        "description": "",
+        "physical_resource_id": row.physical_resource_id or "",
+        "resource_action": str(row.action),
+        "resource_status": str(row.status),
+        "resource_status_reason": row.status_reason,
+        "resource_type": row.resource_type,
+        "creation_time": iso(row.created_at),
+        "updated_time": iso(row.updated_at or row.created_at),
+        "required_by": sorted(required_by),
+        "metadata": row.metadata,
+    }
+    if with_detail:
+        view["attributes"] = dict(row.attr_data or {})
+        view["properties"] = dict(row.properties_data or {})
+    return view
+
+
+def format_event(event: EventRecord, stack: StackRecord) -> dict[str, Any]:
+    return {
+        "event_identity": {**stack_identity(stack),
+                           "path": f"/resources/{event.resource_name}/events/{event.uuid}"},
+        "stack_identity": stack_identity(stack),
+        "stack_name": stack.name,
+        "event_time": iso(event.created_at),
+        "resource_name": event.resource_name,
+        "physical_resource_id": event.physical_resource_id or "",
+        "resource_action": event.resource_action,
+        "resource_status": event.resource_status,
+        "resource_status_reason": event.resource_status_reason,
+        "resource_type": event.resource_type,
+        "resource_properties": {},
+        "id": event.uuid,
+    }
+
+
+def visible_rows(
+    rows: Iterable[ResourceRecord], template_names: Iterable[str], template_id: TemplateId,
+    prev_template_id: TemplateId | None,
+) -> dict[str, ResourceRecord]:
+    """One row per resource name: the template's, plus rows still being cleaned up."""
+    live = [r for r in rows if (r.action, r.status) != (Action.DELETE, Status.COMPLETE)
+            or r.name in set(template_names)]
+    names = list(dict.fromkeys([*template_names, *(r.name for r in live)]))
+    return dict(choose_rows(names, live, template_id, prev_template_id).chosen)

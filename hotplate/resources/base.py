@@ -1,0 +1,233 @@
+"""The resource plugin API: Heat's handler protocol over a deliberately narrow context.
+
+A resource type is a ``Resource`` subclass with a properties and an
+attributes schema and some of the handlers below. Plugins written for
+Heat port with little change: the handler names, ``properties``,
+``resource_id_set``, ``physical_resource_name``, ``data``/``data_set`` and
+``_resolve_attribute`` mean what they mean in Heat.
+
+What differs, on purpose:
+
+- A plugin sees only a ``ResourceContext`` (ids, a clock, its own
+  resource data, its physical name), never the stack, the database or
+  the engine. Heat's ``Resource`` hands plugins the whole engine.
+- The engine runs the loop: ``handle_X()`` once, then ``check_X_complete(data)``
+  with sleeps in between, checking for cancellation and the stack's
+  deadline between polls. Plugins therefore never sleep or block;
+  something that takes time keeps its start time (``ctx.clock.now()``) in
+  the handler data and compares on each check. Handler data stays in the
+  engine's memory and need not be JSON.
+- Validation and the update/replace decision are classmethods over plain
+  property dicts, so the engine can decide before it builds an instance.
+
+Lifecycle, driven by the engine::
+
+    create:  handle_create()              -> data; check_create_complete(data) ... True
+    update:  handle_update(new, diff)     -> data; check_update_complete(data) ... True
+             (raising UpdateReplace from either asks for a replacement instead)
+    delete:  handle_delete()              -> data; check_delete_complete(data) ... True
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping
+from typing import Any, ClassVar, Protocol
+
+from hotplate.model.errors import NotSupported
+from hotplate.ports import Clock
+from hotplate.resources.attributes import SHOW, SHOW_ATTRIBUTE, Attribute, InvalidTemplateAttribute
+from hotplate.resources.properties import (
+    PropertyPath,
+    Schema,
+    validate_properties,
+    with_defaults,
+)
+from hotplate.resources.support import SupportStatus
+
+__all__ = ["Resource", "ResourceContext"]
+
+
+class ResourceContext(Protocol):
+    """What the engine gives a plugin instance: narrow on purpose."""
+
+    stack_id: str
+    stack_name: str
+    project_id: str
+    resource_name: str
+    uuid: str
+    clock: Clock
+
+    def physical_resource_name(self) -> str:
+        """Heat's ``<stack>-<resource>-<short id>`` name, computed by the engine."""
+        ...
+
+    def data(self) -> Mapping[str, str]:
+        """This resource's stored key/value data (resource_data)."""
+        ...
+
+    def data_set(self, key: str, value: str, *, redact: bool = False) -> None:
+        """Store one item; ``redact`` hides the value from listings (secrets)."""
+        ...
+
+    def data_delete(self, key: str) -> None: ...
+
+
+class Resource:
+    """Base class of every resource type; the defaults do nothing and finish at once."""
+
+    properties_schema: ClassVar[Mapping[str, Schema]] = {}
+    attributes_schema: ClassVar[Mapping[str, Attribute]] = {}
+    support_status: ClassVar[SupportStatus] = SupportStatus()
+    description: ClassVar[str | None] = None
+
+    def __init__(
+        self,
+        name: str,
+        properties: Mapping[str, Any],
+        ctx: ResourceContext,
+        resource_id: str | None = None,
+    ) -> None:
+        """``properties`` come from ``validate`` (or were stored from it); keys they
+        lack get their defaults, so handlers may index any declared property."""
+        self.name = name
+        self.properties: dict[str, Any] = with_defaults(self.properties_schema, properties)
+        self.ctx = ctx
+        self.resource_id = resource_id
+
+    # -- declarations -------------------------------------------------------------
+    @classmethod
+    def validate(cls, raw: Mapping[str, Any] | None, path: PropertyPath) -> dict[str, Any]:
+        """Check raw property values; return the properties a new instance takes.
+
+        Subclasses with checks across properties call ``super().validate`` and
+        then raise ``StackValidationFailed``. ``path`` names the properties
+        section (``('resources', 'web', 'properties')``).
+        """
+        return validate_properties(cls.properties_schema, raw, path)
+
+    @classmethod
+    def property_diff(cls, old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+        """Heat's ``prop_diff``: the properties whose value changed, with their new values."""
+        keys = list(new) + [k for k in old if k not in new]
+        return {k: new.get(k) for k in keys if old.get(k) != new.get(k)}
+
+    @classmethod
+    def needs_replacement(cls, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+        """Whether going from ``old`` to ``new`` properties needs a new physical resource.
+
+        True when a changed property is not ``update_allowed``, or when the
+        type's ``needs_replace_with_prop_diff`` says so.
+        """
+        changed = frozenset(cls.property_diff(old, new))
+        if not changed:
+            return False
+        if cls.needs_replace_with_prop_diff(changed, new, old):
+            return True
+        allowed = {k for k, s in cls.properties_schema.items() if s.update_allowed}
+        return not changed <= allowed
+
+    @classmethod
+    def needs_replace_with_prop_diff(
+        cls, changed: frozenset[str], new: Mapping[str, Any], old: Mapping[str, Any]
+    ) -> bool:
+        """Hook (Heat's name): replace even though every changed property allows update."""
+        return False
+
+    @classmethod
+    def check_immutable(
+        cls, old: Mapping[str, Any], new: Mapping[str, Any], *, name: str, type_name: str
+    ) -> None:
+        """Refuse a change to an ``immutable`` property, with Heat's NotSupported text."""
+        changed = cls.property_diff(old, new)
+        forbidden = sorted(
+            k for k in changed if k in cls.properties_schema and cls.properties_schema[k].immutable
+        )
+        if forbidden:
+            raise NotSupported(
+                f"Update to properties {', '.join(forbidden)} of {name} ({type_name})"
+                " is not supported."
+            )
+
+    @classmethod
+    def all_attributes(cls) -> dict[str, Attribute]:
+        """The declared attributes plus Heat's ``show``."""
+        return {**cls.attributes_schema, SHOW: SHOW_ATTRIBUTE}
+
+    @classmethod
+    def type_description(cls) -> str:
+        """``description``, else the class docstring, as Heat's resource-type listing shows."""
+        return cls.description or inspect.getdoc(cls) or ""
+
+    # -- the context, under Heat's method names ---------------------------------
+    def physical_resource_name(self) -> str:
+        return self.ctx.physical_resource_name()
+
+    def data(self) -> Mapping[str, str]:
+        return self.ctx.data()
+
+    def data_set(self, key: str, value: str, *, redact: bool = False) -> None:
+        self.ctx.data_set(key, value, redact=redact)
+
+    def data_delete(self, key: str) -> None:
+        self.ctx.data_delete(key)
+
+    def resource_id_set(self, value: str | None) -> None:
+        """Record the physical id; the engine stores ``resource_id`` when the action ends."""
+        self.resource_id = value
+
+    # -- handlers -----------------------------------------------------------------
+    def handle_create(self) -> Any:
+        return None
+
+    def check_create_complete(self, data: Any) -> bool:
+        return True
+
+    def handle_update(
+        self, new_properties: Mapping[str, Any], prop_diff: Mapping[str, Any]
+    ) -> Any:
+        """Apply an in-place update. The default only adopts the new properties.
+
+        Overrides call ``super().handle_update`` (or set ``self.properties``)
+        so that attributes resolved after the update see the new values.
+        May raise ``UpdateReplace``.
+        """
+        self.properties = with_defaults(self.properties_schema, new_properties)
+        return None
+
+    def check_update_complete(self, data: Any) -> bool:
+        return True
+
+    def handle_delete(self) -> Any:
+        return None
+
+    def check_delete_complete(self, data: Any) -> bool:
+        return True
+
+    # -- references ---------------------------------------------------------------
+    def get_reference_id(self) -> str:
+        """What ``get_resource`` returns: the physical id, or the name before there is one."""
+        if self.resource_id is not None:
+            return str(self.resource_id)
+        return self.name
+
+    def get_attribute(self, name: str) -> Any:
+        """The whole value of attribute ``name`` (the caller applies any path into it).
+
+        Raises:
+            InvalidTemplateAttribute: ``name`` is neither declared nor ``show``.
+        """
+        if name == SHOW:
+            return self._show_resource()
+        if name not in self.attributes_schema:
+            raise InvalidTemplateAttribute(self.name, name)
+        return self._resolve_attribute(name)
+
+    def _resolve_attribute(self, name: str) -> Any:
+        """Override: the value of a declared attribute (None when unknown yet)."""
+        return None
+
+    def _show_resource(self) -> Any:
+        """The ``show`` attribute. Heat shows the backing service's view of the
+        resource; types with no such service show their declared attributes."""
+        return {key: self._resolve_attribute(key) for key in self.attributes_schema}

@@ -1,0 +1,43 @@
+"""Template errors beyond the model's, each a ``StackValidationFailed``.
+
+::
+
+    StackValidationFailed                 (hotplate.model.errors)
+    ├── InvalidTemplateReference          'The specified reference "db" (in web) is incorrect.'
+    └── InvalidSchemaError                a parameter's schema is wrong
+
+Heat words some messages so that they already say where the problem is
+(the resource or parameter is in the text). Those keep Heat's exact text and
+carry the location in ``.path`` only; every other template error puts its
+path in front of the message (``resources.web.properties.image: ...``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hotplate.model.errors import StackValidationFailed
+
+
+def with_path(error: StackValidationFailed, path: Sequence[str]) -> StackValidationFailed:
+    """Attach a location to an error whose text must stay exactly Heat's."""
+    error.path = tuple(path)
+    return error
+
+
+class InvalidTemplateReference(StackValidationFailed):
+    """A depends_on, get_resource or get_attr names a resource the template lacks."""
+
+    def __init__(self, resource: str, key: str, path: Sequence[str] = ()) -> None:
+        super().__init__(f'The specified reference "{resource}" (in {key}) is incorrect.')
+        self.resource = resource
+        self.key = key
+        self.path = tuple(path)
+
+
+class InvalidSchemaError(StackValidationFailed):
+    """A parameter's declaration (type, constraints, default) is invalid."""
+
+    def __init__(self, message: str, path: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.path = tuple(path)

@@ -1,0 +1,108 @@
+"""``parse_template``: text or mapping in, ``Template`` out, every check done once.
+
+Steps, in the order Heat reports problems:
+
+1. text to data (JSON, then YAML) and the document bounds;
+2. the version, by date or release name;
+3. the top-level sections the version allows;
+4. parameter declarations;
+5. conditions, and which resources a plainly-false condition leaves out;
+6. each resource's shape (entries in name order, as Heat checks them);
+7. each resource's properties and metadata, then outputs, parsed into
+   nodes, which checks function arguments and references;
+8. the dependency graph and the attributes read, derived from step 7.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from hotplate.model.errors import (
+    InvalidTemplateSection,
+    InvalidTemplateVersion,
+    StackValidationFailed,
+)
+from hotplate.template.conditions import parse_conditions
+from hotplate.template.document import normalize
+from hotplate.template.errors import with_path
+from hotplate.template.functions import ParseScope
+from hotplate.template.parameters import PSEUDO_PARAMETERS, parse_parameters
+from hotplate.template.references import attributes_read, dependency_graph
+from hotplate.template.resource_parser import (
+    check_resources,
+    enabled_resources,
+    parse_outputs,
+    parse_resource,
+)
+from hotplate.template.template import Template
+from hotplate.template.versions import CFN_VERSION_KEYS, VERSION_KEY, find_version
+from hotplate.template.yaml_loader import NOT_A_MAPPING, load_text
+
+DEFAULT_DESCRIPTION = "No description"
+
+
+def parse_template(
+    source: str | Mapping[str, Any], *, files: Mapping[str, str] | None = None
+) -> Template:
+    """Parse and check a template; the result is immutable and thread-safe.
+
+    Args:
+        source: template text (JSON or YAML) or an already-loaded mapping.
+        files: contents for ``get_file``, by the name the template uses.
+
+    Raises:
+        StackValidationFailed: or a subclass, naming what is wrong and where.
+    """
+    data = _load(source)
+    version = find_version(data)
+    for key in data:
+        if key not in version.sections:
+            raise with_path(
+                InvalidTemplateSection(f"The template section is invalid: {key}"), (key,)
+            )
+    parameters = parse_parameters(data.get("parameters"), version)
+    conditions = parse_conditions(data.get("conditions"))
+    resource_data = check_resources(data.get("resources"), version)
+    enabled = enabled_resources(resource_data, conditions)
+    scope = ParseScope(
+        functions=version.functions,
+        parameters=frozenset(parameters) | frozenset(PSEUDO_PARAMETERS),
+        resources=frozenset(resource_data),
+        enabled=enabled,
+        files=MappingProxyType(dict(files or {})),
+    )
+    resources = {
+        name: parse_resource(name, entry, version, scope)
+        for name, entry in resource_data.items()
+        if name in enabled
+    }
+    outputs = parse_outputs(data.get("outputs"), version, scope, conditions)
+    graph = dependency_graph(resources)
+    description = data.get("description")
+    return Template(
+        version=version.date,
+        description=str(description) if description else DEFAULT_DESCRIPTION,
+        parameters=MappingProxyType(parameters),
+        resources=MappingProxyType(resources),
+        outputs=MappingProxyType(outputs),
+        conditions=MappingProxyType(conditions),
+        parameter_groups=data.get("parameter_groups"),
+        hot_version=version,
+        _source=data,
+        _graph=graph,
+        _cycle=graph.find_cycle(),
+        _attributes=MappingProxyType(attributes_read(resources, outputs)),
+    )
+
+
+def _load(source: str | Mapping[str, Any]) -> dict[str, Any]:
+    if isinstance(source, str):
+        data = load_text(source)
+        if not any(key in data for key in (VERSION_KEY, *CFN_VERSION_KEYS)):
+            raise InvalidTemplateVersion("Template format version not found.")
+        return data
+    if isinstance(source, Mapping):
+        return normalize(source)
+    raise StackValidationFailed(NOT_A_MAPPING)

@@ -1,0 +1,245 @@
+"""The ``resources`` and ``outputs`` sections, parsed into definitions.
+
+Two passes over resources. The first checks each entry's shape (Heat checks
+entries in name order, so the first error reported is the same one Heat
+reports) and decides which resources a plainly-false condition leaves out.
+The second parses properties and metadata, which needs every resource's name
+to check references. Messages are Heat's, prefixed with their path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from hotplate.model.errors import StackValidationFailed
+from hotplate.template.conditions import check_condition_type, known_value
+from hotplate.template.definitions import (
+    DEFAULT_OUTPUT_DESCRIPTION,
+    OutputDefinition,
+    ResourceDefinition,
+)
+from hotplate.template.document import copy_data
+from hotplate.template.errors import InvalidTemplateReference
+from hotplate.template.functions import (
+    Function,
+    Node,
+    ParseScope,
+    Static,
+    compile_snippet,
+    iter_functions,
+)
+from hotplate.template.paths import Path
+from hotplate.template.versions import HotVersion
+
+ResourceData = dict[str, dict[str, Any]]
+
+
+def check_resources(section: Any, version: HotVersion) -> ResourceData:
+    """Every resource entry, each checked to be a mapping with known keys and a type."""
+    if section is None:
+        return {}
+    if not isinstance(section, dict):
+        raise StackValidationFailed('The "resources" section must be a map', ("resources",))
+    for name in sorted(section):
+        _check_shape(name, section[name], version)
+    return section
+
+
+def _check_shape(name: str, data: Any, version: HotVersion) -> None:
+    path = ("resources", name)
+    if not data:
+        raise StackValidationFailed("Each resource must contain a type key.", path)
+    if not isinstance(data, dict):
+        raise StackValidationFailed(
+            f'"resources" must contain a map of resource maps. Found a [{type(data)}] instead',
+            path,
+        )
+    for key in data:
+        if key not in version.resource_keys:
+            raise StackValidationFailed(
+                f'"{key}" is not a valid keyword inside a resource definition', path
+            )
+    if "type" not in data:
+        raise StackValidationFailed("Each resource must contain a type key.", path)
+
+
+def enabled_resources(
+    resources: ResourceData, conditions: dict[str, Any]
+) -> frozenset[str]:
+    """Names of resources not left out by a plainly-false condition."""
+    return frozenset(
+        name
+        for name, data in resources.items()
+        if known_value(data.get("condition"), conditions, ("resources", name, "condition"))
+        is not False
+    )
+
+
+def parse_resource(
+    name: str, data: dict[str, Any], version: HotVersion, scope: ParseScope
+) -> ResourceDefinition:
+    """One resource's definition, with its properties and metadata parsed."""
+    fields = _Fields(name, data, version)
+    resource_type = data["type"]
+    if not isinstance(resource_type, str):
+        raise fields.type_error("type", "string")
+    depends_on = _depends_on(fields, scope)
+    properties = fields.snippet("properties", scope)
+    metadata = fields.snippet("metadata", scope)
+    fields.snippet("update_policy", scope)  # checked here, kept as written
+    required, reads = _reads(properties, metadata)
+    required.update(dict.fromkeys(d for d in depends_on if d in scope.enabled))
+    return ResourceDefinition(
+        name=name,
+        type=resource_type,
+        depends_on=depends_on,
+        deletion_policy=_deletion_policy(fields, version),
+        update_policy=MappingProxyType(copy_data(data.get("update_policy") or {})),
+        description=fields.typed("description", str, "string") or "",
+        external_id=fields.literal("external_id"),
+        condition=fields.condition(),
+        properties_node=properties,
+        metadata_node=metadata,
+        required=frozenset(required),
+        reads=reads,
+    )
+
+
+class _Fields:
+    """Reads one resource's fields, raising Heat's type errors with their path."""
+
+    def __init__(self, name: str, data: dict[str, Any], version: HotVersion) -> None:
+        self.name = name
+        self.data = data
+        self.version = version
+
+    def path(self, key: str) -> Path:
+        return ("resources", self.name, key)
+
+    def type_error(self, key: str, typename: str) -> StackValidationFailed:
+        return StackValidationFailed(
+            f"Resource {self.name} {key} type must be {typename}", self.path(key)
+        )
+
+    def typed(self, key: str, kind: type, typename: str) -> Any:
+        value = self.data.get(key)
+        if value is not None and not isinstance(value, kind):
+            raise self.type_error(key, typename)
+        return value
+
+    def is_function(self, value: Any) -> bool:
+        return isinstance(value, dict) and len(value) == 1 and next(iter(value)) in (
+            self.version.functions
+        )
+
+    def snippet(self, key: str, scope: ParseScope) -> Node:
+        """A mapping field (properties, metadata, update_policy), parsed."""
+        value = self.data.get(key)
+        if value is None:
+            return Static({})
+        node = compile_snippet(value, scope, self.path(key))
+        if node.as_mapping() is None and not isinstance(node, Function):
+            raise self.type_error(key, "object")
+        return node
+
+    def literal(self, key: str) -> str | None:
+        """A string field whose value must be known before any stack exists."""
+        value = self.data.get(key)
+        if self.is_function(value):
+            raise StackValidationFailed(
+                f"Functions in {key} are not supported yet; give a literal string",
+                self.path(key),
+            )
+        if value is not None and not isinstance(value, str):
+            raise self.type_error(key, "string")
+        return value
+
+    def condition(self) -> Any:
+        condition = self.data.get("condition")
+        if condition is not None:
+            check_condition_type(condition, self.name, self.path("condition"))
+        return condition
+
+
+def _depends_on(fields: _Fields, scope: ParseScope) -> tuple[str, ...]:
+    value = fields.data.get("depends_on")
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        raise fields.type_error("depends_on", "list or string")
+    if not all(isinstance(dep, str) for dep in value):
+        raise StackValidationFailed(
+            f"Resource {fields.name} depends_on must be a list of strings",
+            fields.path("depends_on"),
+        )
+    for dep in value:
+        if dep not in scope.resources:
+            raise InvalidTemplateReference(dep, fields.name, fields.path("depends_on"))
+    return tuple(dict.fromkeys(value))
+
+
+def _deletion_policy(fields: _Fields, version: HotVersion) -> str:
+    policy = fields.literal("deletion_policy")
+    if policy is None:
+        return "Delete"
+    if policy not in version.deletion_policies:
+        raise StackValidationFailed(
+            f'Invalid deletion policy "{policy}"', fields.path("deletion_policy")
+        )
+    return version.deletion_policies[policy]
+
+
+def _reads(*nodes: Node) -> tuple[dict[str, None], frozenset[tuple[str, str]]]:
+    """The resources and the (resource, attribute) pairs the trees read, in one walk."""
+    required: dict[str, None] = {}
+    reads: set[tuple[str, str]] = set()
+    for node in nodes:
+        for function in iter_functions(node):
+            required.update(dict.fromkeys(function.resources_needed()))
+            reads.update(function.attributes_read())
+    return required, frozenset(reads)
+
+
+def parse_outputs(
+    section: Any, version: HotVersion, scope: ParseScope, conditions: dict[str, Any]
+) -> dict[str, OutputDefinition]:
+    """Every output, in template order; a plainly-false condition leaves its value unparsed."""
+    if section is None:
+        return {}
+    if not isinstance(section, dict):
+        raise StackValidationFailed('The "outputs" section must be a map', ("outputs",))
+    return {
+        name: _output(name, data, version, scope, conditions) for name, data in section.items()
+    }
+
+
+def _output(
+    name: str, data: Any, version: HotVersion, scope: ParseScope, conditions: dict[str, Any]
+) -> OutputDefinition:
+    path = ("outputs", name)
+    if not isinstance(data, Mapping):
+        raise StackValidationFailed(
+            f"Output definitions must be a map. Found a {type(data).__name__} instead", path
+        )
+    for key in data:
+        if key not in version.output_keys:
+            raise StackValidationFailed(
+                f'"{key}" is not a valid keyword inside a output definition', path
+            )
+    if "value" not in data:
+        raise StackValidationFailed("Each output definition must contain a value key.", path)
+    description = data.get("description")
+    description = DEFAULT_OUTPUT_DESCRIPTION if description is None else str(description)
+    condition = data.get("condition")
+    enabled = known_value(condition, conditions, (*path, "condition")) is not False
+    if not enabled:
+        return OutputDefinition(name, description, condition, enabled=False)
+    value = compile_snippet(data["value"], scope, (*path, "value"))
+    required, reads = _reads(value)
+    return OutputDefinition(
+        name, description, condition, True, value, frozenset(required), reads
+    )

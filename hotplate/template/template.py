@@ -1,0 +1,67 @@
+"""``Template``: a parsed template, immutable, parsed once and resolved many times.
+
+The engine caches one per stored template and, for each resource, resolves
+that resource's definition against what its predecessors reported. Nothing
+here is recomputed per call: the dependency graph and the attributes other
+resources read were derived when the template was parsed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from hotplate.graph import Graph
+from hotplate.model.errors import CircularDependencyException
+from hotplate.template.definitions import OutputDefinition, ResourceDefinition
+from hotplate.template.document import copy_data
+from hotplate.template.parameters import ParameterSchema
+from hotplate.template.versions import HotVersion
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Template:
+    """A parsed HOT template. Build it with ``parse_template``.
+
+    ``resources`` and ``outputs`` keep template order. Resources that a
+    plainly-false condition leaves out are not in ``resources``.
+    """
+
+    version: str
+    """The canonical date of the version, even when given by name ("wallaby")."""
+    description: str
+    parameters: Mapping[str, ParameterSchema]
+    resources: Mapping[str, ResourceDefinition]
+    outputs: Mapping[str, OutputDefinition]
+    conditions: Mapping[str, Any]
+    parameter_groups: Any
+    hot_version: HotVersion = field(repr=False)
+    _source: dict[str, Any] = field(repr=False)
+    _graph: Graph[str] = field(repr=False)
+    _cycle: list[str] | None = field(repr=False)
+    _attributes: Mapping[str, frozenset[str]] = field(repr=False)
+
+    def dependencies(self) -> Graph[str]:
+        """The resource graph (a fresh copy the caller may change).
+
+        Raises:
+            CircularDependencyException: naming the cycle, e.g.
+                "Circular Dependency Found: a -> b -> a".
+        """
+        if self._cycle is not None:
+            raise CircularDependencyException(list(self._cycle))
+        return self._graph.copy()
+
+    def attributes_referenced(self) -> Mapping[str, frozenset[str]]:
+        """Per resource, the attribute names other definitions read with get_attr.
+
+        What a finished resource must resolve and pass on to its dependants;
+        ``ALL_ATTRIBUTES`` stands for ``get_attr: [name]``.
+        """
+        return self._attributes
+
+    def to_dict(self) -> dict[str, Any]:
+        """The template as given (normalized to JSON-safe data), for storage."""
+        result: dict[str, Any] = copy_data(self._source)
+        return result

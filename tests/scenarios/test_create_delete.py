@@ -1,0 +1,105 @@
+"""Create and delete whole stacks through EngineService, under a seeded scheduler."""
+
+from __future__ import annotations
+
+import pytest
+
+from .harness import Harness
+from .templates import app_stack, chain, res, tmpl
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_create_resolves_attributes_along_edges(tmp_path, seed) -> None:
+    h = Harness(tmp_path, seed=seed)
+    sid = h.create("app", app_stack("hello"))
+    h.run()
+    assert h.status(sid) == "CREATE_COMPLETE"
+    assert h.resource_states(sid) == {
+        "db": "CREATE_COMPLETE", "app": "CREATE_COMPLETE", "web": "CREATE_COMPLETE"}
+    web = h.outputs(sid)["web"]
+    db_ref = h.resources(sid)["db"]["physical_resource_id"]
+    assert web == f"app(hello)-{db_ref}"
+    assert h.stack(sid)["stack_status_reason"] == "Stack CREATE completed successfully"
+
+
+def test_events_record_every_state_change(tmp_path) -> None:
+    h = Harness(tmp_path)
+    sid = h.create("c", chain(3))
+    h.run()
+    counts = h.event_counts(sid)
+    for name in ("r0", "r1", "r2"):
+        assert counts[(name, "CREATE_IN_PROGRESS")] == 1
+        assert counts[(name, "CREATE_COMPLETE")] == 1
+    assert counts[("c", "CREATE_IN_PROGRESS")] == 1
+    assert counts[("c", "CREATE_COMPLETE")] == 1
+    reasons = {e["resource_status_reason"] for e in h.events(sid) if e["resource_name"] == "r0"}
+    assert reasons == {"state changed"}
+
+
+def test_chain_creates_in_dependency_order(tmp_path) -> None:
+    h = Harness(tmp_path, seed=7)
+    sid = h.create("c", chain(5))
+    h.run()
+    order = [e["resource_name"] for e in h.events(sid)
+             if e["resource_status"] == "COMPLETE" and e["resource_name"].startswith("r")]
+    assert order == ["r0", "r1", "r2", "r3", "r4"]
+
+
+def test_delete_removes_every_resource_in_reverse_order(tmp_path) -> None:
+    h = Harness(tmp_path, seed=3)
+    sid = h.create("c", chain(4))
+    h.run()
+    h.delete(sid)
+    h.run()
+    assert h.status(sid) == "DELETE_COMPLETE"
+    deleted = [e["resource_name"] for e in h.events(sid)
+               if (e["resource_action"], e["resource_status"]) == ("DELETE", "COMPLETE")
+               and e["resource_name"].startswith("r")]
+    assert deleted == ["r3", "r2", "r1", "r0"]
+    assert h.rows(sid) == []
+
+
+def test_empty_stack_completes_at_once(tmp_path) -> None:
+    h = Harness(tmp_path)
+    sid = h.create("empty", tmpl({}))
+    h.run()
+    assert h.status(sid) == "CREATE_COMPLETE"
+
+
+def test_failed_create_without_rollback_names_the_resource(tmp_path) -> None:
+    h = Harness(tmp_path)
+    sid = h.create("f", tmpl({"ok": res(), "bad": res(fail=True)}))
+    h.run()
+    view = h.stack(sid)
+    assert f"{view['stack_action']}_{view['stack_status']}" == "CREATE_FAILED"
+    assert view["stack_status_reason"].startswith("Resource CREATE failed: ")
+    assert "resources.bad" in view["stack_status_reason"]
+    assert h.resource_states(sid)["bad"] == "CREATE_FAILED"
+
+
+def test_failed_create_rolls_back_to_nothing(tmp_path) -> None:
+    h = Harness(tmp_path, seed=2)
+    sid = h.create("f", tmpl({"ok": res(),
+                              "bad": res(fail=True, depends_on="ok")}),
+                   disable_rollback=False)
+    h.run()
+    assert h.status(sid) == "ROLLBACK_COMPLETE"
+    assert h.rows(sid) == []
+    counts = h.event_counts(sid)
+    assert counts[("f", "CREATE_FAILED")] == 1
+    assert counts[("f", "ROLLBACK_IN_PROGRESS")] == 1
+    assert counts[("ok", "DELETE_COMPLETE")] == 1
+
+
+def test_parameters_and_pseudo_parameters(tmp_path) -> None:
+    h = Harness(tmp_path)
+    body = tmpl(
+        {"r": {"type": "OS::Heat::TestResource", "properties": {"value": {"str_replace": {
+            "template": "N on S", "params": {"N": {"get_param": "n"},
+                                             "S": {"get_param": "OS::stack_name"}}}}}}},
+        outputs={"o": {"value": {"get_attr": ["r", "output"]}}},
+        parameters={"n": {"type": "number", "default": 3}},
+    )
+    sid = h.create("pstack", body, {"n": "7"})
+    h.run()
+    assert h.outputs(sid) == {"o": "7 on pstack"}

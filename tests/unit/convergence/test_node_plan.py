@@ -1,0 +1,65 @@
+from datetime import timedelta
+
+import pytest
+
+from hotplate.convergence.node_plan import (
+    NodeContext,
+    Plan,
+    has_timed_out,
+    plan_node,
+    time_remaining,
+)
+from hotplate.model.ids import TemplateId, TraversalId
+from hotplate.model.states import Action, Status
+
+from .factories import T0, row, stack
+
+NOW = T0 + timedelta(seconds=30)
+
+
+def ctx(r, *, is_update=True, traversal="t2", st=None, rtype="OS::Heat::None", now=NOW):
+    return NodeContext(row=r, stack=st or stack(), traversal_id=TraversalId(traversal),
+                       is_update=is_update, template_id=TemplateId(2), resource_type=rtype,
+                       now=now)
+
+
+@pytest.mark.parametrize(
+    ("r", "is_update", "expected"),
+    [
+        (row(1, action=Action.INIT), True, Plan.CREATE),
+        (row(1), True, Plan.UPDATE),
+        (row(1, current_template_id=TemplateId(2)), True, Plan.PROPAGATE),
+        (row(1, status=Status.FAILED), True, Plan.REPLACE),
+        (row(1, current_template_id=TemplateId(2), status=Status.FAILED), True, Plan.REPLACE),
+        (row(1, action=Action.DELETE, status=Status.COMPLETE), True, Plan.REPLACE),
+        (row(1, replaced_by=5), True, Plan.SKIP),
+        (row(1, replaced_by=5, current_template_id=TemplateId(2)), True, Plan.PROPAGATE),
+        (row(1), False, Plan.DELETE),
+        (row(1, action=Action.INIT), False, Plan.PURGE),
+        (row(1, current_template_id=TemplateId(2)), False, Plan.PROPAGATE),
+        (row(1, action=Action.DELETE, status=Status.COMPLETE), False, Plan.PROPAGATE),
+    ],
+)
+def test_plan_table(r, is_update, expected) -> None:
+    assert plan_node(ctx(r, is_update=is_update)) is expected
+
+
+def test_type_change_replaces() -> None:
+    assert plan_node(ctx(row(1), rtype="OS::Heat::TestResource")) is Plan.REPLACE
+
+
+def test_stale_traversal_retriggers_before_anything_else() -> None:
+    assert plan_node(ctx(row(1, action=Action.INIT), traversal="t1")) is Plan.RETRIGGER
+
+
+def test_timeout_counts_from_last_update() -> None:
+    st = stack(timeout_mins=1, updated_at=T0)
+    assert not has_timed_out(st, T0 + timedelta(seconds=59))
+    assert has_timed_out(st, T0 + timedelta(seconds=60))
+    assert time_remaining(st, T0 + timedelta(seconds=20)) == 40
+    assert plan_node(ctx(row(1), st=st, now=T0 + timedelta(minutes=2))) is Plan.TIME_OUT
+
+
+def test_no_timeout_without_timeout_mins() -> None:
+    assert time_remaining(stack(), NOW) is None
+    assert not has_timed_out(stack(), NOW + timedelta(days=9))

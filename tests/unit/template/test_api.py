@@ -1,0 +1,33 @@
+import hotplate.graph
+import hotplate.template
+
+
+def test_template_exports() -> None:
+    assert sorted(hotplate.template.__all__) == [
+        "ALL_ATTRIBUTES",
+        "HotVersion",
+        "InvalidSchemaError",
+        "InvalidTemplateReference",
+        "OutputDefinition",
+        "PSEUDO_PARAMETERS",
+        "ParameterSchema",
+        "ResolveContext",
+        "ResourceDefinition",
+        "Template",
+        "VERSIONS",
+        "parse_template",
+        "resolve_parameters",
+    ]
+    for name in hotplate.template.__all__:
+        assert hasattr(hotplate.template, name)
+
+
+def test_graph_exports() -> None:
+    assert sorted(hotplate.graph.__all__) == ["CycleError", "Graph"]
+
+
+def test_errors_are_validation_failures() -> None:
+    from hotplate.model.errors import StackValidationFailed
+
+    assert issubclass(hotplate.template.InvalidTemplateReference, StackValidationFailed)
+    assert issubclass(hotplate.template.InvalidSchemaError, StackValidationFailed)
