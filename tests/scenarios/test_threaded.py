@@ -50,7 +50,7 @@ def test_create_update_delete_with_threads(tmp_path) -> None:
 def test_delete_cancels_running_workers(tmp_path) -> None:
     engine, transport = embedded(f"sqlite:///{tmp_path}/t.sqlite", workers=4)
     try:
-        body = tmpl({"slow": res(wait_secs=60), "quick": res()})
+        body = tmpl({"slow": res(action_wait_secs={"create": 60}), "quick": res()})
         sid = engine.service.create_stack(CTXT, "c", body, {}, {}, {})["stack_id"]
         wait_for(lambda: any(r.engine_id for r in engine.store.list_resources(sid)))
         started = time.monotonic()
