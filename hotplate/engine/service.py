@@ -83,8 +83,8 @@ class EngineService:
         deps = self._deps
         args = dict(args or {})
         env = _environment(params)
-        validate_stack_request(deps, template, env, files or {}, stack_name=stack_name)
-        tid = deps.store.create_raw_template(template, files or {}, env)
+        parsed = validate_stack_request(deps, template, env, files or {}, stack_name=stack_name)
+        tid = deps.store.create_raw_template(parsed.to_dict(), files or {}, env)
         stack = StackRecord(
             id=StackId(deps.ids.new_uuid()), name=stack_name, project_id=_project(ctxt),
             raw_template_id=tid, action=Action.INIT, status=Status.COMPLETE,
@@ -117,8 +117,8 @@ class EngineService:
             raise NotSupported("Updating a stack when it is suspended is not supported.")
         args = dict(args or {})
         env = _environment(params)
-        validate_stack_request(deps, template, env, files or {}, stack_name=stack.name)
-        tid = deps.store.create_raw_template(template, files or {}, env)
+        parsed = validate_stack_request(deps, template, env, files or {}, stack_name=stack.name)
+        tid = deps.store.create_raw_template(parsed.to_dict(), files or {}, env)
         settings: dict[str, Any] = {}
         if args.get("timeout_mins") is not None:
             settings["timeout_mins"] = _timeout(args)
