@@ -51,7 +51,7 @@ def wait_settled(engine: Any, stack_id: str, timeout: float) -> str:
         stack = engine.store.get_stack(stack_id, include_deleted=True)
         if stack.status != "IN_PROGRESS":
             return f"{stack.action}_{stack.status}"
-        time.sleep(0.005)
+        time.sleep(0.02)
     return "TIMEOUT"
 
 

@@ -21,6 +21,7 @@ from hotplate.model.records import (
     ResourceRecord,
     ServiceRecord,
     StackRecord,
+    SyncReport,
     SyncResult,
 )
 
@@ -239,6 +240,25 @@ class Store(Protocol):
         The sender's input is its own row (insert only); readiness is one atomic
         decrement of the point's ``remaining`` count. A repeated sender changes
         nothing (DUPLICATE); a missing point answers MISSING.
+        """
+        ...
+
+    def sync_many(self, reports: Sequence[SyncReport]) -> list[SyncResult]:
+        """Several ``sync`` reports in one transaction."""
+        ...
+
+    def release_and_sync(
+        self,
+        resource_id: ResourceId,
+        engine_id: EngineId,
+        values: Mapping[str, Any],
+        event: NewEvent | None,
+        reports: Sequence[SyncReport],
+    ) -> tuple[ResourceRecord | None, list[SyncResult]]:
+        """Release our lock writing ``values`` and make ``reports``, in one transaction.
+
+        ``values`` may carry ``resource_data``: {key: (value, redact)} written
+        with the row. (None, []) if we no longer held the lock.
         """
         ...
 

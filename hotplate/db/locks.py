@@ -10,7 +10,7 @@ reads our own uncommitted write under the row lock we still hold.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from enum import Enum
 from typing import Any
@@ -141,6 +141,7 @@ class ResourceLockStore(StoreBase):
         engine_id: EngineId | _Keep | None,
         *,
         want_row: bool = True,
+        after: Callable[[Connection], Any] | None = None,
     ) -> dict[str, Any] | None:
         """UPDATE ... WHERE id AND condition, bump atomic_key, then attrs and event.
 
@@ -150,7 +151,9 @@ class ResourceLockStore(StoreBase):
         when not ``want_row``), or None when no row matched. Statements: the
         UPDATE (RETURNING where possible; else a SELECT after it), the
         attribute row when ``attr_data`` is given (an UPDATE of the existing
-        row, or an INSERT plus linking it), the event.
+        row, or an INSERT plus linking it), one upsert per ``resource_data``
+        key, the event, then whatever ``after`` runs (its result is stored
+        under the ``"after"`` key of the returned row).
         """
         now = self._now()
         params = resource_values(values)
@@ -177,7 +180,15 @@ class ResourceLockStore(StoreBase):
             if has_attrs:
                 row["attr_data"] = values["attr_data"]
                 _store_attr_data(conn, resource_id, row["attr_data_id"], row["attr_data"], now)
+            for key, (value, redact) in (values.get("resource_data") or {}).items():
+                conn.execute(*self._upsert_resource_data(
+                    {"resource_id": resource_id, "key": key, "value": value,
+                     "redact": redact, "created_at": now},
+                    {"value": value, "redact": redact, "updated_at": now},
+                ))
             insert_event(conn, event, now)
+            if after is not None:
+                row["after"] = after(conn)
             return row
 
         return self._tx.write(run)

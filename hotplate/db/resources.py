@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Insert, delete, insert, select
+from sqlalchemy import Connection, Insert, bindparam, delete, insert, select
 from sqlalchemy.dialects import mysql, postgresql, sqlite
 
 from hotplate.db import queries as q
@@ -152,8 +152,8 @@ class ResourceStore(StoreBase):
             "created_at": now,
         }
         changes = {"value": value, "redact": redact, "updated_at": now}
-        statement = self._upsert_resource_data(row, changes)
-        self._tx.write(lambda conn: conn.execute(statement))
+        statement, params = self._upsert_resource_data(row, changes)
+        self._tx.write(lambda conn: conn.execute(statement, params))
 
     def get_resource_data(self, resource_id: ResourceId) -> dict[str, str]:
         rd = s.resource_data
@@ -166,16 +166,9 @@ class ResourceStore(StoreBase):
         statement = delete(rd).where(rd.c.resource_id == resource_id, rd.c.key == key)
         return self._tx.write(lambda conn: conn.execute(statement).rowcount > 0)
 
-    def _upsert_resource_data(self, row: dict[str, Any], changes: dict[str, Any]) -> Insert:
-        rd = s.resource_data
-        if self._dialect in ("mysql", "mariadb"):
-            return mysql.insert(rd).values(row).on_duplicate_key_update(changes)
-        dialect_insert = postgresql.insert if self._dialect == "postgresql" else sqlite.insert
-        return (
-            dialect_insert(rd)
-            .values(row)
-            .on_conflict_do_update(index_elements=[rd.c.resource_id, rd.c.key], set_=changes)
-        )
+    def _upsert_resource_data(self, row: dict[str, Any], changes: dict[str, Any]) -> Any:
+        """The upsert and its parameters; the statement is built once per dialect."""
+        return _UPSERT_DATA[self._dialect], {**row, **{f"u_{k}": v for k, v in changes.items()}}
 
 
 def _delete_rows(conn: Connection, ids: Sequence[int], attr_ids: Sequence[int]) -> int:
@@ -188,3 +181,18 @@ def _delete_rows(conn: Connection, ids: Sequence[int], attr_ids: Sequence[int]) 
     for chunk in _chunks(attr_ids):
         conn.execute(delete(rpd).where(rpd.c.id.in_(chunk)))
     return deleted
+
+
+def _build_upsert(dialect: str) -> Insert:
+    """INSERT a data row, or overwrite value/redact/updated_at of the existing key."""
+    rd = s.resource_data
+    changes = {name: bindparam(f"u_{name}") for name in ("value", "redact", "updated_at")}
+    if dialect in ("mysql", "mariadb"):
+        return mysql.insert(rd).on_duplicate_key_update(changes)
+    dialect_insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    return dialect_insert(rd).on_conflict_do_update(
+        index_elements=[rd.c.resource_id, rd.c.key], set_=changes
+    )
+
+
+_UPSERT_DATA = {d: _build_upsert(d) for d in ("sqlite", "postgresql", "mysql", "mariadb")}

@@ -97,10 +97,10 @@ def stack_values(values: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def resource_values(values: Mapping[str, Any]) -> dict[str, Any]:
-    """Map ResourceRecord field names to columns (``attr_data`` excluded)."""
+    """Map ResourceRecord field names to columns (``attr_data``, ``resource_data`` excluded)."""
     out: dict[str, Any] = {}
     for key, value in values.items():
-        if key == "attr_data":
+        if key in ("attr_data", "resource_data"):
             continue
         column = RESOURCE_FIELDS.get(key)
         if column is None:

@@ -22,7 +22,8 @@ swaps, each a single conditional statement whose row lock settles races::
     make_replacement             INSERT new row; UPDATE old SET replaced_by    None, and the
                                    WHERE id = <old> AND engine_id <expected>   insert rolled
                                    [AND atomic_key = <expected>]               back
-    sync                         UPDATE sync_point SET remaining =             MISSING /
+    sync, sync_many,             UPDATE sync_point SET remaining =             MISSING /
+    release_and_sync
                                    remaining - 1 WHERE <point key>;            DUPLICATE /
                                    INSERT input row unless the sender has one  WAITING
                                    (only the report that reaches 0 is READY)
@@ -40,14 +41,20 @@ attr_data +1 (+2 the first time a resource stores attributes); sync 2 / 3,
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from sqlalchemy import Engine
 
 from hotplate.db.events import EventStore
 from hotplate.db.locks import ResourceLockStore
 from hotplate.db.resources import ResourceStore
+from hotplate.db.rows import to_resource
 from hotplate.db.services import ServiceStore
 from hotplate.db.stacks import StackStore
 from hotplate.db.sync import SyncStore
+from hotplate.model.ids import EngineId, ResourceId
+from hotplate.model.records import NewEvent, ResourceRecord, SyncReport, SyncResult
 from hotplate.ports import Clock
 
 
@@ -61,3 +68,27 @@ class SqlStore(StackStore, ResourceStore, ResourceLockStore, SyncStore, EventSto
 
     def __init__(self, engine: Engine, clock: Clock) -> None:
         super().__init__(engine, clock)
+
+    def release_and_sync(
+        self,
+        resource_id: ResourceId,
+        engine_id: EngineId,
+        values: Mapping[str, Any],
+        event: NewEvent | None,
+        reports: Sequence[SyncReport],
+    ) -> tuple[ResourceRecord | None, list[SyncResult]]:
+        """Settle a resource and report to its dependants in one transaction.
+
+        Either both happen or neither: a crash can never leave a finished
+        resource whose dependants were not told. Reports are made only when we
+        still held the lock.
+        """
+        now = self._now()
+        row = self._write_resource(
+            resource_id, {"b_engine_id": engine_id}, values, event, None,
+            after=lambda conn: [self.sync_in(conn, r, now) for r in reports],
+        )
+        if row is None:
+            return None, []
+        results = row.pop("after")
+        return to_resource(row), results

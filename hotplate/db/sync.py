@@ -9,13 +9,16 @@ report. Each report is one transaction:
 2. ``INSERT`` the sender's own ``sync_point_input`` row, ignoring a key
    conflict (ON CONFLICT DO NOTHING / INSERT IGNORE, so a PostgreSQL
    transaction stays usable). Nothing inserted: this sender already reported,
-   roll back the decrement, answer DUPLICATE.
+   give the decrement back, answer DUPLICATE.
 3. ``remaining`` reached zero: SELECT every input and answer READY;
    otherwise WAITING.
 
 The decrement serialises the reports to one point on its row lock, so exactly
 one report sees zero, with no read-merge-write loop and no retry however wide
-the fan-in. The decrement comes before the insert on purpose: the insert's
+the fan-in. ``sync_in`` runs a report inside a caller's transaction, so a
+finishing resource releases its lock and reports onward atomically.
+
+The decrement comes before the insert on purpose: the insert's
 foreign key check takes a shared lock on the point row on InnoDB, and two
 reporters each holding that shared lock and then both asking for the
 exclusive one would deadlock. Taking the exclusive lock first keeps one lock
@@ -27,7 +30,7 @@ A report from more distinct senders than the point was created for takes
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sqlalchemy import Connection, Insert, bindparam, delete, insert, select, update
@@ -35,10 +38,9 @@ from sqlalchemy.dialects import mysql, postgresql, sqlite
 
 from hotplate.db import schema as s
 from hotplate.db.base import StoreBase
-from hotplate.db.tx import Rollback
 from hotplate.db.types import UtcDateTime
 from hotplate.model.ids import StackId, TraversalId
-from hotplate.model.records import NewSyncPoint, SyncOutcome, SyncResult
+from hotplate.model.records import NewSyncPoint, SyncOutcome, SyncReport, SyncResult
 
 _sp = s.sync_point
 _spi = s.sync_point_input
@@ -57,6 +59,7 @@ _DECREMENT = (
     .values(remaining=_sp.c.remaining - 1, updated_at=bindparam("b_now", type_=UtcDateTime()))
 )
 _DECREMENT_RETURNING = _DECREMENT.returning(_sp.c.remaining)
+_INCREMENT = update(_sp).where(*_point).values(remaining=_sp.c.remaining + 1)
 _REMAINING = select(_sp.c.remaining).where(*_point)
 _INPUTS = select(_spi.c.sender, _spi.c.data).where(*_inputs_of_point)
 
@@ -110,30 +113,47 @@ class SyncStore(StoreBase):
         data: Any,
     ) -> SyncResult:
         """Record one predecessor's report; exactly one reporter ever gets READY."""
+        report = SyncReport(traversal_id, entity_id, is_update, sender, data)
         now = self._now()
-        key = {"b_entity_id": entity_id, "b_traversal_id": traversal_id, "b_is_update": is_update}
-        report = {
-            "entity_id": entity_id,
-            "traversal_id": traversal_id,
-            "is_update": is_update,
-            "sender": sender,
-            "data": data,
+        return self._tx.write(lambda conn: self.sync_in(conn, report, now))
+
+    def sync_many(self, reports: Sequence[SyncReport]) -> list[SyncResult]:
+        """Several reports in one transaction, each with the outcome ``sync`` would give."""
+        if not reports:
+            return []
+        now = self._now()
+        return self._tx.write(lambda conn: [self.sync_in(conn, r, now) for r in reports])
+
+    def sync_in(self, conn: Connection, report: SyncReport, now: Any) -> SyncResult:
+        """One report inside the caller's transaction."""
+        key = {
+            "b_entity_id": report.entity_id,
+            "b_traversal_id": report.traversal_id,
+            "b_is_update": report.is_update,
+        }
+        remaining = self._decrement(conn, key | {"b_now": now})
+        if remaining is None:
+            return SyncResult(SyncOutcome.MISSING)
+        row = {
+            "entity_id": report.entity_id,
+            "traversal_id": report.traversal_id,
+            "is_update": report.is_update,
+            "sender": report.sender,
+            "data": report.data,
             "created_at": now,
         }
-        insert_input = _INSERT_INPUT["mysql" if self._dialect == "mariadb" else self._dialect]
+        if conn.execute(self._insert_input, row).rowcount != 1:
+            # This sender already reported: give the decrement back (rare: re-deliveries).
+            conn.execute(_INCREMENT, key)
+            return SyncResult(SyncOutcome.DUPLICATE)
+        if remaining != 0:
+            return SyncResult(SyncOutcome.WAITING)
+        received = {r.sender: r.data for r in conn.execute(_INPUTS, key)}
+        return SyncResult(SyncOutcome.READY, received)
 
-        def run(conn: Connection) -> SyncResult:
-            remaining = self._decrement(conn, key | {"b_now": now})
-            if remaining is None:
-                return SyncResult(SyncOutcome.MISSING)
-            if conn.execute(insert_input, report).rowcount != 1:
-                raise Rollback(SyncResult(SyncOutcome.DUPLICATE))
-            if remaining != 0:
-                return SyncResult(SyncOutcome.WAITING)
-            received = {row.sender: row.data for row in conn.execute(_INPUTS, key)}
-            return SyncResult(SyncOutcome.READY, received)
-
-        return self._tx.write(run)
+    @property
+    def _insert_input(self) -> Insert:
+        return _INSERT_INPUT["mysql" if self._dialect == "mariadb" else self._dialect]
 
     def sync_state(self, traversal_id: TraversalId, entity_id: str, is_update: bool) -> SyncResult:
         """Whether a node's point has heard from all its predecessors, without reporting.

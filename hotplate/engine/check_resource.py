@@ -22,7 +22,13 @@ from hotplate.engine.deps import EngineDeps
 from hotplate.engine.resource_ops import LockLost, NodeWork, ResourceOps
 from hotplate.model.ids import NO_TRAVERSAL, ResourceId, TraversalId
 from hotplate.model.nodes import NodeKey
-from hotplate.model.records import ResourceRecord, StackRecord, SyncOutcome
+from hotplate.model.records import (
+    ResourceRecord,
+    StackRecord,
+    SyncOutcome,
+    SyncReport,
+    SyncResult,
+)
 from hotplate.model.states import Action
 
 LOG = logging.getLogger(__name__)
@@ -76,17 +82,22 @@ class CheckResource:
 
     def _execute(self, plan: Plan, work: NodeWork, cancelled: Any) -> None:
         ops = self._ops
+
+        def reporter(row: ResourceRecord, node_data: Mapping[str, Any] | None
+                     ) -> list[SyncReport]:
+            return self._reports(row, work, node_data)
+
         try:
             if plan is Plan.PROPAGATE:
                 result = ops.no_op(work)
             elif plan is Plan.CREATE:
-                result = ops.create(work, cancelled)
+                result = ops.create(work, cancelled, reporter)
             elif plan is Plan.UPDATE:
-                result = ops.update(work, cancelled)
+                result = ops.update(work, cancelled, reporter)
             elif plan is Plan.REPLACE:
                 result = ops.replace(work)
             elif plan is Plan.DELETE:
-                result = ops.delete(work, cancelled)
+                result = ops.delete(work, cancelled, reporter)
             else:
                 result = ops.purge(work)
         except LockLost:
@@ -102,41 +113,44 @@ class CheckResource:
             return
         if result.row is None:
             return
-        self._propagate(result.row, work, result.node_data)
+        reports = self._reports(result.row, work, result.node_data)
+        results = result.synced
+        if results is None:
+            results = self._deps.store.sync_many(reports)
+        self._after_sync(work, result.row.id, reports, results)
 
     # -- reporting onward ------------------------------------------------------------
-    def _propagate(
-        self, row: ResourceRecord, work: NodeWork, node_data: Mapping[str, Any] | None
-    ) -> None:
-        deps = self._deps
-        graph = deps.caches.graph(work.stack.id, work.traversal_id).graph
+    def _reports(self, row: ResourceRecord, work: NodeWork,
+                 node_data: Mapping[str, Any] | None) -> list[SyncReport]:
+        """Reports to the dependants' sync points, and to the stack's if we are a root."""
+        graph = self._deps.caches.graph(work.stack.id, work.traversal_id).graph
         key = graph_key_for(row, work.is_update, graph)
-        for report in reports_for(graph, key, row, node_data):
-            result = deps.store.sync(
-                work.traversal_id,
-                str(report.target.resource_id),
-                report.target.is_update,
-                report.sender.encode(),
-                report.data,
-            )
-            if result.outcome is SyncOutcome.READY:
-                deps.cast_check_resource(
-                    report.target.resource_id, work.traversal_id, result.inputs,
-                    report.target.is_update,
-                )
-            elif result.outcome is SyncOutcome.MISSING:
-                self._on_sync_missing(work, row.id)
-                return
+        reports = [
+            SyncReport(work.traversal_id, str(r.target.resource_id), r.target.is_update,
+                       r.sender.encode(), r.data)
+            for r in reports_for(graph, key, row, node_data)
+        ]
         if is_root(graph, key):
-            result = deps.store.sync(
-                work.traversal_id, str(work.stack.id), True, key.encode(), None
-            )
-            if result.outcome is SyncOutcome.READY:
+            reports.append(SyncReport(work.traversal_id, str(work.stack.id), True,
+                                      key.encode(), None))
+        return reports
+
+    def _after_sync(self, work: NodeWork, resource_id: ResourceId,
+                    reports: list[SyncReport], results: list[SyncResult]) -> None:
+        deps = self._deps
+        for report, result in zip(reports, results, strict=True):
+            if result.outcome is SyncOutcome.MISSING:
+                self._on_sync_missing(work, resource_id)
+                return
+            if result.outcome is not SyncOutcome.READY:
+                continue
+            if report.entity_id == str(work.stack.id):
                 stack = deps.store.get_stack(work.stack.id)
                 if stack is not None:
                     trav.mark_complete(deps, stack, work.traversal_id)
-            elif result.outcome is SyncOutcome.MISSING:
-                self._on_sync_missing(work, row.id)
+            else:
+                deps.cast_check_resource(ResourceId(int(report.entity_id)), work.traversal_id,
+                                         result.inputs, report.is_update)
 
     def _on_sync_missing(self, work: NodeWork, resource_id: ResourceId) -> None:
         """Our traversal's sync points are gone: hand over if a newer traversal runs."""

@@ -32,6 +32,7 @@ class EngineResourceContext:
         self._store = store
         self._resource_id = resource_id
         self._data: dict[str, str] | None = None
+        self._pending: dict[str, tuple[str, bool]] = {}
         self.clock = clock
         self.uuid = uuid
         self.resource_name = resource_name
@@ -45,14 +46,31 @@ class EngineResourceContext:
     def data(self) -> Mapping[str, str]:
         if self._data is None:
             self._data = self._store.get_resource_data(self._resource_id)
-        return dict(self._data)
+        merged = dict(self._data)
+        merged.update({key: value for key, (value, _) in self._pending.items()})
+        return merged
 
     def data_set(self, key: str, value: str, *, redact: bool = False) -> None:
-        self._store.set_resource_data(self._resource_id, key, value, redact=redact)
-        if self._data is not None:
-            self._data[key] = value
+        """Buffered: written with the resource's next state change, in its transaction.
+
+        The engine flushes the buffer before it waits on a slow action, so
+        what a plugin recorded is durable before anything can go wrong.
+        """
+        self._pending[key] = (value, redact)
 
     def data_delete(self, key: str) -> None:
+        self.flush()
         self._store.delete_resource_data(self._resource_id, key)
         if self._data is not None:
             self._data.pop(key, None)
+
+    def take_pending(self) -> dict[str, tuple[str, bool]]:
+        """The buffered writes, handed to the caller who writes them."""
+        pending, self._pending = self._pending, {}
+        if self._data is not None:
+            self._data.update({key: value for key, (value, _) in pending.items()})
+        return pending
+
+    def flush(self) -> None:
+        for key, (value, redact) in self.take_pending().items():
+            self._store.set_resource_data(self._resource_id, key, value, redact=redact)

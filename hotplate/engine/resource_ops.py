@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +24,14 @@ from hotplate.engine.runner import ActionTimeout
 from hotplate.model.errors import CancelOperation, StackValidationFailed, UpdateReplace
 from hotplate.model.ids import ResourceId, TemplateId, TraversalId
 from hotplate.model.nodes import NodeData
-from hotplate.model.records import NewEvent, NewResource, ResourceRecord, StackRecord
+from hotplate.model.records import (
+    NewEvent,
+    NewResource,
+    ResourceRecord,
+    StackRecord,
+    SyncReport,
+    SyncResult,
+)
 from hotplate.model.states import Action, Status
 from hotplate.resources.base import Resource
 
@@ -48,15 +55,24 @@ class NodeWork:
         return self.stack.raw_template_id
 
 
+Reporter = Callable[[ResourceRecord, Mapping[str, Any] | None], list[SyncReport]]
+"""Given the finished row and its node data, the reports to make onward."""
+
+
 @dataclass(frozen=True, slots=True)
 class OpResult:
-    """What an operation left behind; ``row`` None means: stop here, report nothing."""
+    """What an operation left behind; ``row`` None means: stop here, report nothing.
+
+    ``synced`` holds the outcomes when the reports were already made in the
+    operation's final transaction; otherwise the caller makes them.
+    """
 
     row: ResourceRecord | None = None
     node_data: Mapping[str, Any] | None = None
     failure: str | None = None
     cancelled: bool = False
     replaced_by: ResourceId | None = None
+    synced: list[SyncResult] | None = None
 
 
 def failure_text(exc: BaseException, name: str) -> str:
@@ -130,34 +146,54 @@ class ResourceOps:
         return acquired
 
     def _release(self, row: ResourceRecord, action: Action, status: Status, reason: str,
-                 values: Mapping[str, Any] | None = None) -> ResourceRecord | None:
+                 values: Mapping[str, Any] | None = None, *,
+                 ctx: EngineResourceContext | None = None,
+                 reports: list[SyncReport] | None = None,
+                 ) -> tuple[ResourceRecord | None, list[SyncResult]]:
+        """Settle the row and drop the lock; buffered plugin data and reports go with it."""
         values = dict(values or {})
+        if ctx is not None:
+            pending = ctx.take_pending()
+            if pending:
+                values["resource_data"] = pending
         physical = values.get("physical_resource_id", row.physical_resource_id)
         event = self.event(row, action, status, reason, physical)
-        return self._deps.store.update_resource_locked(
+        return self._deps.store.release_and_sync(
             row.id, self._deps.engine_id,
             {"action": action, "status": status, "status_reason": reason, **values},
-            event, release=True,
+            event, reports or [],
         )
 
     def _run(self, work: NodeWork, row: ResourceRecord, action: Action, handle: Any,
-             check: Any, cancelled: threading.Event) -> OpResult | None:
+             check: Any, cancelled: threading.Event, instance: Resource,
+             ctx: EngineResourceContext) -> OpResult | None:
         """Run a plugin action; on failure settle the row FAILED and say why."""
+
+        def persist_progress() -> None:
+            ctx.flush()
+            if instance.resource_id != row.physical_resource_id:
+                self._deps.store.update_resource_locked(
+                    row.id, self._deps.engine_id, {"physical_resource_id": instance.resource_id})
+
+        def failed(reason: str) -> None:
+            self._release(row, action, Status.FAILED, reason,
+                          {"physical_resource_id": instance.resource_id}, ctx=ctx)
+
         try:
             self._deps.runner.run(handle, check, deadline=stack_deadline(work.stack),
-                                  cancelled=cancelled)
+                                  cancelled=cancelled, before_wait=persist_progress)
         except CancelOperation as exc:
-            self._release(row, action, Status.FAILED, outcome.aborted(action, str(exc)))
+            failed(outcome.aborted(action, str(exc)))
             return OpResult(failure=outcome.aborted(action), cancelled=True)
         except ActionTimeout:
-            self._release(row, action, Status.FAILED, outcome.aborted(action, "Timed out"))
+            failed(outcome.aborted(action, "Timed out"))
             return OpResult(failure=outcome.TIMED_OUT)
         except UpdateReplace:
             raise
         except Exception as exc:
             LOG.info("resource %s %s failed", row.name, action, exc_info=True)
             reason = failure_text(exc, row.name)
-            self._release(row, action, Status.FAILED, reason)
+            failed(reason)
             return OpResult(failure=outcome.resource_failed_reason(action, reason))
         return None
 
@@ -189,7 +225,8 @@ class ResourceOps:
         return OpResult(row=row, node_data=self._node_data(instance, row, work, row.action,
                                                            row.status))
 
-    def create(self, work: NodeWork, cancelled: threading.Event) -> OpResult:
+    def create(self, work: NodeWork, cancelled: threading.Event,
+               reporter: Reporter) -> OpResult:
         row = work.row
         values = {"current_template_id": work.template_id,
                   "requires": required_ids(work.input_data)}
@@ -199,25 +236,28 @@ class ResourceOps:
         except Exception as exc:
             return self._fail_before_running(work, row, Action.CREATE, values, exc)
         locked = self._acquire(row, {**values, "properties_data": props}, Action.CREATE)
-        instance = cls(row.name, props, self._context(locked, work.stack))
+        ctx = self._context(locked, work.stack)
+        instance = cls(row.name, props, ctx)
         failed = self._run(work, locked, Action.CREATE, instance.handle_create,
-                           instance.check_create_complete, cancelled)
+                           instance.check_create_complete, cancelled, instance, ctx)
         if failed is not None:
             return failed
-        return self._complete(work, locked, instance, Action.CREATE, props)
+        return self._complete(work, locked, instance, ctx, Action.CREATE, props, reporter)
 
     def _complete(self, work: NodeWork, locked: ResourceRecord, instance: Resource,
-                  action: Action, props: Mapping[str, Any],
-                  extra: Mapping[str, Any] | None = None) -> OpResult:
+                  ctx: EngineResourceContext, action: Action, props: Mapping[str, Any],
+                  reporter: Reporter, extra: Mapping[str, Any] | None = None) -> OpResult:
         node_data = self._node_data(instance, locked, work, action, Status.COMPLETE)
         values: dict[str, Any] = {"physical_resource_id": instance.resource_id,
                                   "properties_data": dict(props), **(extra or {})}
         if node_data["attrs"]:
             values["attr_data"] = node_data["attrs"]
-        done = self._release(locked, action, Status.COMPLETE, outcome.STATE_CHANGED, values)
-        return OpResult(row=done, node_data=node_data)
+        done, synced = self._release(locked, action, Status.COMPLETE, outcome.STATE_CHANGED,
+                                     values, ctx=ctx, reports=reporter(locked, node_data))
+        return OpResult(row=done, node_data=node_data, synced=synced)
 
-    def update(self, work: NodeWork, cancelled: threading.Event) -> OpResult:
+    def update(self, work: NodeWork, cancelled: threading.Event,
+               reporter: Reporter) -> OpResult:
         row = work.row
         new_requires = required_ids(work.input_data)
         try:
@@ -258,12 +298,13 @@ class ResourceOps:
             failed = self._run(
                 work, locked, Action.UPDATE,
                 lambda: instance.handle_update(new_props, decision.prop_diff),
-                instance.check_update_complete, cancelled,
+                instance.check_update_complete, cancelled, instance, context,
             )
         except UpdateReplace as exc:
-            released = self._release(
+            released, _ = self._release(
                 locked, Action.UPDATE, Status.COMPLETE, str(exc),
                 {"current_template_id": row.current_template_id, "requires": row.requires},
+                ctx=context,
             )
             if released is None:
                 return OpResult()
@@ -272,8 +313,8 @@ class ResourceOps:
         if failed is not None:
             return failed
         instance.properties = dict(new_props)
-        return self._complete(work, locked, instance, Action.UPDATE, new_props,
-                              {"requires": new_requires})
+        return self._complete(work, locked, instance, context, Action.UPDATE, new_props,
+                              reporter, {"requires": new_requires})
 
     def replace(self, work: NodeWork) -> OpResult:
         """Create a new row for this resource; the old one is cleaned up later."""
@@ -295,19 +336,23 @@ class ResourceOps:
         self._deps.cast_check_resource(new_id, work.traversal_id, work.input_data, True)
         return OpResult(replaced_by=new_id)
 
-    def delete(self, work: NodeWork, cancelled: threading.Event) -> OpResult:
+    def delete(self, work: NodeWork, cancelled: threading.Event,
+               reporter: Reporter) -> OpResult:
         row = work.row
         locked = self._acquire(row, {}, Action.DELETE)
+        ctx = self._context(row, work.stack)
         if self._deletion_policy(row) != "Retain":
             cls = self._deps.types.get(row.resource_type)
-            instance = cls(row.name, row.properties_data or {}, self._context(row, work.stack),
+            instance = cls(row.name, row.properties_data or {}, ctx,
                            resource_id=row.physical_resource_id)
             failed = self._run(work, locked, Action.DELETE, instance.handle_delete,
-                               instance.check_delete_complete, cancelled)
+                               instance.check_delete_complete, cancelled, instance, ctx)
             if failed is not None:
                 return failed
-        done = self._release(locked, Action.DELETE, Status.COMPLETE, outcome.STATE_CHANGED)
-        return OpResult(row=done)
+        done, synced = self._release(locked, Action.DELETE, Status.COMPLETE,
+                                     outcome.STATE_CHANGED, ctx=ctx,
+                                     reports=reporter(locked, None))
+        return OpResult(row=done, synced=synced)
 
     def purge(self, work: NodeWork) -> OpResult:
         """A row that was never created: drop it, nothing physical to delete."""

@@ -42,18 +42,25 @@ class ActionRunner:
         *,
         deadline: datetime | None,
         cancelled: threading.Event | None,
+        before_wait: Callable[[], None] | None = None,
     ) -> None:
         """Call ``handle`` once, then ``check(data)`` until it says done.
 
         Raises CancelOperation when ``cancelled`` is set, ActionTimeout past
         ``deadline``; anything the plugin raises propagates unchanged.
+        ``before_wait`` runs once, before the first wait: what the plugin has
+        done so far is made durable before time passes.
         """
         self._checkpoint(deadline, cancelled)
         data = handle() if handle is not None else None
         if check is None:
             return
         delay = self._poll_start
+        waited = False
         while not check(data):
+            if not waited and before_wait is not None:
+                before_wait()
+            waited = True
             self._checkpoint(deadline, cancelled)
             self._clock.sleep(delay)
             self._checkpoint(deadline, cancelled)

@@ -143,6 +143,17 @@ class SyncResult:
 
 
 @dataclass(frozen=True, slots=True)
+class SyncReport:
+    """One predecessor's report to one sync point (see Store.sync)."""
+
+    traversal_id: TraversalId
+    entity_id: str
+    is_update: bool
+    sender: str
+    data: Any = None
+
+
+@dataclass(frozen=True, slots=True)
 class NewSyncPoint:
     entity_id: str
     is_update: bool
