@@ -7,6 +7,7 @@ from datetime import datetime
 from sqlalchemy import Engine
 
 from hotplate.db.engine import StatementStats
+from hotplate.db.fastpath import FastPath
 from hotplate.db.tx import Transactions
 from hotplate.ports import Clock
 
@@ -21,6 +22,7 @@ class StoreBase:
         self._update_returning: bool = bool(dialect.update_returning)
         """SQLite >= 3.35 and PostgreSQL; MariaDB has INSERT/DELETE RETURNING only."""
         self._dialect = dialect.name
+        self._fast = FastPath(dialect, self._tx.state.stats)
 
     @property
     def engine(self) -> Engine:

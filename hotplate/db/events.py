@@ -10,6 +10,7 @@ from sqlalchemy import Connection, insert, select
 
 from hotplate.db import schema as s
 from hotplate.db.base import StoreBase
+from hotplate.db.fastpath import FastPath
 from hotplate.db.rows import to_event
 from hotplate.model.ids import StackId
 from hotplate.model.records import EventRecord, NewEvent
@@ -18,13 +19,13 @@ _INSERT_EVENT = insert(s.event)
 EVENT_FILTERS = ("resource_action", "resource_status", "resource_name", "resource_type")
 
 
-def insert_event(conn: Connection, event: NewEvent | None, now: datetime) -> None:
+def insert_event(
+    conn: Connection, event: NewEvent | None, now: datetime, fast: FastPath | None = None
+) -> None:
     """INSERT one event row (nothing when ``event`` is None)."""
     if event is None:
         return
-    conn.execute(
-        _INSERT_EVENT,
-        {
+    params = {
             "uuid": event.uuid,
             "stack_id": event.stack_id,
             "resource_action": event.resource_action,
@@ -35,8 +36,11 @@ def insert_event(conn: Connection, event: NewEvent | None, now: datetime) -> Non
             "resource_type": event.resource_type,
             "created_at": now,
             "updated_at": None,
-        },
-    )
+    }
+    if fast is not None:
+        fast.execute(conn, _INSERT_EVENT, params, set_keys=params)
+    else:
+        conn.execute(_INSERT_EVENT, params)
 
 
 class EventStore(StoreBase):

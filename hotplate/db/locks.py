@@ -28,6 +28,7 @@ from hotplate.model.ids import EngineId, ResourceId
 from hotplate.model.records import NewEvent, NewResource, ResourceRecord
 
 _r = s.resource
+_DATA_COLUMNS = ("resource_id", "key", "value", "redact", "created_at")
 
 
 class _Keep(Enum):
@@ -168,25 +169,27 @@ class ResourceLockStore(StoreBase):
         statement = q.RESOURCE_WRITES["b_engine_id" in condition, returning]
 
         def run(conn: Connection) -> dict[str, Any] | None:
+            set_keys = [k for k in params if not k.startswith("b_")]
+            found, count = self._fast.execute(conn, statement, params, set_keys=set_keys)
             if returning:
-                found = conn.execute(statement, params).mappings().first()
-                if found is None:
+                if not found:
                     return None
-                row = dict(found)
+                row = found[0]
             else:
-                if conn.execute(statement, params).rowcount != 1:
+                if count != 1:
                     return None
                 row = _select_row(conn, resource_id) if need_row else {}
             if has_attrs:
                 row["attr_data"] = values["attr_data"]
                 _store_attr_data(conn, resource_id, row["attr_data_id"], row["attr_data"], now)
             for key, (value, redact) in (values.get("resource_data") or {}).items():
-                conn.execute(*self._upsert_resource_data(
+                upsert, upsert_params = self._upsert_resource_data(
                     {"resource_id": resource_id, "key": key, "value": value,
                      "redact": redact, "created_at": now},
                     {"value": value, "redact": redact, "updated_at": now},
-                ))
-            insert_event(conn, event, now)
+                )
+                self._fast.execute(conn, upsert, upsert_params, set_keys=_DATA_COLUMNS)
+            insert_event(conn, event, now, self._fast)
             if after is not None:
                 row["after"] = after(conn)
             return row

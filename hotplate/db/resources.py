@@ -82,7 +82,7 @@ class ResourceStore(StoreBase):
         """
         params = {"b_id": resource_id}
         rows = self._tx.read(
-            lambda conn: conn.execute(q.LOAD_NODE, params).mappings().all(),
+            lambda conn: self._fast.execute(conn, q.LOAD_NODE, params)[0],
             single_statement=True,
         )
         if not rows:

@@ -142,14 +142,15 @@ class SyncStore(StoreBase):
             "data": report.data,
             "created_at": now,
         }
-        if conn.execute(self._insert_input, row).rowcount != 1:
+        fast = self._fast
+        if fast.execute(conn, self._insert_input, row, set_keys=row)[1] != 1:
             # This sender already reported: give the decrement back (rare: re-deliveries).
-            conn.execute(_INCREMENT, key)
+            fast.execute(conn, _INCREMENT, key)
             return SyncResult(SyncOutcome.DUPLICATE)
         if remaining != 0:
             return SyncResult(SyncOutcome.WAITING)
-        received = {r.sender: r.data for r in conn.execute(_INPUTS, key)}
-        return SyncResult(SyncOutcome.READY, received)
+        rows = fast.execute(conn, _INPUTS, key)[0]
+        return SyncResult(SyncOutcome.READY, {r["sender"]: r["data"] for r in rows})
 
     @property
     def _insert_input(self) -> Insert:
@@ -193,9 +194,10 @@ class SyncStore(StoreBase):
 
     def _decrement(self, conn: Connection, params: dict[str, Any]) -> int | None:
         """Decrement the point; its new ``remaining``, or None if there is no point."""
+        fast = self._fast
         if self._update_returning:
-            value: int | None = conn.execute(_DECREMENT_RETURNING, params).scalar()
-            return value
-        if conn.execute(_DECREMENT, params).rowcount != 1:
+            rows = fast.execute(conn, _DECREMENT_RETURNING, params)[0]
+            return int(rows[0]["remaining"]) if rows else None
+        if fast.execute(conn, _DECREMENT, params)[1] != 1:
             return None
-        return int(conn.execute(_REMAINING, params).scalar_one())
+        return int(fast.execute(conn, _REMAINING, params)[0][0]["remaining"])
