@@ -23,7 +23,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hotplate.app import embedded
+from hotplate.app import embedded, open_store
+from hotplate.engine.clock import SystemClock
 
 CTXT = {"project_id": "bench", "username": "bench", "is_admin": True}
 
@@ -45,10 +46,11 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def wait_settled(engine: Any, stack_id: str, timeout: float) -> str:
+def wait_settled(watcher: Any, stack_id: str, timeout: float) -> str:
+    """Poll through a separate store (its own engine), so polls are not counted."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        stack = engine.store.get_stack(stack_id, include_deleted=True)
+        stack = watcher.get_stack(stack_id, include_deleted=True)
         if stack.status != "IN_PROGRESS":
             return f"{stack.action}_{stack.status}"
         time.sleep(0.02)
@@ -58,10 +60,12 @@ def wait_settled(engine: Any, stack_id: str, timeout: float) -> str:
 def run_case(shape: str, n: int, workers: int, timeout: float) -> list[dict[str, Any]]:
     results = []
     with tempfile.TemporaryDirectory() as tmp:
-        engine, transport = embedded(f"sqlite:///{tmp}/bench.sqlite", workers=workers)
-        store = engine.store
-        total = n + (1 if shape == "fanin" else 0)
         threads_idle = threading.active_count()
+        url = f"sqlite:///{tmp}/bench.sqlite"
+        engine, transport = embedded(url, workers=workers)
+        store = engine.store
+        watcher = open_store(url, SystemClock(), pool_size=1, migrate=False)
+        total = n + (1 if shape == "fanin" else 0)
         try:
             stack_id = None
             for phase in ("create", "update", "delete"):
@@ -77,7 +81,7 @@ def run_case(shape: str, n: int, workers: int, timeout: float) -> list[dict[str,
                                                 {}, {}, {})
                 else:
                     engine.service.delete_stack(CTXT, stack_id)
-                status = wait_settled(engine, stack_id, timeout)
+                status = wait_settled(watcher, stack_id, timeout)
                 transport.join(timeout=timeout)
                 seconds = time.perf_counter() - start
                 stats = store.stats.snapshot() - stats_before
@@ -91,12 +95,18 @@ def run_case(shape: str, n: int, workers: int, timeout: float) -> list[dict[str,
                 })
         finally:
             transport.stop()
+            watcher.engine.dispose()
             gc.collect()
-        pool = store.pool_status() if hasattr(store, "pool_status") else {}
+        pool = store.pool_status()
+        threads_after = threading.active_count()
         for row in results:
-            row["threads_after"] = threading.active_count()
             row["threads_idle"] = threads_idle
-            row["connections_checked_out"] = pool.get("checked_out")
+            row["threads_after"] = threads_after
+            row["connections_checked_out"] = pool["checked_out"]
+        idle = threads_after <= threads_idle and pool["checked_out"] == 0
+        print(f"{shape}-{n}: threads {threads_idle} before, {threads_after} after; "
+              f"connections checked out after: {pool['checked_out']} "
+              f"({'back to idle' if idle else 'NOT IDLE'})")
     return results
 
 
@@ -130,7 +140,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"threads after all runs: {threading.active_count()}")
     if args.json_path:
         Path(args.json_path).write_text(json.dumps(rows, indent=2))
-    ok = all(r["status"].endswith("COMPLETE") for r in rows)
+    ok = all(r["status"].endswith("COMPLETE") for r in rows) and all(
+        r["threads_after"] <= r["threads_idle"] and r["connections_checked_out"] == 0
+        for r in rows
+    )
     return 0 if ok else 1
 
 

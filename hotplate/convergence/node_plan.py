@@ -53,23 +53,34 @@ class NodeContext:
     now: datetime
 
 
-def stack_deadline(stack: StackRecord) -> datetime | None:
-    """When the running traversal times out; None when the stack has no timeout."""
-    if not stack.timeout_mins:
+DEFAULT_TIMEOUT_MINS = 60
+"""Heat's stack_action_timeout (3600 s): a stack without timeout_mins still times out."""
+
+
+def stack_deadline(
+    stack: StackRecord, default_mins: int | None = DEFAULT_TIMEOUT_MINS
+) -> datetime | None:
+    """When the running traversal times out (from its start: updated_at, else created_at)."""
+    minutes = stack.timeout_mins or default_mins
+    if not minutes:
         return None
     started = stack.updated_at or stack.created_at
-    return started + timedelta(minutes=stack.timeout_mins)
+    return started + timedelta(minutes=minutes)
 
 
-def time_remaining(stack: StackRecord, now: datetime) -> float | None:
-    deadline = stack_deadline(stack)
+def time_remaining(
+    stack: StackRecord, now: datetime, default_mins: int | None = DEFAULT_TIMEOUT_MINS
+) -> float | None:
+    deadline = stack_deadline(stack, default_mins)
     if deadline is None:
         return None
     return (deadline - now).total_seconds()
 
 
-def has_timed_out(stack: StackRecord, now: datetime) -> bool:
-    remaining = time_remaining(stack, now)
+def has_timed_out(
+    stack: StackRecord, now: datetime, default_mins: int | None = DEFAULT_TIMEOUT_MINS
+) -> bool:
+    remaining = time_remaining(stack, now, default_mins)
     return remaining is not None and remaining <= 0
 
 

@@ -52,14 +52,16 @@ class EngineService:
         self._outputs = OutputResolver(deps)
 
     # -- lookups -----------------------------------------------------------------
-    def _get_stack(self, ctxt: Mapping[str, Any], identity: Any) -> StackRecord:
+    def _get_stack(self, ctxt: Mapping[str, Any], identity: Any, *,
+                   show_deleted: bool = False) -> StackRecord:
+        """The stack by id or name, in the caller's project; deleted ones only when asked."""
         store = self._deps.store
         if isinstance(identity, Mapping):
             stack_id = identity.get("stack_id")
             name = identity.get("stack_name") or stack_id
         else:
             stack_id, name = identity, identity
-        stack = (store.get_stack(StackId(str(stack_id)), include_deleted=True)
+        stack = (store.get_stack(StackId(str(stack_id)), include_deleted=show_deleted)
                  if stack_id else None)
         if stack is None and name:
             stack = store.get_stack_by_name(_project(ctxt), str(name))
@@ -68,9 +70,7 @@ class EngineService:
         return stack
 
     def identify_stack(self, ctxt: Mapping[str, Any], stack_name: str) -> dict[str, str]:
-        stack = self._get_stack(ctxt, stack_name)
-        return {"stack_name": stack.name, "stack_id": stack.id, "tenant": stack.project_id,
-                "path": ""}
+        return _identity(self._get_stack(ctxt, stack_name))
 
     # -- create / update / delete ----------------------------------------------------
     def create_stack(
@@ -102,7 +102,7 @@ class EngineService:
             deps.store.delete_raw_template(tid)
             raise
         trav.converge_stack(deps, stack, tid, Action.CREATE, prev_template_id=None)
-        return self.identify_stack({**ctxt, "is_admin": True}, stack.id)
+        return _identity(stack)
 
     def update_stack(
         self, ctxt: Mapping[str, Any], stack_identity: Any, template: Any, params: Any,
@@ -132,7 +132,7 @@ class EngineService:
                                       prev_template_id=stack.raw_template_id)
         if started is None:
             deps.store.delete_raw_template(tid)
-        return self.identify_stack({**ctxt, "is_admin": True}, stack.id)
+        return _identity(stack)
 
     def delete_stack(self, ctxt: Mapping[str, Any], stack_identity: Any) -> None:
         deps = self._deps
@@ -165,7 +165,7 @@ class EngineService:
             stacks = self._deps.store.list_stacks(None if ctxt.get("is_admin")
                                                   else _project(ctxt))
         else:
-            stacks = [self._get_stack(ctxt, stack_identity)]
+            stacks = [self._get_stack(ctxt, stack_identity, show_deleted=True)]
         return [self._stack_view(s, resolve_outputs) for s in stacks]
 
     def _stack_view(self, stack: StackRecord, resolve_outputs: bool) -> dict[str, Any]:
@@ -192,7 +192,7 @@ class EngineService:
     def list_stack_resources(self, ctxt: Mapping[str, Any], stack_identity: Any,
                              nested_depth: int = 0, with_detail: bool = False,
                              filters: Any = None) -> list[dict[str, Any]]:
-        stack = self._get_stack(ctxt, stack_identity)
+        stack = self._get_stack(ctxt, stack_identity, show_deleted=True)
         rows = self._current_rows(stack)
         template = self._deps.caches.template(stack.raw_template_id).template
         graph = template.dependencies()
@@ -205,7 +205,7 @@ class EngineService:
 
     def describe_stack_resource(self, ctxt: Mapping[str, Any], stack_identity: Any,
                                 resource_name: str, with_attr: Any = None) -> dict[str, Any]:
-        stack = self._get_stack(ctxt, stack_identity)
+        stack = self._get_stack(ctxt, stack_identity, show_deleted=True)
         row = self._current_rows(stack).get(resource_name)
         if row is None:
             raise EntityNotFound("Resource", resource_name)
@@ -220,28 +220,33 @@ class EngineService:
                     limit: int | None = None, marker: str | None = None, sort_keys: Any = None,
                     sort_dir: str | None = None, nested_depth: int | None = None,
                     ) -> list[dict[str, Any]]:
-        stack = self._get_stack(ctxt, stack_identity)
+        stack = self._get_stack(ctxt, stack_identity, show_deleted=True)
         events = self._deps.store.list_events(stack.id, limit=limit, marker=marker,
                                               sort_dir=sort_dir or "asc", filters=filters)
         return [format_event(e, stack) for e in events]
 
     def list_outputs(self, ctxt: Mapping[str, Any], stack_identity: Any) -> list[dict[str, Any]]:
-        stack = self._get_stack(ctxt, stack_identity)
+        stack = self._get_stack(ctxt, stack_identity, show_deleted=True)
         template = self._deps.caches.template(stack.raw_template_id).template
         return [{"output_key": name, "description": out.description}
                 for name, out in template.outputs.items()]
 
     def show_output(self, ctxt: Mapping[str, Any], stack_identity: Any,
                     output_key: str) -> dict[str, Any]:
-        stack = self._get_stack(ctxt, stack_identity)
+        stack = self._get_stack(ctxt, stack_identity, show_deleted=True)
         for out in self._outputs.resolve_all(stack):
             if out["output_key"] == output_key:
                 return out
         raise EntityNotFound("Output", output_key)
 
     def get_template(self, ctxt: Mapping[str, Any], stack_identity: Any) -> Any:
-        stack = self._get_stack(ctxt, stack_identity)
+        stack = self._get_stack(ctxt, stack_identity, show_deleted=True)
         return self._deps.caches.template(TemplateId(stack.raw_template_id)).raw
+
+
+def _identity(stack: StackRecord) -> dict[str, str]:
+    return {"stack_name": stack.name, "stack_id": stack.id, "tenant": stack.project_id,
+            "path": ""}
 
 
 def _timeout(args: Mapping[str, Any]) -> int | None:

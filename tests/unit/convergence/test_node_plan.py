@@ -60,6 +60,7 @@ def test_timeout_counts_from_last_update() -> None:
     assert plan_node(ctx(row(1), st=st, now=T0 + timedelta(minutes=2))) is Plan.TIME_OUT
 
 
-def test_no_timeout_without_timeout_mins() -> None:
-    assert time_remaining(stack(), NOW) is None
-    assert not has_timed_out(stack(), NOW + timedelta(days=9))
+def test_stack_without_timeout_mins_gets_the_default_hour() -> None:
+    assert time_remaining(stack(), T0 + timedelta(minutes=10)) == 50 * 60
+    assert has_timed_out(stack(), T0 + timedelta(minutes=60))
+    assert time_remaining(stack(), NOW, default_mins=None) is None
