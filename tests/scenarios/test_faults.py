@@ -70,3 +70,42 @@ def test_stale_message_of_old_traversal_is_ignored(tmp_path) -> None:
     h.run()
     assert h.event_counts(sid) == before
     assert h.status(sid) == "UPDATE_COMPLETE"
+
+
+def test_lock_left_by_a_dead_engine_is_stolen(tmp_path) -> None:
+    """An engine died mid-create: its lock stays until a new traversal finds it dead."""
+    h = Harness(tmp_path, seed=8)
+    sid = h.create("orphan", chain(3, "a"))
+    h.run()
+    victim = next(r for r in h.rows(sid) if r.name == "r1")
+    # What a crashed engine leaves behind: the row locked by an engine that
+    # no longer answers the liveness probe, stuck IN_PROGRESS.
+    assert h.store.acquire_resource(
+        victim.id, "dead-engine", victim.atomic_key,
+        {"action": "UPDATE", "status": "IN_PROGRESS", "status_reason": "state changed"},
+    )
+    h.update(sid, chain(3, "b"))
+    h.run()
+    assert h.status(sid) == "UPDATE_COMPLETE"
+    reasons = [e["resource_status_reason"] for e in h.events(sid) if e["resource_name"] == "r1"]
+    assert "Worker went down during resource UPDATE" in reasons
+    assert {row.properties_data["value"] for row in h.rows(sid)} == {"b"}
+    assert not any(r.engine_id for r in h.rows(sid))
+
+
+def test_held_messages_of_a_superseded_traversal_hand_over(tmp_path) -> None:
+    h = Harness(tmp_path, seed=12)
+    sid = h.create("held", chain(4, "a"))
+    h.run()
+    h.update(sid, chain(4, "b"))
+
+    def checks(message) -> bool:
+        return message.method == "check_resource"
+
+    h.transport.hold(checks)  # the first update's workers are late...
+    h.update(sid, chain(4, "c"))  # ...and a second update supersedes it
+    assert h.transport.pending()
+    h.transport.release(checks)
+    h.run()
+    assert h.status(sid) == "UPDATE_COMPLETE"
+    assert {row.properties_data["value"] for row in h.rows(sid)} == {"c"}
