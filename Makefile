@@ -18,6 +18,8 @@ run: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check hotplate tests benchmarks
 	$(BIN)/lint-imports
+	$(BIN)/mypy --strict hotplate/model hotplate/graph hotplate/template hotplate/convergence
+	$(BIN)/mypy hotplate
 
 test: lint
 	$(BIN)/pytest -q -p no:cacheprovider

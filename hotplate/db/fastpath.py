@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import Connection, Dialect
 from sqlalchemy.sql import ClauseElement
+from sqlalchemy.sql.compiler import SQLCompiler
 
 from hotplate.db.engine import StatementStats
 
@@ -36,7 +37,8 @@ class Prepared:
         self, statement: ClauseElement, dialect: Dialect, keys: Iterable[str] | None
     ) -> None:
         column_keys = sorted(keys) if keys is not None else None
-        compiled = statement.compile(dialect=dialect, column_keys=column_keys)
+        # Hot statements are SQL expressions, so their compiler is a SQLCompiler.
+        compiled = cast(SQLCompiler, statement.compile(dialect=dialect, column_keys=column_keys))
         self.sql: str = str(compiled)
         self.order: tuple[str, ...] | None = (
             tuple(compiled.positiontup or ()) if compiled.positional else None

@@ -13,16 +13,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, bindparam, insert, update
+from sqlalchemy import Connection, Insert, bindparam, insert, update
 
 from hotplate.db import queries as q
 from hotplate.db import schema as s
 from hotplate.db.base import StoreBase
 from hotplate.db.events import insert_event
 from hotplate.db.resources import new_resource_row
-from hotplate.db.rows import resource_values, to_resource
+from hotplate.db.rows import inserted_id, resource_values, to_resource
 from hotplate.db.tx import Rollback
 from hotplate.model.ids import EngineId, ResourceId
 from hotplate.model.records import NewEvent, NewResource, ResourceRecord
@@ -40,6 +40,12 @@ KEEP = _Keep.KEEP
 
 
 class ResourceLockStore(StoreBase):
+    if TYPE_CHECKING:
+        # Provided by ResourceStore, the mixin SqlStore combines this one with.
+        def _upsert_resource_data(
+            self, row: dict[str, Any], changes: dict[str, Any]
+        ) -> tuple[Insert, dict[str, Any]]: ...
+
     def acquire_resource(
         self,
         resource_id: ResourceId,
@@ -122,7 +128,7 @@ class ResourceLockStore(StoreBase):
             old_values["engine_id"] = None
 
         def run(conn: Connection) -> ResourceId:
-            new_id = ResourceId(conn.execute(insert(_r).values(row)).inserted_primary_key[0])
+            new_id = ResourceId(inserted_id(conn.execute(insert(_r).values(row))))
             marked = conn.execute(
                 update(_r).where(*conditions).values(old_values | {"replaced_by": new_id})
             )
@@ -224,5 +230,5 @@ def _store_attr_data(
         conn.execute(_UPDATE_ATTRS, {"b_id": attr_id, "data": data, "updated_at": now})
         return
     created = conn.execute(_INSERT_ATTRS, {"data": data, "encrypted": False, "created_at": now})
-    new_id = created.inserted_primary_key[0]
+    new_id = inserted_id(created)
     conn.execute(_LINK_ATTRS, {"b_id": resource_id, "attr_data_id": new_id})

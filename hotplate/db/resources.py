@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Insert, bindparam, delete, insert, select
+from sqlalchemy import BindParameter, Connection, Insert, bindparam, delete, insert, select
 from sqlalchemy.dialects import mysql, postgresql, sqlite
 
 from hotplate.db import queries as q
@@ -166,7 +166,9 @@ class ResourceStore(StoreBase):
         statement = delete(rd).where(rd.c.resource_id == resource_id, rd.c.key == key)
         return self._tx.write(lambda conn: conn.execute(statement).rowcount > 0)
 
-    def _upsert_resource_data(self, row: dict[str, Any], changes: dict[str, Any]) -> Any:
+    def _upsert_resource_data(
+        self, row: dict[str, Any], changes: dict[str, Any]
+    ) -> tuple[Insert, dict[str, Any]]:
         """The upsert and its parameters; the statement is built once per dialect."""
         return _UPSERT_DATA[self._dialect], {**row, **{f"u_{k}": v for k, v in changes.items()}}
 
@@ -186,7 +188,9 @@ def _delete_rows(conn: Connection, ids: Sequence[int], attr_ids: Sequence[int]) 
 def _build_upsert(dialect: str) -> Insert:
     """INSERT a data row, or overwrite value/redact/updated_at of the existing key."""
     rd = s.resource_data
-    changes = {name: bindparam(f"u_{name}") for name in ("value", "redact", "updated_at")}
+    changes: dict[str, BindParameter[Any]] = {
+        name: bindparam(f"u_{name}") for name in ("value", "redact", "updated_at")
+    }
     if dialect in ("mysql", "mariadb"):
         return mysql.insert(rd).on_duplicate_key_update(changes)
     dialect_insert = postgresql.insert if dialect == "postgresql" else sqlite.insert

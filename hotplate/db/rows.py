@@ -10,14 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import Enum
-from typing import Any
+from typing import Any, TypeAlias, cast
 
-from sqlalchemy import ColumnElement, Label, select
+from sqlalchemy import ColumnElement, CursorResult, Label, Row, RowMapping, select
 
 from hotplate.db import schema as s
 from hotplate.model.ids import EngineId, ResourceId, StackId, TemplateId, TraversalId
 from hotplate.model.records import EventRecord, ResourceRecord, ServiceRecord, StackRecord
 from hotplate.model.states import Action, Status
+
+RowData: TypeAlias = Mapping[str, Any] | RowMapping
+"""A row by column name: a plain dict (the fast path) or SQLAlchemy's RowMapping."""
 
 STACK_FIELDS: dict[str, str] = {
     "name": "name",
@@ -133,7 +136,7 @@ def stack_select_columns(prefix: str = "") -> list[Label[Any]]:
     ]
 
 
-def to_resource(row: Mapping[str, Any], prefix: str = "") -> ResourceRecord:
+def to_resource(row: RowData, prefix: str = "") -> ResourceRecord:
     def get(name: str) -> Any:
         return row[prefix + name]
 
@@ -163,7 +166,7 @@ def to_resource(row: Mapping[str, Any], prefix: str = "") -> ResourceRecord:
     )
 
 
-def to_stack(row: Mapping[str, Any], tags: tuple[str, ...] = (), prefix: str = "") -> StackRecord:
+def to_stack(row: RowData, tags: tuple[str, ...] = (), prefix: str = "") -> StackRecord:
     def get(name: str) -> Any:
         return row[prefix + name]
 
@@ -204,7 +207,7 @@ def stack_row(stack: StackRecord) -> dict[str, Any]:
     return row
 
 
-def to_event(row: Mapping[str, Any]) -> EventRecord:
+def to_event(row: RowData) -> EventRecord:
     return EventRecord(
         id=row["id"],
         uuid=row["uuid"],
@@ -219,7 +222,7 @@ def to_event(row: Mapping[str, Any]) -> EventRecord:
     )
 
 
-def to_service(row: Mapping[str, Any]) -> ServiceRecord:
+def to_service(row: RowData) -> ServiceRecord:
     return ServiceRecord(
         id=row["id"],
         engine_id=EngineId(row["engine_id"]),
@@ -231,6 +234,15 @@ def to_service(row: Mapping[str, Any]) -> ServiceRecord:
         created_at=row["created_at"],
         updated_at=row["updated_at"],
     )
+
+
+def inserted_id(result: CursorResult[Any]) -> Any:
+    """The primary key value of the one row a single-row INSERT wrote.
+
+    SQLAlchemy types ``inserted_primary_key`` as optional; for a single-row
+    INSERT into a table with an autoincrement key it is always a row.
+    """
+    return cast("Row[Any]", result.inserted_primary_key)[0]
 
 
 def _opt_template(value: int | None) -> TemplateId | None:

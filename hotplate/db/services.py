@@ -10,7 +10,7 @@ from sqlalchemy import Connection, delete, insert, select, update
 
 from hotplate.db import schema as s
 from hotplate.db.base import StoreBase
-from hotplate.db.rows import to_service
+from hotplate.db.rows import inserted_id, to_service
 from hotplate.model.ids import EngineId
 from hotplate.model.records import ServiceRecord
 
@@ -89,7 +89,7 @@ class ServiceStore(StoreBase):
         row["created_at"] = self._now()
 
         def run(conn: Connection) -> int:
-            return int(conn.execute(insert(s.user_creds).values(row)).inserted_primary_key[0])
+            return int(inserted_id(conn.execute(insert(s.user_creds).values(row))))
 
         return self._tx.write(run)
 

@@ -13,7 +13,7 @@ from hotplate.db.base import StoreBase
 from hotplate.db.events import insert_event
 from hotplate.db.listing import stack_list_query
 from hotplate.db.queries import GET_STACK
-from hotplate.db.rows import stack_row, stack_select_columns, stack_values, to_stack
+from hotplate.db.rows import inserted_id, stack_row, stack_select_columns, stack_values, to_stack
 from hotplate.db.tx import Rollback
 from hotplate.model.errors import StackExists
 from hotplate.model.ids import StackId, TemplateId, TraversalId
@@ -63,7 +63,7 @@ class StackStore(StoreBase):
 
         def run(conn: Connection) -> TemplateId:
             result = conn.execute(insert(s.raw_template).values(row))
-            return TemplateId(result.inserted_primary_key[0])
+            return TemplateId(inserted_id(result))
 
         return self._tx.write(run)
 

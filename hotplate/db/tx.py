@@ -45,7 +45,7 @@ def is_retryable(exc: DBAPIError) -> bool:
     sqlstate = getattr(orig, "sqlstate", None)
     if sqlstate in _PG_RETRYABLE:
         return True
-    args = getattr(orig, "args", ())
+    args: tuple[Any, ...] = getattr(orig, "args", ())
     return bool(args) and args[0] in _MYSQL_RETRYABLE
 
 

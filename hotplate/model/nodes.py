@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,7 +66,7 @@ class NodeData:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> NodeData:
+    def from_json(cls, data: Mapping[str, Any]) -> NodeData:
         return cls(
             resource_id=ResourceId(int(data["id"])),
             name=str(data["name"]),

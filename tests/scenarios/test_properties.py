@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -33,7 +34,11 @@ def template_for(deps: dict[str, list[str]], value: str) -> dict:
     return tmpl(resources)
 
 
-@settings(max_examples=20, deadline=None,
+EXAMPLES = int(os.environ.get("HOTPLATE_PROPERTY_EXAMPLES", "20"))
+"""Kept small for `make test`; raise it for a longer hunt."""
+
+
+@settings(max_examples=EXAMPLES, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(deps=dags(), seed=st.integers(0, 10_000), dup=st.sampled_from([0.0, 0.2, 0.5]))
 def test_create_update_delete_each_resource_exactly_once(deps, seed, dup) -> None:
