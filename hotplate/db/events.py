@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, insert, select
+from sqlalchemy.pool import PoolProxiedConnection
 
 from hotplate.db import schema as s
 from hotplate.db.base import StoreBase
@@ -20,7 +21,10 @@ EVENT_FILTERS = ("resource_action", "resource_status", "resource_name", "resourc
 
 
 def insert_event(
-    conn: Connection, event: NewEvent | None, now: datetime, fast: FastPath | None = None
+    conn: Connection | PoolProxiedConnection,
+    event: NewEvent | None,
+    now: datetime,
+    fast: FastPath | None = None,
 ) -> None:
     """INSERT one event row (nothing when ``event`` is None)."""
     if event is None:
@@ -40,6 +44,7 @@ def insert_event(
     if fast is not None:
         fast.execute(conn, _INSERT_EVENT, params, set_keys=params)
     else:
+        assert isinstance(conn, Connection), "a driver connection needs the fast path"
         conn.execute(_INSERT_EVENT, params)
 
 

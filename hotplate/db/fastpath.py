@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, cast
 
 from sqlalchemy import Connection, Dialect
+from sqlalchemy.pool import PoolProxiedConnection
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
 
@@ -108,7 +109,7 @@ class FastPath:
 
     def execute(
         self,
-        conn: Connection,
+        conn: Connection | PoolProxiedConnection,
         statement: ClauseElement,
         params: Mapping[str, Any],
         *,
@@ -121,7 +122,7 @@ class FastPath:
         ``statement`` must be a module-level constant: it is cached by identity.
         """
         prepared = self._prepared(statement, frozenset(set_keys) if set_keys else None)
-        cursor = conn.connection.cursor()
+        cursor = (conn.connection if isinstance(conn, Connection) else conn).cursor()
         try:
             cursor.execute(prepared.sql, prepared.parameters(params))
             self._stats.add()

@@ -16,6 +16,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Insert, bindparam, insert, update
+from sqlalchemy.pool import PoolProxiedConnection
 
 from hotplate.db import queries as q
 from hotplate.db import schema as s
@@ -148,7 +149,7 @@ class ResourceLockStore(StoreBase):
         engine_id: EngineId | _Keep | None,
         *,
         want_row: bool = True,
-        after: Callable[[Connection], Any] | None = None,
+        after: Callable[[PoolProxiedConnection], Any] | None = None,
     ) -> dict[str, Any] | None:
         """UPDATE ... WHERE id AND condition, bump atomic_key, then attrs and event.
 
@@ -174,7 +175,7 @@ class ResourceLockStore(StoreBase):
         returning = need_row and self._update_returning
         statement = q.RESOURCE_WRITES["b_engine_id" in condition, returning]
 
-        def run(conn: Connection) -> dict[str, Any] | None:
+        def run(conn: PoolProxiedConnection) -> dict[str, Any] | None:
             set_keys = [k for k in params if not k.startswith("b_")]
             found, count = self._fast.execute(conn, statement, params, set_keys=set_keys)
             if returning:
@@ -184,10 +185,11 @@ class ResourceLockStore(StoreBase):
             else:
                 if count != 1:
                     return None
-                row = _select_row(conn, resource_id) if need_row else {}
+                row = self._select_row(conn, resource_id) if need_row else {}
             if has_attrs:
                 row["attr_data"] = values["attr_data"]
-                _store_attr_data(conn, resource_id, row["attr_data_id"], row["attr_data"], now)
+                self._store_attr_data(conn, resource_id, row["attr_data_id"], row["attr_data"],
+                                      now)
             for key, (value, redact) in (values.get("resource_data") or {}).items():
                 upsert, upsert_params = self._upsert_resource_data(
                     {"resource_id": resource_id, "key": key, "value": value,
@@ -200,35 +202,37 @@ class ResourceLockStore(StoreBase):
                 row["after"] = after(conn)
             return row
 
-        return self._tx.write(run)
+        return self._tx.write_raw(run)
+
+    def _select_row(self, conn: PoolProxiedConnection, resource_id: ResourceId) -> dict[str, Any]:
+        return self._fast.execute(conn, q.GET_RESOURCE, {"b_id": resource_id})[0][0]
+
+    def _store_attr_data(
+        self, conn: PoolProxiedConnection, resource_id: ResourceId, attr_id: int | None,
+        data: Any, now: datetime,
+    ) -> None:
+        """Overwrite the resource's attribute row in place, or create and link one.
+
+        In place (as Heat's create_or_update does) so a resource never leaves
+        orphaned attribute rows behind however often its attributes change.
+        """
+        fast = self._fast
+        if attr_id is not None:
+            params = {"b_id": attr_id, "data": data, "updated_at": now}
+            fast.execute(conn, _UPDATE_ATTRS, params, set_keys=("data", "updated_at"))
+            return
+        created = {"data": data, "encrypted": False, "created_at": now}
+        rows, _ = fast.execute(conn, _INSERT_ATTRS, created, set_keys=created)
+        fast.execute(conn, _LINK_ATTRS, {"b_id": resource_id, "attr_data_id": rows[0]["id"]},
+                     set_keys=("attr_data_id",))
 
 
 def _record(row: dict[str, Any] | None) -> ResourceRecord | None:
     return to_resource(row) if row is not None else None
 
 
-def _select_row(conn: Connection, resource_id: ResourceId) -> dict[str, Any]:
-    return dict(conn.execute(q.GET_RESOURCE, {"b_id": resource_id}).mappings().one())
-
-
 _UPDATE_ATTRS = update(s.resource_properties_data).where(
     s.resource_properties_data.c.id == bindparam("b_id")
 )
-_INSERT_ATTRS = insert(s.resource_properties_data)
+_INSERT_ATTRS = insert(s.resource_properties_data).returning(s.resource_properties_data.c.id)
 _LINK_ATTRS = update(_r).where(_r.c.id == bindparam("b_id"))
-
-
-def _store_attr_data(
-    conn: Connection, resource_id: ResourceId, attr_id: int | None, data: Any, now: datetime
-) -> None:
-    """Overwrite the resource's attribute row in place, or create and link one.
-
-    In place (as Heat's create_or_update does) so a resource never leaves
-    orphaned attribute rows behind however often its attributes change.
-    """
-    if attr_id is not None:
-        conn.execute(_UPDATE_ATTRS, {"b_id": attr_id, "data": data, "updated_at": now})
-        return
-    created = conn.execute(_INSERT_ATTRS, {"data": data, "encrypted": False, "created_at": now})
-    new_id = inserted_id(created)
-    conn.execute(_LINK_ATTRS, {"b_id": resource_id, "attr_data_id": new_id})

@@ -81,10 +81,7 @@ class ResourceStore(StoreBase):
         The stack is returned even when soft-deleted: the worker decides.
         """
         params = {"b_id": resource_id}
-        rows = self._tx.read(
-            lambda conn: self._fast.execute(conn, q.LOAD_NODE, params)[0],
-            single_statement=True,
-        )
+        rows = self._tx.read_raw(lambda conn: self._fast.execute(conn, q.LOAD_NODE, params)[0])
         if not rows:
             return None, None
         tags = tuple(row["s_tag"] for row in rows if row["s_tag"] is not None)

@@ -35,6 +35,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Insert, bindparam, delete, insert, select, update
 from sqlalchemy.dialects import mysql, postgresql, sqlite
+from sqlalchemy.pool import PoolProxiedConnection
 
 from hotplate.db import schema as s
 from hotplate.db.base import StoreBase
@@ -115,16 +116,18 @@ class SyncStore(StoreBase):
         """Record one predecessor's report; exactly one reporter ever gets READY."""
         report = SyncReport(traversal_id, entity_id, is_update, sender, data)
         now = self._now()
-        return self._tx.write(lambda conn: self.sync_in(conn, report, now))
+        return self._tx.write_raw(lambda conn: self.sync_in(conn, report, now))
 
     def sync_many(self, reports: Sequence[SyncReport]) -> list[SyncResult]:
         """Several reports in one transaction, each with the outcome ``sync`` would give."""
         if not reports:
             return []
         now = self._now()
-        return self._tx.write(lambda conn: [self.sync_in(conn, r, now) for r in reports])
+        return self._tx.write_raw(lambda conn: [self.sync_in(conn, r, now) for r in reports])
 
-    def sync_in(self, conn: Connection, report: SyncReport, now: Any) -> SyncResult:
+    def sync_in(
+        self, conn: Connection | PoolProxiedConnection, report: SyncReport, now: Any
+    ) -> SyncResult:
         """One report inside the caller's transaction."""
         key = {
             "b_entity_id": report.entity_id,
@@ -192,7 +195,9 @@ class SyncStore(StoreBase):
             statement = statement.where(_sp.c.traversal_id == traversal_id)
         self._tx.write(lambda conn: conn.execute(statement))
 
-    def _decrement(self, conn: Connection, params: dict[str, Any]) -> int | None:
+    def _decrement(
+        self, conn: Connection | PoolProxiedConnection, params: dict[str, Any]
+    ) -> int | None:
         """Decrement the point; its new ``remaining``, or None if there is no point."""
         fast = self._fast
         if self._update_returning:
