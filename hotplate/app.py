@@ -11,7 +11,7 @@ from hotplate.db.migrate import upgrade
 from hotplate.db.store import SqlStore
 from hotplate.engine.cache import EngineCaches
 from hotplate.engine.clock import SystemClock, UuidIds
-from hotplate.engine.deps import EngineDeps, ResourceTypes
+from hotplate.engine.deps import EngineDeps, ResourceTypes, Slots
 from hotplate.engine.runner import ActionRunner
 from hotplate.engine.service import EngineService
 from hotplate.engine.worker import ListenerService, WorkerService
@@ -58,7 +58,14 @@ def start_engine(
     registry: Any = None,
     runner: ActionRunner | None = None,
     engine_id: str | None = None,
+    work_slots: int | None = None,
 ) -> Engine:
+    """Build one engine and serve its endpoints.
+
+    ``work_slots`` bounds how many workers do the engine's own bookkeeping at
+    once (plugins always run concurrently); 1 suits SQLite, None (no bound)
+    suits a database server.
+    """
     clock = clock or SystemClock()
     ids = ids or UuidIds()
     deps = EngineDeps(
@@ -71,6 +78,7 @@ def start_engine(
         caches=EngineCaches(store),
         runner=runner or ActionRunner(clock),
         host=host,
+        slots=Slots(work_slots),
     )
     worker = WorkerService(deps)
     service = EngineService(deps, worker)
@@ -87,4 +95,5 @@ def embedded(db_url: str, *, workers: int = 16) -> tuple[Engine, InProcessTransp
     clock = SystemClock()
     store = open_store(db_url, clock, pool_size=max(4, workers))
     transport = InProcessTransport(workers_per_server=workers)
-    return start_engine(store, transport, clock=clock), transport
+    slots = 1 if db_url.startswith("sqlite") else None
+    return start_engine(store, transport, clock=clock, work_slots=slots), transport

@@ -53,6 +53,48 @@ class CancelRegistry:
             return sum(len(f) for f in self._flags.values())
 
 
+class Slots:
+    """How many workers may do the engine's own work at once; None: no limit.
+
+    On SQLite the database takes one writer at a time and the interpreter runs
+    one thread at a time, so workers that all do bookkeeping at once only
+    queue behind each other, and each hand-over costs time. A worker holds a
+    slot for its bookkeeping and gives it back whenever it waits: while a
+    plugin runs, and while it asks another engine whether it is alive.
+    """
+
+    def __init__(self, count: int | None) -> None:
+        self._semaphore = threading.Semaphore(count) if count else None
+        self._local = threading.local()
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        semaphore = self._semaphore
+        if semaphore is None or getattr(self._local, "held", False):
+            yield
+            return
+        with semaphore:
+            self._local.held = True
+            try:
+                yield
+            finally:
+                self._local.held = False
+
+    @contextmanager
+    def released(self) -> Iterator[None]:
+        semaphore = self._semaphore
+        if semaphore is None or not getattr(self._local, "held", False):
+            yield
+            return
+        self._local.held = False
+        semaphore.release()
+        try:
+            yield
+        finally:
+            semaphore.acquire()
+            self._local.held = True
+
+
 class ResourceTypes:
     """Resource type lookups, with the template's type names as keys."""
 
@@ -84,6 +126,7 @@ class EngineDeps:
     host: str = "hotplate"
     engine_life_check_timeout: float = 2.0
     cancels: CancelRegistry = field(default_factory=CancelRegistry)
+    slots: Slots = field(default_factory=lambda: Slots(None))
 
     def cast_check_resource(
         self,
@@ -111,11 +154,12 @@ class EngineDeps:
         if engine_id == self.engine_id:
             return True
         try:
-            return bool(
-                self.transport.call(
-                    {}, LISTENER_TOPIC, "listening", {}, server=engine_id,
-                    timeout=self.engine_life_check_timeout,
+            with self.slots.released():
+                return bool(
+                    self.transport.call(
+                        {}, LISTENER_TOPIC, "listening", {}, server=engine_id,
+                        timeout=self.engine_life_check_timeout,
+                    )
                 )
-            )
         except MessagingTimeout:
             return False

@@ -180,8 +180,9 @@ class ResourceOps:
                           {"physical_resource_id": instance.resource_id}, ctx=ctx)
 
         try:
-            self._deps.runner.run(handle, check, deadline=stack_deadline(work.stack),
-                                  cancelled=cancelled, before_wait=persist_progress)
+            with self._deps.slots.released():
+                self._deps.runner.run(handle, check, deadline=stack_deadline(work.stack),
+                                      cancelled=cancelled, before_wait=persist_progress)
         except CancelOperation as exc:
             failed(outcome.aborted(action, str(exc)))
             return OpResult(failure=outcome.aborted(action), cancelled=True)

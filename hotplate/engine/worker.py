@@ -39,8 +39,9 @@ class WorkerService:
         adopt_stack_data: Any = None,
         converge: bool = False,
     ) -> None:
-        self._check.check(ResourceId(int(resource_id)), TraversalId(current_traversal),
-                          data or {}, bool(is_update))
+        with self._deps.slots.held():
+            self._check.check(ResourceId(int(resource_id)), TraversalId(current_traversal),
+                              data or {}, bool(is_update))
 
     def cancel_check_resource(self, ctxt: Mapping[str, Any], stack_id: str) -> None:
         count = self._deps.cancels.cancel(StackId(stack_id))
