@@ -67,3 +67,18 @@ def test_delete_cancels_running_workers(tmp_path) -> None:
         assert "Stack CREATE cancelled" in reasons
     finally:
         transport.stop()
+
+
+def test_waiting_plugins_run_concurrently_on_sqlite(tmp_path) -> None:
+    """SQLite engines do bookkeeping one worker at a time, but plugins wait in parallel."""
+    engine, transport = embedded(f"sqlite:///{tmp_path}/t.sqlite", workers=8)
+    try:
+        body = tmpl({f"slow{i}": res(action_wait_secs={"create": 2}) for i in range(4)})
+        started = time.monotonic()
+        sid = engine.service.create_stack(CTXT, "par", body, {}, {}, {})["stack_id"]
+        wait_for(lambda: settled(engine, sid))
+        elapsed = time.monotonic() - started
+        assert engine.store.get_stack(sid).status == "COMPLETE"
+        assert elapsed < 6.0, f"four 2 s waits took {elapsed:.1f} s: they ran one by one"
+    finally:
+        transport.stop()

@@ -1,0 +1,37 @@
+import threading
+
+from hotplate.engine.deps import Slots
+
+
+def test_one_slot_admits_one_worker_until_it_waits() -> None:
+    slots = Slots(1)
+    entered: list[str] = []
+
+    def other() -> None:
+        with slots.held():
+            entered.append("other")
+
+    with slots.held():
+        worker = threading.Thread(target=other)
+        worker.start()
+        worker.join(0.2)
+        assert entered == []  # blocked: the slot is ours
+        with slots.released():  # we wait on a plugin: the other may work
+            worker.join(5)
+            assert entered == ["other"]
+
+
+def test_nested_held_and_released_are_no_ops_where_they_should_be() -> None:
+    slots = Slots(1)
+    with slots.released():  # not held: nothing to give back
+        pass
+    with slots.held(), slots.held():  # re-entrant for the holder
+        pass
+    with slots.held():
+        pass  # the slot came back after the nested use
+
+
+def test_no_limit() -> None:
+    slots = Slots(None)
+    with slots.held(), slots.held(), slots.released():
+        pass
