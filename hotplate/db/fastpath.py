@@ -29,10 +29,18 @@ from hotplate.db.engine import StatementStats
 Processor = Callable[[Any], Any]
 
 
-class Prepared:
-    """One statement compiled for one dialect and one set of parameter keys."""
+_MISSING = object()
 
-    __slots__ = ("defaults", "names", "order", "processors", "results", "sql", "used")
+
+class Prepared:
+    """One statement compiled for one dialect and one set of parameter keys.
+
+    Everything per-call work needs is worked out here, once: the parameter
+    order (or names), each parameter's processor and default, and which
+    result columns need converting.
+    """
+
+    __slots__ = ("converted", "names", "plan", "positional", "sql")
 
     def __init__(
         self, statement: ClauseElement, dialect: Dialect, keys: Iterable[str] | None
@@ -41,49 +49,47 @@ class Prepared:
         # Hot statements are SQL expressions, so their compiler is a SQLCompiler.
         compiled = cast(SQLCompiler, statement.compile(dialect=dialect, column_keys=column_keys))
         self.sql: str = str(compiled)
-        self.order: tuple[str, ...] | None = (
-            tuple(compiled.positiontup or ()) if compiled.positional else None
+        self.positional: bool = bool(compiled.positional)
+        order = (
+            list(compiled.positiontup or ())
+            if self.positional
+            else [name for name in compiled.binds if f"%({name})s" in self.sql]
         )
-        self.processors: dict[str, Processor] = {}
-        self.defaults: dict[str, Any] = {}
-        used = set(self.order) if self.order is not None else {
-            name for name in compiled.binds if f"%({name})s" in self.sql
-        }
-        self.used: frozenset[str] = frozenset(used)
-        for name, bind in compiled.binds.items():
-            if name not in used:
-                continue
+        plan: list[tuple[str, Processor | None, Any]] = []
+        for name in order:
+            bind = compiled.binds[name]
             processor = bind.type.dialect_impl(dialect).bind_processor(dialect)
-            if processor is not None:
-                self.processors[name] = processor
-            if not bind.required:
-                self.defaults[name] = bind.effective_value
+            default = _MISSING if bind.required else bind.effective_value
+            plan.append((name, processor, default))
+        self.plan: tuple[tuple[str, Processor | None, Any], ...] = tuple(plan)
         columns = list(getattr(statement, "exported_columns", ()) or ())
         self.names: tuple[str, ...] = tuple(str(c.key) for c in columns)
-        self.results: tuple[Processor | None, ...] = tuple(
-            c.type.dialect_impl(dialect).result_processor(dialect, None) for c in columns
-        )
+        converted = []
+        for column in columns:
+            processor = column.type.dialect_impl(dialect).result_processor(dialect, None)
+            if processor is not None:
+                converted.append((str(column.key), processor))
+        self.converted: tuple[tuple[str, Processor], ...] = tuple(converted)
 
     def parameters(self, params: Mapping[str, Any]) -> Sequence[Any] | dict[str, Any]:
-        merged = {**self.defaults, **params}
-        if self.order is None:
-            merged = {k: v for k, v in merged.items() if k in self.used}
-        processors = self.processors
-        for name, processor in processors.items():
-            if name in merged:
-                merged[name] = processor(merged[name])
-        if self.order is None:
-            return merged
-        return tuple(merged[name] for name in self.order)
+        values: list[Any] = []
+        for name, processor, default in self.plan:
+            value = params.get(name, default)
+            if value is _MISSING:
+                raise KeyError(f"statement parameter {name!r} not given")
+            values.append(processor(value) if processor is not None else value)
+        if self.positional:
+            return values
+        return dict(zip((name for name, _, _ in self.plan), values, strict=True))
 
     def rows(self, raw_rows: Iterable[Sequence[Any]]) -> list[dict[str, Any]]:
-        names, results = self.names, self.results
+        names, converted = self.names, self.converted
         out = []
         for raw in raw_rows:
-            out.append({
-                name: (proc(value) if proc is not None else value)
-                for name, proc, value in zip(names, results, raw, strict=False)
-            })
+            row = dict(zip(names, raw, strict=False))
+            for name, processor in converted:
+                row[name] = processor(row[name])
+            out.append(row)
         return out
 
 

@@ -104,6 +104,13 @@ class EngineCaches:
 
         return self._templates.get_or_load(template_id, load)
 
+    def remember_template(self, template_id: TemplateId, template: Template,
+                          files: Mapping[str, Any], environment: Mapping[str, Any]) -> None:
+        """Seed the cache with a template this engine just parsed and stored."""
+        loaded = LoadedTemplate(template_id, template, template.to_dict(), dict(files),
+                                dict(environment))
+        self._templates.get_or_load(template_id, lambda: loaded)
+
     def parameters(
         self, template_id: TemplateId, stack_id: StackId, pseudo: Mapping[str, Any]
     ) -> dict[str, Any]:

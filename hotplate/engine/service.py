@@ -85,6 +85,7 @@ class EngineService:
         env = _environment(params)
         parsed = validate_stack_request(deps, template, env, files or {}, stack_name=stack_name)
         tid = deps.store.create_raw_template(parsed.to_dict(), files or {}, env)
+        deps.caches.remember_template(tid, parsed, files or {}, env)
         stack = StackRecord(
             id=StackId(deps.ids.new_uuid()), name=stack_name, project_id=_project(ctxt),
             raw_template_id=tid, action=Action.INIT, status=Status.COMPLETE,
@@ -119,6 +120,7 @@ class EngineService:
         env = _environment(params)
         parsed = validate_stack_request(deps, template, env, files or {}, stack_name=stack.name)
         tid = deps.store.create_raw_template(parsed.to_dict(), files or {}, env)
+        deps.caches.remember_template(tid, parsed, files or {}, env)
         settings: dict[str, Any] = {}
         if args.get("timeout_mins") is not None:
             settings["timeout_mins"] = _timeout(args)
