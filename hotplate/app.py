@@ -82,7 +82,8 @@ def start_engine(
     )
     worker = WorkerService(deps)
     service = EngineService(deps, worker)
-    transport.serve(WORKER_TOPIC, deps.engine_id, worker, WorkerService.ALLOWED)
+    transport.serve(WORKER_TOPIC, deps.engine_id, worker, WorkerService.ALLOWED,
+                    gate=deps.slots if deps.slots.limited else None)
     transport.serve(LISTENER_TOPIC, deps.engine_id, ListenerService(), ListenerService.ALLOWED)
     transport.serve(ENGINE_TOPIC, host, service, EngineService.ALLOWED)
     store.register_service(deps.engine_id, host, socket.gethostname(), "hotplate-engine",

@@ -307,12 +307,15 @@ class Transport(Protocol):
     """
 
     def serve(
-        self, topic: str, server: str, endpoint: Endpoint, allowed: frozenset[str]
+        self, topic: str, server: str, endpoint: Endpoint, allowed: frozenset[str],
+        *, gate: Any = None,
     ) -> None:
         """Start delivering messages for (topic, server) to ``endpoint``.
 
         Only methods named in ``allowed`` can be invoked; anything else is refused
-        (a cast is dropped and logged, a call raises RemoteError).
+        (a cast is dropped and logged, a call raises RemoteError). ``gate``, if
+        given (an object with ``held()`` and ``contended()``), bounds how many
+        of the server's threads work at once; transports may ignore it.
         """
         ...
 

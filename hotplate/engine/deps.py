@@ -66,6 +66,16 @@ class Slots:
     def __init__(self, count: int | None) -> None:
         self._semaphore = threading.Semaphore(count) if count else None
         self._local = threading.local()
+        self._waiting = 0  # threads asking for a slot back
+        self._waiting_lock = threading.Lock()
+
+    @property
+    def limited(self) -> bool:
+        return self._semaphore is not None
+
+    def contended(self) -> bool:
+        """Someone waits to get a slot back (a plugin finished): a drainer should yield."""
+        return self._waiting > 0
 
     @contextmanager
     def held(self) -> Iterator[None]:
@@ -91,7 +101,11 @@ class Slots:
         try:
             yield
         finally:
+            with self._waiting_lock:
+                self._waiting += 1
             semaphore.acquire()
+            with self._waiting_lock:
+                self._waiting -= 1
             self._local.held = True
 
 

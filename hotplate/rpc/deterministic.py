@@ -83,7 +83,9 @@ class DeterministicTransport:
         self.errors: list[Failure] = []
 
     # -- ports.Transport ---------------------------------------------------------
-    def serve(self, topic: str, server: str, endpoint: Any, allowed: frozenset[str]) -> None:
+    def serve(self, topic: str, server: str, endpoint: Any, allowed: frozenset[str],
+              *, gate: Any = None) -> None:
+        """``gate`` is accepted for the Transport contract; delivery is one at a time anyway."""
         with self._lock:
             if self._stopped:
                 raise RuntimeError("transport is stopped")

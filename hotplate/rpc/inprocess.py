@@ -28,6 +28,7 @@ from typing import Any, TypeVar
 from hotplate.rpc import codec
 from hotplate.rpc.dispatch import Counters, Routes, Served, outcome_keys
 from hotplate.rpc.errors import MessagingTimeout
+from hotplate.rpc.gated_pool import Gate, GatedPool
 from hotplate.rpc.policy import AccessPolicy
 
 LOG = logging.getLogger(__name__)
@@ -38,10 +39,13 @@ _CURRENT = threading.local()
 """Which pool the current thread belongs to, so a pool never waits for itself."""
 
 
+Pool = ThreadPoolExecutor | GatedPool
+
+
 @dataclass(frozen=True)
 class _Server:
     served: Served
-    pool: ThreadPoolExecutor
+    pool: Pool
 
 
 class InProcessTransport:
@@ -62,14 +66,20 @@ class InProcessTransport:
         self._stopped = False
 
     # -- serving ---------------------------------------------------------------
-    def serve(self, topic: str, server: str, endpoint: Any, allowed: frozenset[str]) -> None:
+    def serve(self, topic: str, server: str, endpoint: Any, allowed: frozenset[str],
+              *, gate: Gate | None = None) -> None:
+        """Serve (topic, server); with ``gate``, its threads work only while holding it."""
         served = Served(topic, server, endpoint, AccessPolicy(frozenset(allowed)))
         with self._lock:
             if self._stopped:
                 raise RuntimeError("transport is stopped")
             numbers = self._numbers.setdefault(topic, itertools.count())
-            pool = ThreadPoolExecutor(self._workers, initializer=_enter_pool,
-                                      initargs=(f"hotplate-{topic}", numbers))
+            initargs = (f"hotplate-{topic}", numbers)
+            pool: Pool = (
+                ThreadPoolExecutor(self._workers, initializer=_enter_pool, initargs=initargs)
+                if gate is None
+                else GatedPool(self._workers, gate, initializer=_enter_pool, initargs=initargs)
+            )
             try:
                 self._routes.add(topic, server, _Server(served, pool))
             except ValueError:
@@ -182,12 +192,12 @@ def _enter_pool(prefix: str, numbers: Iterator[int]) -> None:
     threading.current_thread().name = f"{prefix}-{next(numbers)}"
 
 
-def _run_in(pool: ThreadPoolExecutor, work: Callable[[Served], T], served: Served) -> T:
+def _run_in(pool: Pool, work: Callable[[Served], T], served: Served) -> T:
     _CURRENT.pool = pool
     return work(served)
 
 
-def _shut(pool: ThreadPoolExecutor) -> None:
+def _shut(pool: Pool) -> None:
     # A handler may stop its own server (an engine shutting itself down); its
     # pool must not wait for the very thread doing the waiting.
     own = getattr(_CURRENT, "pool", None) is pool

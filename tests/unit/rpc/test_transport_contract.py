@@ -22,6 +22,7 @@ from hotplate.rpc import (
 )
 from hotplate.rpc.dispatch import Counters
 from tests.unit.rpc.endpoints import Recorder
+from tests.unit.rpc.test_gated_pool import OneAtATime
 
 TOPIC = "engine_worker"
 
@@ -30,11 +31,13 @@ TOPIC = "engine_worker"
 class Harness:
     transport: InProcessTransport | DeterministicTransport
     settle: Callable[[], None]
+    gate: Any = None
 
     def serve(self, *names: str, topic: str = TOPIC) -> list[Recorder]:
         endpoints = [Recorder(name) for name in names]
         for endpoint in endpoints:
-            self.transport.serve(topic, endpoint.name, endpoint, Recorder.ALLOWED)
+            self.transport.serve(topic, endpoint.name, endpoint, Recorder.ALLOWED,
+                                 gate=self.gate)
         return endpoints
 
     @property
@@ -42,15 +45,16 @@ class Harness:
         return self.transport.counters
 
 
-@pytest.fixture(params=["inprocess", "deterministic"])
+@pytest.fixture(params=["inprocess", "inprocess-gated", "deterministic"])
 def harness(request: pytest.FixtureRequest) -> Iterator[Harness]:
-    if request.param == "inprocess":
+    if request.param.startswith("inprocess"):
         inproc = InProcessTransport(workers_per_server=4, call_timeout=5.0)
 
         def settle() -> None:
             assert inproc.join(timeout=5.0)
 
-        yield Harness(inproc, settle)
+        gate = OneAtATime() if request.param == "inprocess-gated" else None
+        yield Harness(inproc, settle, gate)
         inproc.stop()
     else:
         det = DeterministicTransport(seed=7, raise_errors=False)
