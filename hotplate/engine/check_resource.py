@@ -78,7 +78,28 @@ class CheckResource:
         work = NodeWork(row=row, stack=stack, traversal_id=traversal_id,
                         is_update=is_update, input_data=dict(input_data))
         with deps.cancels.running(stack.id) as cancelled:
-            self._execute(plan, work, cancelled)
+            try:
+                self._execute(plan, work, cancelled)
+            except Exception as exc:  # a bug or a lost database must not strand the stack
+                LOG.exception("unexpected error checking resource %s", row.id)
+                self._unexpected(work, exc)
+
+    def _unexpected(self, work: NodeWork, exc: Exception) -> None:
+        """Fail the resource and the traversal, as Heat does, so nothing waits forever."""
+        action = work.row.action if work.row.action is not Action.INIT else Action.CREATE
+        reason = f"{type(exc).__name__}: resources.{work.row.name}: {exc}"
+        try:
+            # Drop our lock if we still hold it, or no later traversal could take the row.
+            event = self._ops.event(work.row, action, "FAILED", reason)
+            self._deps.store.steal_resource_lock(
+                work.row.id, self._deps.engine_id,
+                {"status": "FAILED", "status_reason": reason}, event,
+            )
+            self._fail(work.stack, work.traversal_id,
+                       outcome.resource_failed_reason(action, reason), work.row.id,
+                       work.is_update)
+        except Exception:
+            LOG.exception("could not record the failure of resource %s", work.row.id)
 
     def _execute(self, plan: Plan, work: NodeWork, cancelled: Any) -> None:
         ops = self._ops

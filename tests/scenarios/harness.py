@@ -22,14 +22,14 @@ CTXT = {"project_id": "demo", "username": "demo", "user_id": "u1", "is_admin": F
 
 class Harness:
     def __init__(self, tmp_path: Path, *, seed: int = 0, duplicate_rate: float = 0.0,
-                 reorder: bool = True) -> None:
+                 reorder: bool = True, registry: Any = None) -> None:
         self.clock = FakeClock()
         self.store = open_store(f"sqlite:///{tmp_path / f'scenario-{seed}.sqlite'}", self.clock)
         self.transport = DeterministicTransport(seed, duplicate_rate=duplicate_rate,
                                                 reorder=reorder)
         self.engine: Engine = start_engine(
             self.store, self.transport, clock=self.clock, ids=SeededIds(seed),
-            runner=ActionRunner(self.clock), engine_id=f"engine-{seed}",
+            runner=ActionRunner(self.clock), engine_id=f"engine-{seed}", registry=registry,
         )
         self.service = self.engine.service
 

@@ -109,3 +109,24 @@ def test_held_messages_of_a_superseded_traversal_hand_over(tmp_path) -> None:
     h.run()
     assert h.status(sid) == "UPDATE_COMPLETE"
     assert {row.properties_data["value"] for row in h.rows(sid)} == {"c"}
+
+
+def test_an_unexpected_error_fails_the_stack_and_frees_the_lock(tmp_path) -> None:
+    from hotplate.resources.none import NoneResource
+    from hotplate.resources.registry import Registry
+
+    class Broken(NoneResource):
+        def get_reference_id(self) -> str:
+            raise RuntimeError("reference lookup exploded")
+
+    registry = Registry.with_extra({"Test::Broken": Broken})
+    h = Harness(tmp_path, registry=registry)
+    sid = h.create("boom", tmpl({"ok": res(), "bad": {"type": "Test::Broken"}}))
+    h.run()
+    view = h.stack(sid)
+    assert (view["stack_action"], view["stack_status"]) == ("CREATE", "FAILED")
+    assert "reference lookup exploded" in view["stack_status_reason"]
+    assert not any(r.engine_id for r in h.rows(sid))
+    h.delete(sid)
+    h.run()
+    assert h.status(sid) == "DELETE_COMPLETE"
