@@ -66,7 +66,13 @@ def converge_stack(
         LOG.warning("stack %s: traversal changed under us; %s not started", stack.id, action)
         return None
     deps.store.delete_sync_points(stack.id, keep_traversal=traversal)
-    _build_and_start(deps, stack.id, traversal, template_id, prev_template_id)
+    try:
+        _build_and_start(deps, stack.id, traversal, template_id, prev_template_id)
+    except Exception as exc:  # never leave a stack IN_PROGRESS with nothing running
+        LOG.exception("stack %s: could not start %s", stack.id, action)
+        started = deps.store.get_stack(stack.id)
+        if started is not None:
+            mark_failed(deps, started, traversal, f"{type(exc).__name__}: {exc}")
     return traversal
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from hotplate.engine.deps import EngineDeps
 from hotplate.model.errors import StackValidationFailed
 from hotplate.template import Template, parse_template, resolve_parameters
+
+_STACK_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_.-]*$")
 
 
 class _NoResources:
@@ -35,8 +38,15 @@ def validate_stack_request(
     stack_name: str,
 ) -> Template:
     """Parse and check a stack request; raises StackValidationFailed naming the path."""
-    if not isinstance(stack_name, str) or not stack_name:
-        raise StackValidationFailed("A stack name is required.")
+    if (
+        not isinstance(stack_name, str)
+        or not _STACK_NAME.match(stack_name)
+        or len(stack_name) > 255
+    ):
+        raise StackValidationFailed(
+            f'Invalid stack name {stack_name} must contain only alphanumeric or "_-." '
+            "characters, must start with alpha and must be 255 characters or less."
+        )
     parsed = parse_template(template, files=files)
     parsed.dependencies()
     params = resolve_parameters(

@@ -103,3 +103,13 @@ def test_parameters_and_pseudo_parameters(tmp_path) -> None:
     sid = h.create("pstack", body, {"n": "7"})
     h.run()
     assert h.outputs(sid) == {"o": "7 on pstack"}
+
+
+@pytest.mark.parametrize("name", ["1abc", "has space", "x" * 256, ""])
+def test_invalid_stack_names_are_refused_with_heats_message(tmp_path, name) -> None:
+    from hotplate.model.errors import StackValidationFailed
+
+    h = Harness(tmp_path)
+    with pytest.raises(StackValidationFailed, match="must start with alpha"):
+        h.create(name, tmpl({}))
+    assert h.store.list_stacks(None) == []
