@@ -19,6 +19,7 @@ from hotplate.graph.dag import Graph
 from hotplate.model.errors import EntityNotFound
 from hotplate.model.ids import StackId, TemplateId, TraversalId
 from hotplate.model.nodes import NodeKey
+from hotplate.model.records import StackRecord
 from hotplate.ports import Store
 from hotplate.template import Template, parse_template, resolve_parameters
 
@@ -57,6 +58,11 @@ class LruCache(Generic[K, V]):
             self._data.clear()
 
 
+def pseudo_parameters(stack: StackRecord) -> dict[str, Any]:
+    return {"OS::stack_name": stack.name, "OS::stack_id": stack.id,
+            "OS::project_id": stack.project_id}
+
+
 @dataclass(frozen=True, slots=True)
 class LoadedTemplate:
     id: TemplateId
@@ -88,6 +94,7 @@ class EngineCaches:
         self._templates: LruCache[TemplateId, LoadedTemplate] = LruCache(size)
         self._params: LruCache[tuple[TemplateId, StackId], dict[str, Any]] = LruCache(size)
         self._graphs: LruCache[tuple[StackId, TraversalId], TraversalGraph] = LruCache(size)
+        self._decided: LruCache[tuple[TemplateId, StackId], Template] = LruCache(size)
 
     def template(self, template_id: TemplateId) -> LoadedTemplate:
         def load() -> LoadedTemplate:
@@ -127,6 +134,19 @@ class EngineCaches:
             return values
 
         return self._params.get_or_load((template_id, stack_id), load)
+
+    def for_stack(self, template_id: TemplateId, stack: StackRecord) -> Template:
+        """The template as this stack sees it: its conditions decided by its parameters.
+
+        Resources whose condition is false are absent from it, from its graph
+        and from its attribute references.
+        """
+
+        def load() -> Template:
+            params = self.parameters(template_id, stack.id, pseudo_parameters(stack))
+            return self.template(template_id).template.with_parameters(params)
+
+        return self._decided.get_or_load((template_id, stack.id), load)
 
     def graph(self, stack_id: StackId, traversal_id: TraversalId) -> TraversalGraph:
         """The traversal's graph; empty (and not cached) if it is not, or no longer, stored."""

@@ -54,7 +54,7 @@ class CheckResource:
         template_id = stack.raw_template_id
         wanted_type = None
         if is_update and stack.current_traversal == traversal_id:
-            defn = deps.caches.template(template_id).template.resources.get(row.name)
+            defn = deps.caches.for_stack(template_id, stack).resources.get(row.name)
             wanted_type = defn.type if defn is not None else None
         plan = plan_node(
             NodeContext(

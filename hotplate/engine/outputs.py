@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from hotplate.engine.cache import pseudo_parameters
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.resource_context import EngineResourceContext
 from hotplate.engine.views import visible_rows
@@ -62,8 +63,7 @@ class OutputResolver:
         self._deps = deps
 
     def parameters(self, stack: StackRecord) -> dict[str, Any]:
-        pseudo = {"OS::stack_name": stack.name, "OS::stack_id": stack.id,
-                  "OS::project_id": stack.project_id}
+        pseudo = pseudo_parameters(stack)
         try:
             return self._deps.caches.parameters(stack.raw_template_id, stack.id, pseudo)
         except Exception:
@@ -71,7 +71,7 @@ class OutputResolver:
             return dict(pseudo)
 
     def resolve_all(self, stack: StackRecord) -> list[dict[str, Any]]:
-        template = self._deps.caches.template(stack.raw_template_id).template
+        template = self._deps.caches.for_stack(stack.raw_template_id, stack)
         if not template.outputs:
             return []
         rows = visible_rows(self._deps.store.list_resources(stack.id), list(template.resources),

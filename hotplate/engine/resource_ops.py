@@ -17,6 +17,7 @@ from typing import Any
 from hotplate.convergence import outcome
 from hotplate.convergence.node_plan import stack_deadline
 from hotplate.convergence.update_diff import UpdateDecision, UpdateKind, decide_update
+from hotplate.engine.cache import pseudo_parameters
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.resolve import InputsContext, required_ids
 from hotplate.engine.resource_context import EngineResourceContext
@@ -109,17 +110,13 @@ class ResourceOps:
 
     def _inputs(self, work: NodeWork) -> InputsContext:
         deps = self._deps
-        pseudo = {
-            "OS::stack_name": work.stack.name,
-            "OS::stack_id": work.stack.id,
-            "OS::project_id": work.stack.project_id,
-        }
-        params = deps.caches.parameters(work.template_id, work.stack.id, pseudo)
+        params = deps.caches.parameters(work.template_id, work.stack.id,
+                                        pseudo_parameters(work.stack))
         return InputsContext(params, work.input_data)
 
     def _node_data(self, instance: Resource, row: ResourceRecord, work: NodeWork,
                    action: Action, status: Status) -> dict[str, Any]:
-        template = self._deps.caches.template(work.template_id).template
+        template = self._deps.caches.for_stack(work.template_id, work.stack)
         attrs: dict[str, Any] = {}
         for name in sorted(template.attributes_referenced().get(row.name, frozenset())):
             try:
@@ -206,7 +203,7 @@ class ResourceOps:
         return OpResult(failure=outcome.resource_failed_reason(action, reason))
 
     def _definition(self, work: NodeWork) -> tuple[Any, type[Resource]]:
-        template = self._deps.caches.template(work.template_id).template
+        template = self._deps.caches.for_stack(work.template_id, work.stack)
         defn = template.resources[work.row.name]
         return defn, self._deps.types.get(defn.type)
 
@@ -320,7 +317,7 @@ class ResourceOps:
     def replace(self, work: NodeWork) -> OpResult:
         """Create a new row for this resource; the old one is cleaned up later."""
         row = work.row
-        template = self._deps.caches.template(work.template_id).template
+        template = self._deps.caches.for_stack(work.template_id, work.stack)
         new = NewResource(
             stack_id=row.stack_id, name=row.name,
             resource_type=template.resources[row.name].type,

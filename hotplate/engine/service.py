@@ -196,7 +196,7 @@ class EngineService:
                              filters: Any = None) -> list[dict[str, Any]]:
         stack = self._get_stack(ctxt, stack_identity, show_deleted=True)
         rows = self._current_rows(stack)
-        template = self._deps.caches.template(stack.raw_template_id).template
+        template = self._deps.caches.for_stack(stack.raw_template_id, stack)
         graph = template.dependencies()
         views = []
         for name, row in rows.items():
@@ -214,7 +214,7 @@ class EngineService:
         return format_resource(row, stack, with_detail=True)
 
     def _current_rows(self, stack: StackRecord) -> dict[str, Any]:
-        template = self._deps.caches.template(stack.raw_template_id).template
+        template = self._deps.caches.for_stack(stack.raw_template_id, stack)
         return visible_rows(self._deps.store.list_resources(stack.id), list(template.resources),
                             stack.raw_template_id, stack.prev_raw_template_id)
 
@@ -229,7 +229,7 @@ class EngineService:
 
     def list_outputs(self, ctxt: Mapping[str, Any], stack_identity: Any) -> list[dict[str, Any]]:
         stack = self._get_stack(ctxt, stack_identity, show_deleted=True)
-        template = self._deps.caches.template(stack.raw_template_id).template
+        template = self._deps.caches.for_stack(stack.raw_template_id, stack)
         return [{"output_key": name, "description": out.description}
                 for name, out in template.outputs.items()]
 

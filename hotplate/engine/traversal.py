@@ -15,7 +15,7 @@ from hotplate.convergence.graph_build import build_traversal_graph, graph_to_jso
 from hotplate.convergence.propagation import sync_counts
 from hotplate.convergence.rows import choose_rows
 from hotplate.engine.deps import EngineDeps
-from hotplate.model.ids import NO_TRAVERSAL, StackId, TemplateId, TraversalId
+from hotplate.model.ids import NO_TRAVERSAL, TemplateId, TraversalId
 from hotplate.model.records import NewEvent, NewResource, NewSyncPoint, StackRecord
 from hotplate.model.states import Action, Status
 
@@ -67,7 +67,7 @@ def converge_stack(
         return None
     deps.store.delete_sync_points(stack.id, keep_traversal=traversal)
     try:
-        _build_and_start(deps, stack.id, traversal, template_id, prev_template_id)
+        _build_and_start(deps, stack, traversal, template_id, prev_template_id)
     except Exception as exc:  # never leave a stack IN_PROGRESS with nothing running
         LOG.exception("stack %s: could not start %s", stack.id, action)
         started = deps.store.get_stack(stack.id)
@@ -78,21 +78,22 @@ def converge_stack(
 
 def _build_and_start(
     deps: EngineDeps,
-    stack_id: StackId,
+    stack: StackRecord,
     traversal: TraversalId,
     template_id: TemplateId,
     prev_template_id: TemplateId | None,
 ) -> None:
     store = deps.store
-    loaded = deps.caches.template(template_id)
-    name_graph = loaded.template.dependencies()
+    stack_id = stack.id
+    template = deps.caches.for_stack(template_id, stack)
+    name_graph = template.dependencies()
     existing = store.list_resources(stack_id)
     choice = choose_rows(name_graph.nodes, existing, template_id, prev_template_id)
     new_rows = [
         NewResource(
             stack_id=stack_id,
             name=name,
-            resource_type=loaded.template.resources[name].type,
+            resource_type=template.resources[name].type,
             uuid=deps.ids.new_uuid(),
             current_template_id=None,
         )
@@ -114,9 +115,9 @@ def _build_and_start(
     store.create_sync_points(stack_id, traversal, points)
     leaves = sorted(graph.leaves(), key=lambda n: (n.is_update, n))
     if not leaves:
-        stack = store.get_stack(stack_id)
-        if stack is not None:
-            mark_complete(deps, stack, traversal)
+        current = store.get_stack(stack_id)
+        if current is not None:
+            mark_complete(deps, current, traversal)
         return
     for leaf in leaves:
         deps.cast_check_resource(leaf.resource_id, traversal, {}, leaf.is_update)

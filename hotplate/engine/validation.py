@@ -48,15 +48,16 @@ def validate_stack_request(
             "characters, must start with alpha and must be 255 characters or less."
         )
     parsed = parse_template(template, files=files)
-    parsed.dependencies()
     params = resolve_parameters(
         parsed,
         environment.get("parameters") or {},
         param_defaults=environment.get("parameter_defaults") or {},
     )
     params.update({"OS::stack_name": stack_name, "OS::stack_id": "", "OS::project_id": ""})
+    decided = parsed.with_parameters(params)
+    decided.dependencies()
     ctx = _NoResources(params)
-    for name, defn in parsed.resources.items():
+    for name, defn in decided.resources.items():
         try:
             cls = deps.types.get(defn.type)
         except StackValidationFailed as exc:

@@ -1,10 +1,10 @@
-"""The ``conditions`` section, read only as far as is possible without a stack.
+"""The ``conditions`` section and the ``condition`` of resources and outputs.
 
-A condition is evaluated per stack (its functions read parameters), which
-is a later step. What can be known from the template alone is used now: a
-resource or output whose condition is ``false`` (literally, or a condition
-defined as a literal boolean) is left out; any other condition is kept as
-written and the resource stays in.
+A condition is evaluated per stack: its functions read parameters. Parsed
+without parameter values, a template uses what the template alone decides
+(a literal ``false``, or a condition defined as a literal boolean) and keeps
+every other resource; ``Template.with_parameters`` parses it again with
+the values, which decides every condition.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from hotplate.model.errors import StackValidationFailed
+from hotplate.template.functions import Node, ParseScope, Static, compile_condition, truth
 from hotplate.template.paths import Path
 
 
@@ -61,3 +62,24 @@ def known_value(condition: Any, conditions: dict[str, Any], path: Path) -> bool 
 
 def _looks_like_function(value: Any) -> bool:
     return isinstance(value, dict) and len(value) == 1
+
+
+def decide(
+    condition: Any, conditions: dict[str, Any], scope: ParseScope, path: Path
+) -> bool | None:
+    """A ``condition`` field's value; None when it needs parameter values not given."""
+    if scope.parameter_values is None:
+        return known_value(condition, conditions, path)
+    if condition is None:
+        return True
+    node = compile_condition(condition, scope, path)
+    ctx = scope.parameter_values
+    return truth(node.resolve(ctx), scope.conditions, ctx, path)
+
+
+def deferred(condition: Any, scope: ParseScope, path: Path) -> Node | None:
+    """The parsed condition of an output whose value is decided when resolving."""
+    if condition is None or isinstance(condition, bool):
+        return None
+    node = compile_condition(condition, scope, path)
+    return None if isinstance(node, Static) and node.value is True else node

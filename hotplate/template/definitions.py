@@ -14,7 +14,7 @@ from typing import Any
 
 from hotplate.model.errors import StackValidationFailed
 from hotplate.template.context import ResolveContext
-from hotplate.template.functions import Node, Static
+from hotplate.template.functions import Node, Static, truth
 
 DEFAULT_OUTPUT_DESCRIPTION = "No description given"
 
@@ -80,10 +80,19 @@ class OutputDefinition:
     value_node: Node = field(default=Static(None), repr=False)
     required: frozenset[str] = frozenset()
     reads: frozenset[tuple[str, str]] = field(default=frozenset(), repr=False)
+    condition_node: Node | None = field(default=None, repr=False)
+    """The condition, when only parameter values decide it (evaluated on resolve)."""
+    conditions: Any = field(default=None, repr=False)
 
     def resolve(self, ctx: ResolveContext) -> Any:
         """The output's value now (None when its condition is false)."""
-        return self.value_node.resolve(ctx) if self.enabled else None
+        if not self.enabled:
+            return None
+        if self.condition_node is not None:
+            value = self.condition_node.resolve(ctx)
+            if not truth(value, self.conditions, ctx, ("outputs", self.name, "condition")):
+                return None
+        return self.value_node.resolve(ctx)
 
     def references(self) -> frozenset[str]:
         """The resources whose results the value reads."""

@@ -6,7 +6,9 @@ Steps, in the order Heat reports problems:
 2. the version, by date or release name;
 3. the top-level sections the version allows;
 4. parameter declarations;
-5. conditions, and which resources a plainly-false condition leaves out;
+5. conditions, and which resources a false condition leaves out (only a
+   literally false one unless parameter values are given, see
+   ``Template.with_parameters``);
 6. each resource's shape (entries in name order, as Heat checks them);
 7. each resource's properties and metadata, then outputs, parsed into
    nodes, which checks function arguments and references;
@@ -16,6 +18,7 @@ Steps, in the order Heat reports problems:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
@@ -25,9 +28,10 @@ from hotplate.model.errors import (
     StackValidationFailed,
 )
 from hotplate.template.conditions import parse_conditions
+from hotplate.template.context import ResolveContext
 from hotplate.template.document import normalize
 from hotplate.template.errors import with_path
-from hotplate.template.functions import ParseScope
+from hotplate.template.functions import ConditionTable, ParseScope, compile_conditions
 from hotplate.template.parameters import PSEUDO_PARAMETERS, parse_parameters
 from hotplate.template.references import attributes_read, dependency_graph
 from hotplate.template.resource_parser import (
@@ -55,7 +59,13 @@ def parse_template(
     Raises:
         StackValidationFailed: or a subclass, naming what is wrong and where.
     """
-    data = _load(source)
+    return parse_data(_load(source), files or {}, None)
+
+
+def parse_data(
+    data: dict[str, Any], files: Mapping[str, Any], values: ResolveContext | None
+) -> Template:
+    """Parse normalized template data; ``values`` decides conditions when given."""
     version = find_version(data)
     for key in data:
         if key not in version.sections:
@@ -65,18 +75,22 @@ def parse_template(
     parameters = parse_parameters(data.get("parameters"), version)
     conditions = parse_conditions(data.get("conditions"))
     resource_data = check_resources(data.get("resources"), version)
-    enabled = enabled_resources(resource_data, conditions)
     scope = ParseScope(
         functions=version.functions,
         parameters=frozenset(parameters) | frozenset(PSEUDO_PARAMETERS),
         resources=frozenset(resource_data),
-        enabled=enabled,
-        files=MappingProxyType(dict(files or {})),
+        enabled=frozenset(resource_data),
+        files=MappingProxyType(dict(files)),
+        condition_functions=version.condition_functions,
+        conditions=ConditionTable(),
+        parameter_values=values,
     )
+    compile_conditions(conditions, scope)
+    scope = replace(scope, enabled=enabled_resources(resource_data, conditions, scope))
     resources = {
         name: parse_resource(name, entry, version, scope)
         for name, entry in resource_data.items()
-        if name in enabled
+        if name in scope.enabled
     }
     outputs = parse_outputs(data.get("outputs"), version, scope, conditions)
     graph = dependency_graph(resources)
@@ -94,6 +108,8 @@ def parse_template(
         _graph=graph,
         _cycle=graph.find_cycle(),
         _attributes=MappingProxyType(attributes_read(resources, outputs)),
+        _files=scope.files,
+        conditions_decided=values is not None,
     )
 
 

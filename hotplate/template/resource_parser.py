@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from hotplate.model.errors import StackValidationFailed
-from hotplate.template.conditions import check_condition_type, known_value
+from hotplate.template.conditions import check_condition_type, decide, deferred
 from hotplate.template.definitions import (
     DEFAULT_OUTPUT_DESCRIPTION,
     OutputDefinition,
@@ -66,15 +66,18 @@ def _check_shape(name: str, data: Any, version: HotVersion) -> None:
 
 
 def enabled_resources(
-    resources: ResourceData, conditions: dict[str, Any]
+    resources: ResourceData, conditions: dict[str, Any], scope: ParseScope
 ) -> frozenset[str]:
-    """Names of resources not left out by a plainly-false condition."""
-    return frozenset(
-        name
-        for name, data in resources.items()
-        if known_value(data.get("condition"), conditions, ("resources", name, "condition"))
-        is not False
-    )
+    """Names of resources not left out by a false condition (see ``conditions.decide``)."""
+    enabled = set()
+    for name, data in resources.items():
+        path = ("resources", name, "condition")
+        condition = data.get("condition")
+        if condition is not None:
+            check_condition_type(condition, name, path)
+        if decide(condition, conditions, scope, path) is not False:
+            enabled.add(name)
+    return frozenset(enabled)
 
 
 def parse_resource(
@@ -235,11 +238,13 @@ def _output(
     description = data.get("description")
     description = DEFAULT_OUTPUT_DESCRIPTION if description is None else str(description)
     condition = data.get("condition")
-    enabled = known_value(condition, conditions, (*path, "condition")) is not False
-    if not enabled:
+    decided = decide(condition, conditions, scope, (*path, "condition"))
+    if decided is False:
         return OutputDefinition(name, description, condition, enabled=False)
     value = compile_snippet(data["value"], scope, (*path, "value"))
     required, reads = _reads(value)
     return OutputDefinition(
-        name, description, condition, True, value, frozenset(required), reads
+        name, description, condition, True, value, frozenset(required), reads,
+        condition_node=None if decided else deferred(condition, scope, (*path, "condition")),
+        conditions=scope.conditions,
     )

@@ -41,6 +41,26 @@ class Template:
     _graph: Graph[str] = field(repr=False)
     _cycle: list[str] | None = field(repr=False)
     _attributes: Mapping[str, frozenset[str]] = field(repr=False)
+    _files: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    conditions_decided: bool = False
+    """True once ``with_parameters`` has evaluated every condition."""
+
+    def with_parameters(self, values: Mapping[str, Any]) -> Template:
+        """This template with its conditions evaluated against parameter values.
+
+        ``values`` are what ``get_param`` reads: the validated values from
+        ``resolve_parameters`` plus the pseudo parameters (``OS::stack_name``...).
+        In the result, resources whose condition is false are gone from
+        ``resources``, ``dependencies()`` and ``attributes_referenced()``;
+        outputs whose condition is false resolve to None; ``if`` keeps only
+        the chosen branch, so only its references are dependencies.
+
+        Raises:
+            StackValidationFailed: a condition is invalid or reads a missing parameter.
+        """
+        from hotplate.template.parser import parse_data  # the parser builds Templates
+
+        return parse_data(self._source, self._files, _Values(values))
 
     def dependencies(self) -> Graph[str]:
         """The resource graph (a fresh copy the caller may change).
@@ -65,3 +85,19 @@ class Template:
         """The template as given (normalized to JSON-safe data), for storage."""
         result: dict[str, Any] = copy_data(self._source)
         return result
+
+
+class _Values:
+    """Parameter values as a ResolveContext; conditions read nothing else."""
+
+    def __init__(self, values: Mapping[str, Any]) -> None:
+        self._values = dict(values)
+
+    def parameter(self, name: str) -> Any:
+        return self._values[name]
+
+    def resource_reference(self, name: str) -> str | None:
+        raise RuntimeError("conditions do not read resources")
+
+    def resource_attribute(self, name: str, attribute: str) -> Any:
+        raise RuntimeError("conditions do not read resources")

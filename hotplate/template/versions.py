@@ -10,11 +10,14 @@ listing what changed, mirroring the HOT specification's history::
                            get_file resource_facade + the CFN Fn::* and Ref
     2014-10-16             CFN functions removed (Fn::Select stays)
     2015-04-30             + repeat digest
+                           (repeat over maps' keys from 2016-10-14, with
+                           permutations from 2017-09-01, as Heat)
     2015-10-15             get_attr [res] for all attributes; list_join of many
                            lists; str_replace JSON-encodes; + str_split;
                            Fn::Select removed
     2016-04-08             + map_merge
-    2016-10-14  newton     + yaql map_replace if; conditions section;
+    2016-10-14  newton     + yaql map_replace if; conditions section (get_param
+                           equals not and or; + yaql contains from pike);
                            condition/external_id keys; lower-case deletion policies
     2017-02-24  ocata      + filter str_replace_strict; modulo constraint
     2017-09-01  pike       + make_url list_concat list_concat_unique contains
@@ -33,18 +36,40 @@ from typing import Any
 
 from hotplate.model.errors import InvalidTemplateVersion
 from hotplate.template.functions import (
+    And,
+    Contains,
+    Digest,
+    Equals,
+    Filter,
     Function,
     GetAttr,
     GetAttrAll,
     GetFile,
     GetParam,
     GetResource,
+    If,
+    Invalid,
     Join,
     JoinMultiple,
+    ListConcat,
+    ListConcatUnique,
+    MakeURL,
+    MapMerge,
+    MapReplace,
+    Not,
+    Or,
     Removed,
+    Repeat,
+    RepeatWithMap,
+    RepeatWithNestedLoop,
     Replace,
     ReplaceJson,
+    ReplaceStrict,
+    ReplaceVeryStrict,
+    ResourceFacade,
+    StrSplit,
     Unsupported,
+    Yaql,
 )
 
 VERSION_KEY = "heat_template_version"
@@ -58,6 +83,8 @@ class HotVersion:
     date: str
     name: str | None
     functions: FunctionTable
+    condition_functions: FunctionTable
+    """What a condition may use; every other function is ``Invalid`` there."""
     sections: frozenset[str]
     resource_keys: tuple[str, ...]
     output_keys: tuple[str, ...]
@@ -98,27 +125,58 @@ _F20130523 = _named(
         list_join=Join,
         str_replace=Replace,
         get_file=GetFile,
-        resource_facade=Unsupported,
+        resource_facade=ResourceFacade,
     ),
     _CFN,
     Unsupported,
 )
 _F20141016 = _named(_F20130523, _CFN_REMOVED_2014, Removed)
-_F20150430 = _named(_F20141016, "repeat digest", Unsupported)
-_F20151015 = _named(
-    _table(_F20150430, get_attr=GetAttrAll, list_join=JoinMultiple, str_replace=ReplaceJson),
-    "str_split",
-    Unsupported,
+_F20150430 = _table(_F20141016, repeat=Repeat, digest=Digest)
+_F20151015 = _table(
+    _F20150430,
+    get_attr=GetAttrAll,
+    list_join=JoinMultiple,
+    str_replace=ReplaceJson,
+    str_split=StrSplit,
 )
 _F20151015 = _named(_F20151015, "Fn::Select", Removed)
-_F20160408 = _named(_F20151015, "map_merge", Unsupported)
-_F20161014 = _named(_F20160408, "yaql map_replace if", Unsupported)
-_F20170224 = _named(_F20161014, "filter str_replace_strict", Unsupported)
-_F20170901 = _named(
-    _F20170224,
-    "make_url list_concat str_replace_vstrict list_concat_unique contains",
-    Unsupported,
+_F20160408 = _table(_F20151015, map_merge=MapMerge)
+_F20161014 = _table(
+    _F20160408, repeat=RepeatWithMap, yaql=Yaql, map_replace=MapReplace, **{"if": If}
 )
+_F20170224 = _table(_F20161014, filter=Filter, str_replace_strict=ReplaceStrict)
+_F20170901 = _table(
+    _F20170224,
+    repeat=RepeatWithNestedLoop,
+    make_url=MakeURL,
+    list_concat=ListConcat,
+    str_replace_vstrict=ReplaceVeryStrict,
+    list_concat_unique=ListConcatUnique,
+    contains=Contains,
+)
+
+
+def _conditions(functions: FunctionTable, **allowed: type[Function]) -> FunctionTable:
+    """Heat's condition table: listed functions; others Invalid, removed ones Removed."""
+    table: dict[str, type[Function]] = {
+        name: cls if cls is Removed else Invalid for name, cls in functions.items()
+    }
+    table.update(allowed)
+    return MappingProxyType(table)
+
+
+_C20161014 = _conditions(
+    _F20161014, get_param=GetParam, equals=Equals, **{"not": Not, "and": And, "or": Or}
+)
+_C20170901 = _conditions(
+    _F20170901,
+    get_param=GetParam,
+    equals=Equals,
+    yaql=Yaql,
+    contains=Contains,
+    **{"not": Not, "and": And, "or": Or},
+)
+_NO_CONDITIONS: FunctionTable = MappingProxyType({})
 
 _SECTIONS = frozenset(
     {VERSION_KEY, "description", "parameter_groups", "parameters", "resources", "outputs"}
@@ -136,12 +194,18 @@ _PARAMETER_KEYS = (
 )
 
 
-def _version(date: str, name: str | None, functions: FunctionTable) -> HotVersion:
+def _version(
+    date: str,
+    name: str | None,
+    functions: FunctionTable,
+    conditions: FunctionTable = _NO_CONDITIONS,
+) -> HotVersion:
     newton = date >= "2016-10-14"
     return HotVersion(
         date=date,
         name=name,
         functions=functions,
+        condition_functions=conditions,
         sections=(_SECTIONS | {"conditions"}) if newton else _SECTIONS,
         resource_keys=(*_RESOURCE_KEYS, "external_id", "condition") if newton else _RESOURCE_KEYS,
         output_keys=("description", "value", "condition") if newton else ("description", "value"),
@@ -157,12 +221,12 @@ VERSIONS: tuple[HotVersion, ...] = (
     _version("2015-04-30", None, _F20150430),
     _version("2015-10-15", None, _F20151015),
     _version("2016-04-08", None, _F20160408),
-    _version("2016-10-14", "newton", _F20161014),
-    _version("2017-02-24", "ocata", _F20170224),
-    _version("2017-09-01", "pike", _F20170901),
-    _version("2018-03-02", "queens", _F20170901),
-    _version("2018-08-31", "rocky", _F20170901),
-    _version("2021-04-16", "wallaby", _F20170901),
+    _version("2016-10-14", "newton", _F20161014, _C20161014),
+    _version("2017-02-24", "ocata", _F20170224, _conditions(_F20170224, **_C20161014)),
+    _version("2017-09-01", "pike", _F20170901, _C20170901),
+    _version("2018-03-02", "queens", _F20170901, _C20170901),
+    _version("2018-08-31", "rocky", _F20170901, _C20170901),
+    _version("2021-04-16", "wallaby", _F20170901, _C20170901),
 )
 
 _BY_LABEL: Mapping[str, HotVersion] = MappingProxyType(

@@ -161,3 +161,39 @@ def test_cancel_refused_when_nothing_to_cancel(tmp_path) -> None:
     h.run()
     with pytest.raises(NotSupported, match="CREATE_COMPLETE"):
         h.service.stack_cancel_update({"project_id": "demo"}, sid)
+
+
+def conditional(env: str) -> tuple[dict, dict]:
+    body = {
+        "heat_template_version": "2021-04-16",
+        "parameters": {"env": {"type": "string", "default": "dev"}},
+        "conditions": {"is_prod": {"equals": [{"get_param": "env"}, "prod"]}},
+        "resources": {
+            "app": res("a"),
+            "replica": {"type": "OS::Heat::TestResource", "condition": "is_prod",
+                        "properties": {"value": {"get_attr": ["app", "output"]}}},
+        },
+        "outputs": {
+            "replica": {"value": {"get_attr": ["replica", "output"]}, "condition": "is_prod"},
+            "mode": {"value": {"if": ["is_prod", "ha", "single"]}},
+        },
+    }
+    return body, {"env": env}
+
+
+def test_conditions_follow_parameters_across_updates(tmp_path) -> None:
+    h = Harness(tmp_path, seed=3)
+    sid = h.create("cond", *conditional("dev"))
+    h.run()
+    assert h.status(sid) == "CREATE_COMPLETE"
+    assert set(h.resource_states(sid)) == {"app"}
+    assert h.outputs(sid) == {"replica": None, "mode": "single"}
+    h.update(sid, *conditional("prod"))
+    h.run()
+    assert h.status(sid) == "UPDATE_COMPLETE"
+    assert set(h.resource_states(sid)) == {"app", "replica"}
+    assert h.outputs(sid) == {"replica": "a", "mode": "ha"}
+    h.update(sid, *conditional("dev"))
+    h.run()
+    assert set(h.resource_states(sid)) == {"app"}
+    assert h.event_counts(sid)[("replica", "DELETE_COMPLETE")] == 1

@@ -10,6 +10,29 @@ from hotplate.template.functions.base import (
     compile_snippet,
     iter_functions,
 )
+from hotplate.template.functions.collections import (
+    Contains,
+    Digest,
+    Filter,
+    ListConcat,
+    ListConcatUnique,
+    MapMerge,
+    MapReplace,
+    StrSplit,
+)
+from hotplate.template.functions.conditions import (
+    And,
+    ConditionTable,
+    Equals,
+    If,
+    Invalid,
+    Not,
+    Or,
+    compile_condition,
+    compile_conditions,
+    truth,
+)
+from hotplate.template.functions.facade import ResourceFacade
 from hotplate.template.functions.placeholders import Removed, Unsupported
 from hotplate.template.functions.references import (
     ALL_ATTRIBUTES,
@@ -18,27 +41,68 @@ from hotplate.template.functions.references import (
     GetParam,
     GetResource,
 )
-from hotplate.template.functions.strings import GetFile, Join, JoinMultiple, Replace, ReplaceJson
+from hotplate.template.functions.repeat import (
+    MakeURL,
+    Repeat,
+    RepeatWithMap,
+    RepeatWithNestedLoop,
+)
+from hotplate.template.functions.strings import (
+    GetFile,
+    Join,
+    JoinMultiple,
+    Replace,
+    ReplaceJson,
+    ReplaceStrict,
+    ReplaceVeryStrict,
+)
+from hotplate.template.functions.yaql_function import Yaql
 
 __all__ = [
     "ALL_ATTRIBUTES",
+    "And",
+    "ConditionTable",
+    "Contains",
+    "Digest",
+    "Equals",
+    "Filter",
     "Function",
     "GetAttr",
     "GetAttrAll",
     "GetFile",
     "GetParam",
     "GetResource",
+    "If",
+    "Invalid",
     "Join",
     "JoinMultiple",
+    "ListConcat",
+    "ListConcatUnique",
     "ListNode",
+    "MakeURL",
+    "MapMerge",
     "MapNode",
+    "MapReplace",
     "Node",
+    "Not",
+    "Or",
     "ParseScope",
     "Removed",
+    "Repeat",
+    "RepeatWithMap",
+    "RepeatWithNestedLoop",
     "Replace",
     "ReplaceJson",
+    "ReplaceStrict",
+    "ReplaceVeryStrict",
+    "ResourceFacade",
     "Static",
+    "StrSplit",
     "Unsupported",
+    "Yaql",
+    "compile_condition",
+    "compile_conditions",
     "compile_snippet",
     "iter_functions",
+    "truth",
 ]

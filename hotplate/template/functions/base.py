@@ -23,7 +23,7 @@ resource must report are known without resolving anything.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, NoReturn
 
 from hotplate.model.errors import StackValidationFailed
@@ -124,6 +124,12 @@ class ParseScope:
     enabled: frozenset[str]
     """The resources not left out by a condition that is plainly false."""
     files: Mapping[str, Any]
+    condition_functions: Mapping[str, type[Function]] = field(default_factory=dict)
+    """The functions allowed inside a condition (``equals``, ``not``...)."""
+    conditions: Any = None
+    """The template's ``ConditionTable`` (named conditions), if it has one."""
+    parameter_values: ResolveContext | None = None
+    """Parameter values, when known at parse time: conditions are then decided."""
 
 
 class Function(Node):
@@ -136,6 +142,8 @@ class Function(Node):
     __slots__ = ("fn_name", "path")
     pure: ClassVar[bool] = False
     """The result depends on the arguments alone: folded to Static when they are."""
+    macro: ClassVar[bool] = False
+    """Takes its arguments unparsed (``build_macro``): ``if`` parses one branch only."""
 
     def __init__(self, fn_name: str, path: Path) -> None:
         self.fn_name = fn_name
@@ -144,6 +152,11 @@ class Function(Node):
     @classmethod
     def build(cls, fn_name: str, args: Node, path: Path, scope: ParseScope) -> Node:
         """Check the arguments and return the node for this call."""
+        raise NotImplementedError
+
+    @classmethod
+    def build_macro(cls, fn_name: str, args: Any, path: Path, scope: ParseScope) -> Node:
+        """Parse the call from its raw arguments (for ``macro`` functions)."""
         raise NotImplementedError
 
     def fail(self, message: str) -> NoReturn:
@@ -197,6 +210,8 @@ def compile_snippet(snippet: Any, scope: ParseScope, path: Path) -> Node:
             function = scope.functions.get(key)
             if function is not None:
                 call_path = (*path, key)
+                if function.macro:
+                    return function.build_macro(key, args, call_path, scope)
                 arguments = compile_snippet(args, scope, call_path)
                 return function.build(key, arguments, call_path, scope)
         return _compile_mapping(snippet, scope, path)

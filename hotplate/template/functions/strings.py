@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from hotplate.template.context import ResolveContext
 from hotplate.template.functions.base import (
@@ -34,6 +34,7 @@ class Replace(Function):
 
     __slots__ = ("params", "template")
     pure = True
+    strict: ClassVar[bool] = False
 
     def __init__(self, fn_name: str, path: Path, template: Node, params: Node) -> None:
         super().__init__(fn_name, path)
@@ -73,7 +74,12 @@ class Replace(Function):
             self.fail(f'"{self.fn_name}" param placeholders must not be empty')
         keys = sorted(sorted(mapping), key=len, reverse=True)
         values = {key: self.replacement(mapping[key], key) for key in keys}
-        return _substitute(template, [k for k in keys if k in template], values)
+        used: set[str] = set()
+        result = _substitute(template, [k for k in keys if k in template], values, used)
+        if self.strict and len(used) < len(keys):
+            missing = ",".join(k for k in keys if k not in used)
+            self.fail(f"The following params were not found in the template: {missing}")
+        return result
 
     def replacement(self, value: Any, param: str) -> str:
         """The text a parameter value becomes."""
@@ -101,7 +107,31 @@ class ReplaceJson(Replace):
         self.fail(f'"{self.fn_name}" params must be strings, numbers, list or map.')
 
 
-def _substitute(template: str, keys: list[str], values: Mapping[str, str]) -> str:
+class ReplaceStrict(ReplaceJson):
+    """``str_replace_strict`` (HOT 2017-02-24): every param must occur in the template."""
+
+    __slots__ = ()
+    strict = True
+
+
+class ReplaceVeryStrict(ReplaceStrict):
+    """``str_replace_vstrict`` (HOT 2017-09-01): no param may be null or empty either."""
+
+    __slots__ = ()
+
+    def replacement(self, value: Any, param: str) -> str:
+        empty = value is None or (isinstance(value, str | Mapping | Sequence) and not value)
+        if empty:
+            self.fail(
+                f"{self.fn_name} has an undefined or empty value for param {param}, "
+                "must be a defined non-empty value"
+            )
+        return super().replacement(value, param)
+
+
+def _substitute(
+    template: str, keys: list[str], values: Mapping[str, str], used: set[str]
+) -> str:
     """Heat's recursive split-and-join, done iteratively over text segments."""
     # Each segment is (is_value, text); inserted values are never split again.
     segments: list[tuple[bool, str]] = [(False, template)]
@@ -113,6 +143,7 @@ def _substitute(template: str, keys: list[str], values: Mapping[str, str]) -> st
                 split.append((is_value, piece))
                 continue
             parts = piece.split(key)
+            used.add(key)
             for i, part in enumerate(parts):
                 if i:
                     split.append((True, value))

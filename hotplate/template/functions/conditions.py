@@ -1,0 +1,283 @@
+"""Condition functions (equals, not, and, or), the named-condition table, and ``if``.
+
+A condition is a boolean, the name of a condition in the ``conditions``
+section, or a condition function. Named conditions are compiled once into a
+``ConditionTable``; references between them are checked for cycles at parse
+time, and names computed at resolve time (``not: {get_param: p}``) are
+guarded against cycles while evaluating. Messages are Heat's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from hotplate.model.errors import StackValidationFailed
+from hotplate.template.context import ResolveContext
+from hotplate.template.functions.base import (
+    Function,
+    Node,
+    ParseScope,
+    Static,
+    compile_snippet,
+    fail_at,
+    iter_functions,
+)
+from hotplate.template.functions.whole import WholeArgs
+from hotplate.template.paths import Path, index_path
+
+_ACTIVE: ContextVar[frozenset[str]] = ContextVar("active_conditions", default=frozenset())
+
+
+@dataclass(eq=False)
+class ConditionTable:
+    """The ``conditions`` section, compiled: each name to its node."""
+
+    nodes: dict[str, Node] = field(default_factory=dict)
+    names: set[str] = field(default_factory=set)
+    """Every defined name, known before any definition is parsed (they may refer ahead)."""
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.names
+
+    def evaluate(self, name: str, ctx: ResolveContext) -> bool:
+        """The named condition's value against ``ctx``'s parameters."""
+        active = _ACTIVE.get()
+        if name in active:
+            fail_at(("conditions", name), f'Circular definition for condition "{name}"')
+        token = _ACTIVE.set(active | {name})
+        try:
+            value = self.nodes[name].resolve(ctx)
+        finally:
+            _ACTIVE.reset(token)
+        if not isinstance(value, bool):
+            fail_at(
+                ("conditions", name), f'The definition of condition "{name}" is invalid: {value}'
+            )
+        return value
+
+
+def truth(value: Any, table: ConditionTable | None, ctx: ResolveContext, path: Path) -> bool:
+    """A resolved condition argument as a boolean: itself, or the named condition's value."""
+    if isinstance(value, bool):
+        return value
+    if not isinstance(value, str) or table is None or value not in table:
+        fail_at(path, f'Invalid condition "{value}"')
+    return table.evaluate(value, ctx)
+
+
+def condition_scope(scope: ParseScope) -> ParseScope:
+    """The scope for parsing a condition: only condition functions are functions."""
+    return replace(scope, functions=scope.condition_functions)
+
+
+def compile_condition(raw: Any, scope: ParseScope, path: Path) -> Node:
+    """A condition (name, boolean or function), parsed; names are checked to exist."""
+    node = compile_snippet(raw, condition_scope(scope), path)
+    if isinstance(node, Static) and not isinstance(node.value, bool):
+        _check_name(node.value, scope, path)
+    return node
+
+
+def _check_name(name: Any, scope: ParseScope, path: Path) -> None:
+    if not isinstance(name, str) or scope.conditions is None or name not in scope.conditions:
+        fail_at(path, f'Invalid condition "{name}"')
+
+
+def compile_conditions(section: Mapping[str, Any], scope: ParseScope) -> ConditionTable:
+    """Every named condition, parsed into the scope's table, then checked for cycles."""
+    table: ConditionTable = scope.conditions
+    table.names.update(section)
+    for name, definition in section.items():
+        node = compile_snippet(definition, condition_scope(scope), ("conditions", name))
+        if isinstance(node, Static) and not isinstance(node.value, bool):
+            fail_at(
+                ("conditions", name),
+                f'The definition of condition "{name}" is invalid: {node.value}',
+            )
+        table.nodes[name] = node
+    _check_cycles(table)
+    return table
+
+
+def _check_cycles(table: ConditionTable) -> None:
+    edges = {name: list(_named(node)) for name, node in table.nodes.items()}
+    done: set[str] = set()
+    for start in edges:
+        path: list[str] = []
+        stack: list[tuple[str, Iterator[str]]] = []
+        on_path: set[str] = set()
+        if start in done:
+            continue
+        stack.append((start, iter(edges[start])))
+        path.append(start)
+        on_path.add(start)
+        while stack:
+            name, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                stack.pop()
+                path.pop()
+                on_path.discard(name)
+                done.add(name)
+            elif child in on_path:
+                fail_at(("conditions", child), f'Circular definition for condition "{child}"')
+            elif child not in done and child in edges:
+                stack.append((child, iter(edges[child])))
+                path.append(child)
+                on_path.add(child)
+
+
+def _named(node: Node) -> Iterator[str]:
+    for function in iter_functions(node):
+        if isinstance(function, ConditionBoolean):
+            for item in function.items:
+                if isinstance(item, Static) and isinstance(item.value, str):
+                    yield item.value
+
+
+class Equals(WholeArgs):
+    """``equals: [value_1, value_2]``."""
+
+    __slots__ = ()
+
+    def check(self, args: Node) -> None:
+        items = args.as_list()
+        if not items or len(items) != 2:
+            self.fail(f'Arguments to "{self.fn_name}" must be of the form: [value_1, value_2]')
+
+    def compute(self, args: Any) -> Any:
+        return args[0] == args[1]
+
+
+class ConditionBoolean(Function):
+    """``and``/``or``: two or more conditions (names, booleans or functions)."""
+
+    __slots__ = ("items", "table")
+
+    def __init__(self, fn_name: str, path: Path, items: tuple[Node, ...], table: Any) -> None:
+        super().__init__(fn_name, path)
+        self.items = items
+        self.table: ConditionTable | None = table
+
+    @classmethod
+    def build(cls, fn_name: str, args: Node, path: Path, scope: ParseScope) -> Node:
+        items = cls.arguments(fn_name, args, path)
+        for item in items:
+            if isinstance(item, Static) and not isinstance(item.value, bool):
+                _check_name(item.value, scope, path)
+        return cls(fn_name, path, tuple(items), scope.conditions)
+
+    @classmethod
+    def arguments(cls, fn_name: str, args: Node, path: Path) -> list[Node]:
+        items = args.as_list()
+        if items is None:
+            fail_at(path, f'Arguments to "{fn_name}" must be a list of conditions')
+        if len(items) < 2:
+            fail_at(path, f'The minimum number of condition arguments to "{fn_name}" is 2.')
+        return items
+
+    def children(self) -> tuple[Node, ...]:
+        return self.items
+
+    def values(self, ctx: ResolveContext) -> Iterator[bool]:
+        for item in self.items:
+            yield truth(item.resolve(ctx), self.table, ctx, self.path)
+
+    def resolve(self, ctx: ResolveContext) -> Any:
+        raise NotImplementedError
+
+
+class And(ConditionBoolean):
+    __slots__ = ()
+
+    def resolve(self, ctx: ResolveContext) -> Any:
+        return all(self.values(ctx))
+
+
+class Or(ConditionBoolean):
+    __slots__ = ()
+
+    def resolve(self, ctx: ResolveContext) -> Any:
+        return any(self.values(ctx))
+
+
+class Not(ConditionBoolean):
+    """``not: condition``."""
+
+    __slots__ = ()
+
+    @classmethod
+    def arguments(cls, fn_name: str, args: Node, path: Path) -> list[Node]:
+        if isinstance(args, Static) and args.value is None:
+            fail_at(path, f'Argument to "{fn_name}" must be a condition')
+        return [args]
+
+    def resolve(self, ctx: ResolveContext) -> Any:
+        return not next(self.values(ctx))
+
+
+class Invalid(Function):
+    """A function that is not allowed where it is used (e.g. get_attr in a condition)."""
+
+    __slots__ = ()
+
+    @classmethod
+    def build(cls, fn_name: str, args: Node, path: Path, scope: ParseScope) -> Node:
+        raise StackValidationFailed(f'The function "{fn_name}" is invalid in this context', path)
+
+
+class If(Function):
+    """``if: [condition, value_if_true, value_if_false]`` (HOT 2016-10-14).
+
+    As Heat's macro, only the chosen branch is parsed when the condition is
+    known at parse time (a boolean, or parameter values were given). Otherwise
+    both branches are kept and the condition is decided when resolving.
+    """
+
+    __slots__ = ("branches", "condition", "table")
+    macro = True
+
+    def __init__(self, fn_name: str, path: Path, condition: Node, branches: tuple[Node, Node],
+                 table: ConditionTable | None) -> None:
+        super().__init__(fn_name, path)
+        self.condition = condition
+        self.branches = branches
+        self.table = table
+
+    @classmethod
+    def build_macro(cls, fn_name: str, args: Any, path: Path, scope: ParseScope) -> Node:
+        if not isinstance(args, list) or len(args) != 3:
+            fail_at(
+                path,
+                f'Arguments to "{fn_name}" must be of the form: '
+                "[condition_name, value_if_true, value_if_false]",
+            )
+        condition = compile_condition(args[0], scope, index_path(path, 0))
+        chosen = cls._known(condition, scope, path)
+        if chosen is not None:
+            branch = 1 if chosen else 2
+            return compile_snippet(args[branch], scope, index_path(path, branch))
+        branches = (
+            compile_snippet(args[1], scope, index_path(path, 1)),
+            compile_snippet(args[2], scope, index_path(path, 2)),
+        )
+        return cls(fn_name, path, condition, branches, scope.conditions)
+
+    @staticmethod
+    def _known(condition: Node, scope: ParseScope, path: Path) -> bool | None:
+        if isinstance(condition, Static) and isinstance(condition.value, bool):
+            return condition.value
+        if scope.parameter_values is None:
+            return None
+        value = condition.resolve(scope.parameter_values)
+        return truth(value, scope.conditions, scope.parameter_values, path)
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.condition, *self.branches)
+
+    def resolve(self, ctx: ResolveContext) -> Any:
+        chosen = truth(self.condition.resolve(ctx), self.table, ctx, self.path)
+        return self.branches[0 if chosen else 1].resolve(ctx)
