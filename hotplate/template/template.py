@@ -60,6 +60,8 @@ class Template:
         """
         from hotplate.template.parser import parse_data  # the parser builds Templates
 
+        if not _mentions_conditions(self._source):
+            return self  # nothing to decide: the parse we have is the answer
         return parse_data(self._source, self._files, _Values(values))
 
     def dependencies(self) -> Graph[str]:
@@ -101,3 +103,21 @@ class _Values:
 
     def resource_attribute(self, name: str, attribute: str) -> Any:
         raise RuntimeError("conditions do not read resources")
+
+
+_CONDITION_KEYS = frozenset({"conditions", "condition", "if", "Conditions", "Condition",
+                             "Fn::If"})
+
+
+def _mentions_conditions(data: Any) -> bool:
+    """Whether any mapping key in the document is about conditions (one linear walk)."""
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Mapping):
+            if not _CONDITION_KEYS.isdisjoint(node.keys()):
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
