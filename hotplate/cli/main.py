@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import signal
 import sys
 import time
 from pathlib import Path
@@ -105,6 +106,51 @@ def cmd_db_sync(args: argparse.Namespace) -> int:
     return 0
 
 
+_LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def _exit_quietly(signum: int, frame: Any) -> None:
+    raise SystemExit(0)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """The API and an embedded engine in one process (SQLite under --data-dir by default)."""
+    import ipaddress
+
+    import uvicorn
+
+    from hotplate.api import EngineRpc, create_app
+    from hotplate.app import embedded
+
+    try:
+        loopback = args.host in _LOOPBACK or ipaddress.ip_address(args.host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback and not args.force:
+        print(f"error: refusing to listen on non-loopback host {args.host} "
+              "(pass --force to do it anyway)", file=sys.stderr)
+        return 2
+    # Token auth is not there yet: noauth is the only mode, so the warning always shows.
+    print("WARNING: noauth mode: there is NO authentication; every caller is an "
+          "admin of every project.", file=sys.stderr)
+    db_url = args.db_url or _default_db_url(args.data_dir)
+    engine, transport = embedded(db_url)
+    app = create_app(EngineRpc(transport, host=engine.deps.host))
+    shown_host = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"hotplate API at http://{shown_host}:{args.port}/v1/admin", flush=True)
+    # uvicorn shuts down gracefully on SIGTERM, then re-raises it: end with the engine stopped.
+    signal.signal(signal.SIGTERM, _exit_quietly)
+    try:
+        uvicorn.run(app, host=args.host, port=args.port,
+                    log_level="debug" if args.verbose else "warning")
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        engine.stop()
+        transport.stop()
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hotplate", description=__doc__)
     parser.add_argument("--db-url", help="database URL (default: SQLite under --data-dir)")
@@ -118,6 +164,17 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--timeout", type=float, default=600.0)
     run.add_argument("--delete", action="store_true", help="delete the stack afterwards")
     run.set_defaults(func=cmd_run)
+    serve = sub.add_parser("serve", help="serve Heat's orchestration API with an embedded "
+                                         "engine")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8004)
+    serve.add_argument("--noauth", action="store_true",
+                       help="no authentication (the only mode for now; implied)")
+    serve.add_argument("--force", action="store_true",
+                       help="allow listening on a non-loopback address")
+    serve.add_argument("--data-dir", dest="data_dir", default=argparse.SUPPRESS,
+                       help="where the SQLite database lives (default: var)")
+    serve.set_defaults(func=cmd_serve)
     db = sub.add_parser("db", help="database management")
     db_sub = db.add_subparsers(dest="db_command", required=True)
     sync = db_sub.add_parser("sync", help="migrate the database to the latest schema")

@@ -1,0 +1,248 @@
+"""Stack routes: list, create, lookup (302), show, update, delete.
+
+Route order follows Heat's: the lookups of ``/stacks/{name_or_id}/{sub}``
+are tried before ``/stacks/{name}/{id}``, so ``GET /stacks/web/resources``
+redirects to the stack's resources.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import urlencode
+
+import yaml
+from fastapi import APIRouter
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from hotplate.api import params, views
+from hotplate.api.calls import canonical, engine, identify
+from hotplate.api.faults import HTTPError, bad_request
+
+router = APIRouter(prefix="/v1/{project_id}")
+
+LOOKUP_GET = ("resources", "events", "template", "actions", "environment", "files")
+LOOKUP_POST = ("resources", "events", "template", "actions")
+_REQUEST_KEYS = frozenset({
+    "stack_name", "template", "template_url", "parameters", "environment", "files",
+    "environment_files", "files_container", "adopt_stack_data",
+})
+SORT_KEYS = {"stack_name": "name", "stack_status": "status", "creation_time": "created_at",
+             "updated_time": "updated_at"}
+STACK_FILTERS = {"id": "id", "name": "name", "stack_name": "name", "status": "status",
+                 "stack_status": "status", "action": "action", "stack_action": "action",
+                 "tenant": "tenant", "username": "username", "stack_owner": "username",
+                 "owner_id": "owner_id", "parent": "owner_id"}
+
+
+# -- the collection -------------------------------------------------------
+@router.get("/stacks")
+async def list_stacks(request: Request, project_id: str) -> JSONResponse:
+    limit = params.query_int(request, "limit")
+    filters = _stack_filters(request)
+    global_tenant = params.query_bool(request, "global_tenant", False)
+    query: dict[str, Any] = {
+        "filters": filters or None,
+        "sort_keys": [SORT_KEYS[k] for k in params.query_list(request, "sort_keys")
+                      if k in SORT_KEYS] or None,
+        "sort_dir": params.sort_dir(request),
+        "tenant_safe": not global_tenant,
+        "show_deleted": params.query_bool(request, "show_deleted", False),
+        "show_nested": params.query_bool(request, "show_nested", False),
+    }
+    if query["sort_keys"] and not query["sort_dir"]:
+        query["sort_dir"] = "asc"
+    stacks = await engine(request, project_id, "list_stacks", limit=limit,
+                          marker=request.query_params.get("marker"), **query)
+    body: dict[str, Any] = {"stacks": [
+        views.stack_view(request, s, detail=False, include_project=True) for s in stacks]}
+    if limit and len(stacks) == limit:
+        pairs = [(k, v) for k, v in request.query_params.multi_items() if k != "marker"]
+        pairs.append(("marker", stacks[-1]["stack_identity"]["stack_id"]))
+        href = f"{views.base_url(request)}{request.url.path}?{urlencode(pairs)}"
+        body["links"] = [views.link(href, "next")]
+    if params.query_bool(request, "with_count", False):
+        everything = await engine(request, project_id, "list_stacks", **query)
+        body["count"] = len(everything)
+    return JSONResponse(body)
+
+
+def _stack_filters(request: Request) -> dict[str, Any]:
+    filters = params.filters(request, STACK_FILTERS)
+    statuses = filters.pop("status", [])
+    plain = [s for s in statuses if "_" not in s]
+    joined = [s.split("_", 1) for s in statuses if "_" in s]
+    if plain:
+        filters["status"] = plain
+    elif len(joined) == 1:
+        filters.setdefault("action", []).append(joined[0][0])
+        filters["status"] = [joined[0][1]]
+    elif joined:
+        filters["status"] = [status for _, status in joined]
+    return filters
+
+
+@router.post("/stacks")
+async def create_stack(request: Request, project_id: str) -> JSONResponse:
+    body = await params.required_body(request)
+    name = body.get("stack_name")
+    if not name:
+        raise bad_request("No stack name specified")
+    args = _engine_args(body)
+    if "converge" in args:
+        raise bad_request("Parameter 'converge' is not allowed on stack create")
+    identity = await engine(
+        request, project_id, "create_stack", stack_name=name, template=_template(body),
+        params=_environment(body), files=body.get("files") or {}, args=args,
+        environment_files=body.get("environment_files"),
+    )
+    created = views.stack_created(request, identity)
+    return JSONResponse({"stack": created}, status_code=201,
+                        headers={"Location": created["links"][0]["href"]})
+
+
+# -- lookups --------------------------------------------------------------
+@router.api_route("/stacks/{stack_name}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
+async def lookup(request: Request, project_id: str, stack_name: str) -> Response:
+    return await _redirect(request, project_id, stack_name, "")
+
+
+@router.post("/stacks/{stack_name}/{sub}")
+async def lookup_post(request: Request, project_id: str, stack_name: str, sub: str) -> Response:
+    if sub not in LOOKUP_POST:
+        raise HTTPError(405, "The method specified is not allowed for this resource.",
+                        {"Allow": "GET,PUT,PATCH,DELETE"})
+    return await _redirect(request, project_id, stack_name, f"/{sub}")
+
+
+async def _redirect(request: Request, project_id: str, name_or_id: str, sub: str) -> Response:
+    identity = await identify(request, project_id, name_or_id)
+    location = views.stack_url(request, identity, sub)
+    if request.url.query:
+        location += "?" + urlencode(request.query_params.multi_items())
+    return Response(status_code=302, headers={"Location": location})
+
+
+# -- one stack ------------------------------------------------------------
+@router.get("/stacks/{stack_name}/{stack_id}")
+async def show_stack(request: Request, project_id: str, stack_name: str,
+                     stack_id: str) -> Response:
+    if stack_id in LOOKUP_GET:
+        return await _redirect(request, project_id, stack_name, f"/{stack_id}")
+    resolve = params.query_bool(request, "resolve_outputs", True)
+    stack = await canonical(request, project_id, stack_name, stack_id, resolve_outputs=resolve)
+    view = views.stack_view(request, stack, detail=True)
+    if stack.get("stack_action") == "DELETE" and stack.get("stack_status") == "COMPLETE":
+        view.pop("outputs", None)
+    return JSONResponse({"stack": view})
+
+
+@router.put("/stacks/{stack_name}/{stack_id}")
+async def update_stack(request: Request, project_id: str, stack_name: str,
+                       stack_id: str) -> Response:
+    body = await params.required_body(request)
+    stack = await canonical(request, project_id, stack_name, stack_id)
+    await engine(request, project_id, "update_stack", stack_identity=stack["stack_identity"],
+                 template=_template(body), params=_environment(body),
+                 files=body.get("files") or {}, args=_engine_args(body),
+                 environment_files=body.get("environment_files"))
+    return JSONResponse(None, status_code=202)
+
+
+@router.patch("/stacks/{stack_name}/{stack_id}")
+async def patch_stack(request: Request, project_id: str, stack_name: str,
+                      stack_id: str) -> Response:
+    """Update keeping the stored template and parameters where the body gives none."""
+    body = await params.json_body(request) or {}
+    stack = await canonical(request, project_id, stack_name, stack_id)
+    identity = stack["stack_identity"]
+    if _has_template(body):
+        template = _template(body)
+    else:
+        template = await engine(request, project_id, "get_template", stack_identity=identity)
+    env = _environment(body)
+    clear = set(body.get("clear_parameters") or ())
+    kept = {k: v for k, v in (stack.get("parameters") or {}).items()
+            if not k.startswith("OS::") and k not in clear}
+    env["parameters"] = {**kept, **env.get("parameters", {})}
+    args = {**_engine_args(body), "existing": True}
+    await engine(request, project_id, "update_stack", stack_identity=identity,
+                 template=template, params=env, files=body.get("files") or {}, args=args,
+                 environment_files=body.get("environment_files"))
+    return JSONResponse(None, status_code=202)
+
+
+@router.delete("/stacks/{stack_name}/{stack_id}")
+async def delete_stack(request: Request, project_id: str, stack_name: str,
+                       stack_id: str) -> Response:
+    stack = await canonical(request, project_id, stack_name, stack_id)
+    await engine(request, project_id, "delete_stack", stack_identity=stack["stack_identity"])
+    return Response(status_code=204)
+
+
+# -- request bodies -------------------------------------------------------
+def _has_template(body: dict[str, Any]) -> bool:
+    return any(body.get(k) is not None for k in ("template", "template_url",
+                                                  "adopt_stack_data"))
+
+
+def _template(body: dict[str, Any]) -> Any:
+    """The template from ``template`` (object or JSON/YAML text) or ``adopt_stack_data``."""
+    if body.get("template") is not None:
+        return body["template"]
+    if body.get("template_url"):
+        raise bad_request("template_url is not supported yet; send the template itself")
+    adopt = body.get("adopt_stack_data")
+    if adopt:
+        try:
+            data = json.loads(adopt) if isinstance(adopt, str) else adopt
+        except ValueError as exc:
+            raise bad_request(f"Invalid adopt data: {exc}")
+        if isinstance(data, dict) and data.get("template") is not None:
+            return data["template"]
+    raise bad_request("No template specified")
+
+
+def _environment(body: dict[str, Any]) -> dict[str, Any]:
+    """The environment (an object or YAML text) with ``parameters`` merged over it."""
+    env: Any = body.get("environment") or {}
+    if isinstance(env, str):
+        try:
+            env = yaml.safe_load(env) or {}
+        except yaml.YAMLError as exc:
+            raise bad_request(f"Error parsing environment: {exc}")
+    if not isinstance(env, dict):
+        raise bad_request("The environment is not a valid YAML mapping data type.")
+    env = dict(env)
+    given = body.get("parameters") or {}
+    if not isinstance(given, dict):
+        raise bad_request("The parameters must be a JSON object")
+    if given or "parameters" in env:
+        env["parameters"] = {**(env.get("parameters") or {}), **given}
+    return env
+
+
+def _engine_args(body: dict[str, Any]) -> dict[str, Any]:
+    """Every other key goes to the engine as an option, checked where Heat checks it."""
+    args = {k: v for k, v in body.items() if k not in _REQUEST_KEYS}
+    timeout = args.get("timeout_mins")
+    if timeout is not None:
+        try:
+            args["timeout_mins"] = int(timeout)
+        except (TypeError, ValueError):
+            raise bad_request(f"Only integer is acceptable by 'timeout_mins'. ({timeout!r})")
+        if args["timeout_mins"] < 0:
+            raise bad_request("Only non-negative integer is acceptable by 'timeout_mins'.")
+    rollback = args.get("disable_rollback")
+    if isinstance(rollback, str):
+        if rollback.lower() not in ("true", "false"):
+            raise bad_request(f'Unrecognized value "{rollback}" for "disable_rollback", '
+                              "acceptable values are: true, false")
+        args["disable_rollback"] = rollback.lower() == "true"
+    tags = args.get("tags")
+    if isinstance(tags, str):
+        args["tags"] = [t for t in tags.split(",") if t]
+    if any(len(str(t)) > 80 for t in args.get("tags") or ()):
+        raise bad_request("Tags must be no more than 80 characters long.")
+    return args

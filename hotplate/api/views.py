@@ -1,0 +1,122 @@
+"""Engine-format dicts turned into Heat's API views, as heat-api does.
+
+The engine answers with Heat's engine keys (``stack_identity``,
+``stack_action`` + ``stack_status``, ...). The API never shows an identity
+dict: it shows ``id`` and absolute ``links``, and joins action and status
+into one string (``CREATE_COMPLETE``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import quote
+
+from starlette.requests import Request
+
+STACK_SUMMARY_KEYS = (
+    "stack_name", "description", "stack_status", "stack_status_reason", "creation_time",
+    "updated_time", "deletion_time", "stack_owner", "parent", "stack_user_project_id", "tags",
+)
+STACK_DETAIL_KEYS = (
+    "stack_name", "description", "template_description", "stack_status",
+    "stack_status_reason", "creation_time", "updated_time", "deletion_time",
+    "notification_topics", "capabilities", "parameters", "outputs", "disable_rollback",
+    "timeout_mins", "stack_owner", "parent", "stack_user_project_id", "tags",
+)
+RESOURCE_KEYS = (
+    "resource_name", "physical_resource_id", "resource_type", "resource_status",
+    "resource_status_reason", "creation_time", "updated_time", "required_by",
+    "parent_resource",
+)
+EVENT_SUMMARY_KEYS = (
+    "event_time", "resource_name", "resource_status", "resource_status_reason",
+    "physical_resource_id",
+)
+
+
+def base_url(request: Request) -> str:
+    """``scheme://host:port`` (plus any mount point) as the request reached us."""
+    return str(request.base_url).rstrip("/")
+
+
+def stack_url(request: Request, identity: Mapping[str, Any], path: str = "") -> str:
+    segments = (identity["tenant"], "stacks", identity["stack_name"], identity["stack_id"])
+    return f"{base_url(request)}/v1/" + "/".join(quote(str(s), safe="") for s in segments) + path
+
+
+def _segment(name: str) -> str:
+    return quote(str(name), safe="")
+
+
+def link(href: str, rel: str = "self") -> dict[str, str]:
+    return {"href": href, "rel": rel}
+
+
+def joined_status(action: Any, status: Any) -> str:
+    return f"{action}_{status}" if action else str(status)
+
+
+def stack_created(request: Request, identity: Mapping[str, Any]) -> dict[str, Any]:
+    return {"id": identity["stack_id"], "links": [link(stack_url(request, identity))]}
+
+
+def stack_view(request: Request, stack: Mapping[str, Any], *, detail: bool,
+               include_project: bool = False) -> dict[str, Any]:
+    identity = stack["stack_identity"]
+    view: dict[str, Any] = {"id": identity["stack_id"],
+                            "links": [link(stack_url(request, identity))]}
+    for key in STACK_DETAIL_KEYS if detail else STACK_SUMMARY_KEYS:
+        if key == "stack_status":
+            view[key] = joined_status(stack.get("stack_action"), stack.get("stack_status"))
+        elif key == "description" and not detail:
+            view[key] = ""
+        elif key in stack:
+            view[key] = stack[key]
+    if include_project:
+        view["project"] = identity["tenant"]
+    return view
+
+
+def resource_view(request: Request, res: Mapping[str, Any], *, detail: bool) -> dict[str, Any]:
+    identity = res["stack_identity"]
+    self_href = stack_url(request, identity, f"/resources/{_segment(res['resource_name'])}")
+    links = [link(self_href), link(stack_url(request, identity), "stack")]
+    nested = res.get("nested_stack_id")
+    if nested:
+        links.append(link(stack_url(request, nested), "nested"))
+    view: dict[str, Any] = {"links": links, "logical_resource_id": res["resource_name"]}
+    for key in RESOURCE_KEYS:
+        if key == "resource_status":
+            view[key] = joined_status(res.get("resource_action"), res.get("resource_status"))
+        elif key in res:
+            view[key] = res[key]
+    if detail:
+        view["description"] = res.get("description", "")
+        view["attributes"] = res.get("attributes", {})
+    return view
+
+
+def event_view(request: Request, event: Mapping[str, Any], *, detail: bool) -> dict[str, Any]:
+    identity = event["stack_identity"]
+    resource_path = f"/resources/{_segment(event['resource_name'])}"
+    links = [
+        link(stack_url(request, identity, f"{resource_path}/events/{_segment(event['id'])}")),
+        link(stack_url(request, identity, resource_path), "resource"),
+        link(stack_url(request, identity), "stack"),
+    ]
+    root = event.get("root_stack_id")
+    if root:
+        links.append(link(stack_url(request, root), "root_stack"))
+    view: dict[str, Any] = {"id": event["id"], "links": links,
+                            "logical_resource_id": event["resource_name"]}
+    for key in EVENT_SUMMARY_KEYS:
+        if key == "resource_status":
+            view[key] = joined_status(event.get("resource_action"),
+                                      event.get("resource_status"))
+        elif key in event:
+            view[key] = event[key]
+    if detail:
+        view["resource_type"] = event.get("resource_type")
+        view["resource_properties"] = event.get("resource_properties", {})
+    return view

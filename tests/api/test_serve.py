@@ -1,0 +1,68 @@
+"""``hotplate serve``: the API and an embedded engine in one process."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from hotplate.cli.main import main
+from tests.api.conftest import Api, free_port
+from tests.api.helpers import value_template, wait_status
+
+
+def test_serve_refuses_a_non_loopback_host(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--host", "0.0.0.0"]) == 2
+    assert "--force" in capsys.readouterr().err
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[Api, subprocess.Popen[str]]]:
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hotplate.cli.main", "serve", "--port", str(port),
+         "--data-dir", str(tmp_path / "var"), "--noauth"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.strip() == f"hotplate API at http://127.0.0.1:{port}/v1/admin"
+        api = Api(f"http://127.0.0.1:{port}")
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                httpx.get(f"{api.endpoint}/build_info", timeout=2)
+                break
+            except httpx.TransportError:
+                assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+                assert time.monotonic() < deadline, "hotplate serve did not start"
+                time.sleep(0.05)
+        yield api, proc
+    finally:
+        proc.terminate()
+        proc.wait(20)
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+
+
+def test_serve_drives_a_stack(served: tuple[Api, subprocess.Popen[str]],
+                              tmp_path: Path) -> None:
+    api, proc = served
+    hc = api.client()
+    hc.stacks.create(stack_name="served", template=value_template("hola"))
+    stack = wait_status(hc, "served")
+    assert stack.stack_status == "CREATE_COMPLETE"
+    assert hc.stacks.output_show("served", "message")["output"]["output_value"] == \
+        "hola, world"
+    assert (tmp_path / "var" / "hotplate.sqlite").exists()
+    proc.terminate()
+    assert proc.wait(20) == 0
+    assert proc.stderr is not None
+    assert "noauth" in proc.stderr.read()
