@@ -70,7 +70,8 @@ class EngineService:
         return stack
 
     def identify_stack(self, ctxt: Mapping[str, Any], stack_name: str) -> dict[str, str]:
-        return _identity(self._get_stack(ctxt, stack_name))
+        """By id (deleted stacks too, as Heat), else by name (live stacks only)."""
+        return _identity(self._get_stack(ctxt, stack_name, show_deleted=True))
 
     # -- create / update / delete ----------------------------------------------------
     def create_stack(
@@ -211,7 +212,9 @@ class EngineService:
         row = self._current_rows(stack).get(resource_name)
         if row is None:
             raise EntityNotFound("Resource", resource_name)
-        return format_resource(row, stack, with_detail=True)
+        graph = self._deps.caches.for_stack(stack.raw_template_id, stack).dependencies()
+        required_by = graph.required_by(resource_name) if resource_name in graph.nodes else ()
+        return format_resource(row, stack, required_by=required_by, with_detail=True)
 
     def _current_rows(self, stack: StackRecord) -> dict[str, Any]:
         template = self._deps.caches.for_stack(stack.raw_template_id, stack)
@@ -223,8 +226,10 @@ class EngineService:
                     sort_dir: str | None = None, nested_depth: int | None = None,
                     ) -> list[dict[str, Any]]:
         stack = self._get_stack(ctxt, stack_identity, show_deleted=True)
+        if sort_dir is None:
+            sort_dir = "asc" if sort_keys else "desc"  # Heat: newest first unless asked
         events = self._deps.store.list_events(stack.id, limit=limit, marker=marker,
-                                              sort_dir=sort_dir or "asc", filters=filters)
+                                              sort_dir=sort_dir, filters=filters)
         return [format_event(e, stack) for e in events]
 
     def list_outputs(self, ctxt: Mapping[str, Any], stack_identity: Any) -> list[dict[str, Any]]:

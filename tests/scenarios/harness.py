@@ -79,7 +79,7 @@ class Harness:
                 for o in self.stack(stack_id).get("outputs", [])}
 
     def events(self, stack_id: str) -> list[dict[str, Any]]:
-        return self.service.list_events({**CTXT, "is_admin": True}, stack_id)
+        return self.service.list_events({**CTXT, "is_admin": True}, stack_id, sort_dir="asc")
 
     def event_counts(self, stack_id: str) -> Counter[tuple[str, str]]:
         """(resource name, ACTION_STATUS) -> how many events."""
