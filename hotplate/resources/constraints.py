@@ -20,11 +20,12 @@ raises ``InvalidSchemaError`` when the schema is declared, never at run time.
 
 from __future__ import annotations
 
-import numbers
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
+
+from hotplate.template.coercion import str_to_num  # Heat's one number rule
 
 __all__ = [
     "AllowedPattern",
@@ -40,19 +41,6 @@ __all__ = [
 
 class InvalidSchemaError(Exception):
     """A property or attribute schema is declared wrongly (a plugin bug, not user error)."""
-
-
-def str_to_num(value: Any) -> Any:
-    """Heat's number coercion: numbers pass, strings become int if they can, else float.
-
-    Raises ValueError / TypeError with Python's own text, which is what Heat shows.
-    """
-    if isinstance(value, numbers.Number):
-        return value
-    try:
-        return int(value)
-    except ValueError:
-        return float(value)
 
 
 _STRICT_TRUE = frozenset({"1", "t", "true", "on", "y", "yes"})
