@@ -134,9 +134,10 @@ class CheckResource:
             return
         if result.row is None:
             return
-        reports = self._reports(result.row, work, result.node_data)
+        reports = result.reports
         results = result.synced
-        if results is None:
+        if reports is None or results is None:
+            reports = self._reports(result.row, work, result.node_data)
             results = self._deps.store.sync_many(reports)
         self._after_sync(work, result.row.id, reports, results)
 

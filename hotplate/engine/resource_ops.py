@@ -74,6 +74,7 @@ class OpResult:
     cancelled: bool = False
     replaced_by: ResourceId | None = None
     synced: list[SyncResult] | None = None
+    reports: list[SyncReport] | None = None
 
 
 def failure_text(exc: BaseException, name: str) -> str:
@@ -211,6 +212,10 @@ class ResourceOps:
         raw = defn.resolve_properties(self._inputs(work))
         return cls.validate(raw, ("resources", work.row.name, "properties"))
 
+    def _metadata(self, work: NodeWork, defn: Any) -> dict[str, Any]:
+        metadata: dict[str, Any] = defn.resolve_metadata(self._inputs(work))
+        return metadata
+
     # -- operations ------------------------------------------------------------------
     def no_op(self, work: NodeWork) -> OpResult:
         """Already done (a re-delivery, or unchanged): report again, change nothing."""
@@ -231,9 +236,11 @@ class ResourceOps:
         try:
             defn, cls = self._definition(work)
             props = self._properties(work, defn, cls)
+            metadata = self._metadata(work, defn)
         except Exception as exc:
             return self._fail_before_running(work, row, Action.CREATE, values, exc)
-        locked = self._acquire(row, {**values, "properties_data": props}, Action.CREATE)
+        locked = self._acquire(row, {**values, "properties_data": props, "metadata": metadata},
+                               Action.CREATE)
         ctx = self._context(locked, work.stack)
         instance = cls(row.name, props, ctx)
         failed = self._run(work, locked, Action.CREATE, instance.handle_create,
@@ -250,9 +257,10 @@ class ResourceOps:
                                   "properties_data": dict(props), **(extra or {})}
         if node_data["attrs"]:
             values["attr_data"] = node_data["attrs"]
+        reports = reporter(locked, node_data)
         done, synced = self._release(locked, action, Status.COMPLETE, outcome.STATE_CHANGED,
-                                     values, ctx=ctx, reports=reporter(locked, node_data))
-        return OpResult(row=done, node_data=node_data, synced=synced)
+                                     values, ctx=ctx, reports=reports)
+        return OpResult(row=done, node_data=node_data, synced=synced, reports=reports)
 
     def update(self, work: NodeWork, cancelled: threading.Event,
                reporter: Reporter) -> OpResult:
@@ -261,12 +269,14 @@ class ResourceOps:
         try:
             defn, cls = self._definition(work)
             new_props = self._properties(work, defn, cls)
+            metadata = self._metadata(work, defn)
         except Exception as exc:
             values = {"current_template_id": work.template_id}
             return self._fail_before_running(work, row, Action.UPDATE, values, exc)
         old_props = row.properties_data or {}
         allowed = {k for k, s in cls.properties_schema.items() if s.update_allowed}
-        decision = decide_update(old_props, new_props, allowed)
+        decision = decide_update(old_props, new_props, allowed,
+                                 metadata_changed=metadata != (row.metadata or {}))
         if decision.kind is UpdateKind.IN_PLACE and cls.needs_replacement(old_props, new_props):
             decision = UpdateDecision(UpdateKind.REPLACE, decision.prop_diff)
         if decision.kind is not UpdateKind.NO_CHANGE:
@@ -312,7 +322,7 @@ class ResourceOps:
             return failed
         instance.properties = dict(new_props)
         return self._complete(work, locked, instance, context, Action.UPDATE, new_props,
-                              reporter, {"requires": new_requires})
+                              reporter, {"requires": new_requires, "metadata": metadata})
 
     def replace(self, work: NodeWork) -> OpResult:
         """Create a new row for this resource; the old one is cleaned up later."""
@@ -347,10 +357,10 @@ class ResourceOps:
                                instance.check_delete_complete, cancelled, instance, ctx)
             if failed is not None:
                 return failed
+        reports = reporter(locked, None)
         done, synced = self._release(locked, Action.DELETE, Status.COMPLETE,
-                                     outcome.STATE_CHANGED, ctx=ctx,
-                                     reports=reporter(locked, None))
-        return OpResult(row=done, synced=synced)
+                                     outcome.STATE_CHANGED, ctx=ctx, reports=reports)
+        return OpResult(row=done, synced=synced, reports=reports)
 
     def purge(self, work: NodeWork) -> OpResult:
         """A row that was never created: drop it, nothing physical to delete."""

@@ -197,3 +197,22 @@ def test_conditions_follow_parameters_across_updates(tmp_path) -> None:
     h.run()
     assert set(h.resource_states(sid)) == {"app"}
     assert h.event_counts(sid)[("replica", "DELETE_COMPLETE")] == 1
+
+
+def test_metadata_is_stored_and_a_metadata_change_is_an_update(tmp_path) -> None:
+    h = Harness(tmp_path, seed=2)
+
+    def body(role: str) -> dict:
+        return tmpl({"box": {"type": "OS::Heat::TestResource", "properties": {"value": "v"},
+                             "metadata": {"role": role, "ref": {"get_param": "OS::stack_name"}}}})
+
+    sid = h.create("meta", body("web"))
+    h.run()
+    assert h.resources(sid)["box"]["metadata"] == {"role": "web", "ref": "meta"}
+    physical = h.resources(sid)["box"]["physical_resource_id"]
+    h.update(sid, body("db"))
+    h.run()
+    box = h.resources(sid)["box"]
+    assert box["metadata"] == {"role": "db", "ref": "meta"}
+    assert f"{box['resource_action']}_{box['resource_status']}" == "UPDATE_COMPLETE"
+    assert box["physical_resource_id"] == physical
