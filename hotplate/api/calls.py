@@ -18,7 +18,8 @@ _UUID = re.compile(r"^[0-9a-fA-F]{8}-?([0-9a-fA-F]{4}-?){3}[0-9a-fA-F]{12}$")
 async def engine(request: Request, project_id: str, method: str, **kwargs: Any) -> Any:
     """Call ``method`` on the engine topic as the request's caller, acting in ``project_id``."""
     rpc: EngineRpc = request.app.state.rpc
-    ctxt = noauth_context(request, project_id).to_rpc()
+    context = getattr(request.state, "context", None) or noauth_context(request, project_id)
+    ctxt = context.to_rpc()
     return await run_in_threadpool(rpc.call, ctxt, method, **kwargs)
 
 

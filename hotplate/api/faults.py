@@ -55,6 +55,10 @@ STATUS_BY_NAME: dict[str, int] = {
 _STATUS_TEXT: dict[int, tuple[str, str]] = {
     400: ("Bad Request", "The server could not comply with the request since it is either "
           "malformed or otherwise incorrect."),
+    401: ("Unauthorized", "This server could not verify that you are authorized to access "
+          "the document you requested. Either you supplied the wrong credentials (e.g., bad "
+          "password), or your browser does not understand how to supply the credentials "
+          "required."),
     403: ("Forbidden", "Access was denied to this resource."),
     404: ("Not Found", "The resource could not be found."),
     405: ("Method Not Allowed", "The method specified is not allowed for this resource."),
@@ -68,8 +72,9 @@ _STATUS_TEXT: dict[int, tuple[str, str]] = {
 }
 
 # Heat's API-layer errors are webob's HTTP classes; their names are what clients see.
-_HTTP_CLASS = {400: "HTTPBadRequest", 403: "HTTPForbidden", 404: "HTTPNotFound",
-               405: "HTTPMethodNotAllowed", 409: "HTTPConflict", 500: "HTTPInternalServerError"}
+_HTTP_CLASS = {400: "HTTPBadRequest", 401: "HTTPUnauthorized", 403: "HTTPForbidden",
+               404: "HTTPNotFound", 405: "HTTPMethodNotAllowed", 409: "HTTPConflict",
+               500: "HTTPInternalServerError"}
 
 ALLOW_ORDER = ("GET", "POST", "PUT", "PATCH", "DELETE")
 
@@ -77,11 +82,13 @@ ALLOW_ORDER = ("GET", "POST", "PUT", "PATCH", "DELETE")
 class HTTPError(Exception):
     """An error raised by the API layer itself (Heat's webob ``HTTPBadRequest`` & co)."""
 
-    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None, *,
+                 error_type: str | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.headers = headers or {}
+        self.error_type = error_type
 
 
 def bad_request(message: str) -> HTTPError:
@@ -120,8 +127,8 @@ def allowed_methods(request: Request) -> list[str]:
 
 async def _handle_http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPError)
-    return fault_response(exc.status, _HTTP_CLASS.get(exc.status, "HTTPError"), exc.message,
-                          exc.headers)
+    error_type = exc.error_type or _HTTP_CLASS.get(exc.status, "HTTPError")
+    return fault_response(exc.status, error_type, exc.message, exc.headers)
 
 
 async def _handle_starlette(request: Request, exc: Exception) -> Response:

@@ -113,6 +113,22 @@ def _exit_quietly(signum: int, frame: Any) -> None:
     raise SystemExit(0)
 
 
+def _auth_store(db_url: str) -> Any:
+    from hotplate.db.auth_store import AuthStore
+    from hotplate.db.engine import make_engine
+
+    return AuthStore(make_engine(db_url, pool_size=4))
+
+
+def cmd_token_create(args: argparse.Namespace) -> int:
+    from hotplate.db.migrate import upgrade
+
+    db_url = args.db_url or _default_db_url(args.data_dir)
+    upgrade(db_url)
+    print(_auth_store(db_url).create_token(args.project, args.role))
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """The API and an embedded engine in one process (SQLite under --data-dir by default)."""
     import ipaddress
@@ -122,22 +138,29 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from hotplate.api import EngineRpc, create_app
     from hotplate.app import embedded
 
-    try:
-        loopback = args.host in _LOOPBACK or ipaddress.ip_address(args.host).is_loopback
-    except ValueError:
-        loopback = False
-    if not loopback and not args.force:
-        print(f"error: refusing to listen on non-loopback host {args.host} "
-              "(pass --force to do it anyway)", file=sys.stderr)
-        return 2
-    # Token auth is not there yet: noauth is the only mode, so the warning always shows.
-    print("WARNING: noauth mode: there is NO authentication; every caller is an "
-          "admin of every project.", file=sys.stderr)
+    if args.noauth:
+        try:
+            loopback = args.host in _LOOPBACK or ipaddress.ip_address(args.host).is_loopback
+        except ValueError:
+            loopback = False
+        if not loopback and not args.force:
+            print(f"error: refusing to listen on non-loopback host {args.host} without "
+                  "authentication (pass --force to do it anyway)", file=sys.stderr)
+            return 2
+        print("WARNING: noauth mode: there is NO authentication; every caller is an "
+              "admin of every project.", file=sys.stderr)
     db_url = args.db_url or _default_db_url(args.data_dir)
     engine, transport = embedded(db_url)
-    app = create_app(EngineRpc(transport, host=engine.deps.host))
+    auth = None if args.noauth else _auth_store(db_url)
+    app = create_app(EngineRpc(transport, host=engine.deps.host), auth=auth)
     shown_host = f"[{args.host}]" if ":" in args.host else args.host
-    print(f"hotplate API at http://{shown_host}:{args.port}/v1/admin", flush=True)
+    endpoint = f"http://{shown_host}:{args.port}/v1/admin"
+    print(f"hotplate API at {endpoint}", flush=True)
+    if auth is not None and not auth.has_tokens():
+        token = auth.create_token("admin", "admin")
+        print("First start: created an admin token for project admin (shown only once):\n"
+              f"  openstack --os-auth-type admin_token --os-token {token} "
+              f"--os-endpoint {endpoint} stack list", flush=True)
     # uvicorn shuts down gracefully on SIGTERM, then re-raises it: end with the engine stopped.
     signal.signal(signal.SIGTERM, _exit_quietly)
     try:
@@ -169,9 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8004)
     serve.add_argument("--noauth", action="store_true",
-                       help="no authentication (the only mode for now; implied)")
+                       help="no authentication: every caller is an admin (loopback only)")
     serve.add_argument("--force", action="store_true",
-                       help="allow listening on a non-loopback address")
+                       help="with --noauth, allow listening on a non-loopback address")
     serve.add_argument("--data-dir", dest="data_dir", default=argparse.SUPPRESS,
                        help="where the SQLite database lives (default: var)")
     serve.set_defaults(func=cmd_serve)
@@ -179,6 +202,16 @@ def build_parser() -> argparse.ArgumentParser:
     db_sub = db.add_subparsers(dest="db_command", required=True)
     sync = db_sub.add_parser("sync", help="migrate the database to the latest schema")
     sync.set_defaults(func=cmd_db_sync)
+    token = sub.add_parser("token", help="API token management")
+    token_sub = token.add_subparsers(dest="token_command", required=True)
+    create = token_sub.add_parser("create", help="issue a token (printed once, stored hashed)")
+    create.add_argument("--project", required=True)
+    create.add_argument("--role", required=True, choices=("admin", "member", "reader"))
+    create.add_argument("--db-url", dest="db_url", default=argparse.SUPPRESS,
+                        help="database URL (default: SQLite under --data-dir)")
+    create.add_argument("--data-dir", dest="data_dir", default=argparse.SUPPRESS,
+                        help="where the SQLite database lives (default: var)")
+    create.set_defaults(func=cmd_token_create)
     return parser
 
 

@@ -307,3 +307,35 @@ service = Table(
     Column("deleted_at", UtcDateTime()),
     **MYSQL_TABLE_ARGS,
 )
+
+# Token authentication: a project is named in URLs (``/v1/{name}``); a token is
+# kept only as the SHA-256 hex digest of its plaintext.
+project = Table(
+    "project",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("name", String(255), nullable=False),
+    Column("created_at", UtcDateTime(), nullable=False),
+    UniqueConstraint("name", name="uq_project_name"),
+    **MYSQL_TABLE_ARGS,
+)
+
+api_token = Table(
+    "api_token",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("token_hash", String(64), nullable=False),
+    Column(
+        "project_id",
+        String(36),
+        ForeignKey("project.id", name="fk_api_token_project_id"),
+        nullable=False,
+    ),
+    Column("role", String(16), nullable=False),
+    Column("created_at", UtcDateTime(), nullable=False),
+    Column("expires_at", UtcDateTime()),
+    Column("revoked_at", UtcDateTime()),
+    UniqueConstraint("token_hash", name="uq_api_token_token_hash"),
+    Index("ix_api_token_project_id", "project_id"),
+    **MYSQL_TABLE_ARGS,
+)

@@ -17,7 +17,7 @@ from tests.api.helpers import value_template, wait_status
 
 
 def test_serve_refuses_a_non_loopback_host(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["serve", "--host", "0.0.0.0"]) == 2
+    assert main(["serve", "--noauth", "--host", "0.0.0.0"]) == 2
     assert "--force" in capsys.readouterr().err
 
 
