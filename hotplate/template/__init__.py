@@ -6,6 +6,13 @@ modules behind it are private to this package.
 
 from hotplate.template.context import ResolveContext
 from hotplate.template.definitions import OutputDefinition, ResourceDefinition
+from hotplate.template.environment import (
+    Environment,
+    ResourceOverrides,
+    ResourceRegistry,
+    merge_environments,
+    parse_environment,
+)
 from hotplate.template.errors import InvalidSchemaError, InvalidTemplateReference
 from hotplate.template.functions import ALL_ATTRIBUTES
 from hotplate.template.parameter_values import resolve_parameters
@@ -16,6 +23,7 @@ from hotplate.template.versions import VERSIONS, HotVersion
 
 __all__ = [
     "ALL_ATTRIBUTES",
+    "Environment",
     "PSEUDO_PARAMETERS",
     "VERSIONS",
     "HotVersion",
@@ -23,9 +31,13 @@ __all__ = [
     "InvalidTemplateReference",
     "OutputDefinition",
     "ParameterSchema",
+    "ResourceOverrides",
+    "ResourceRegistry",
     "ResolveContext",
     "ResourceDefinition",
     "Template",
+    "merge_environments",
+    "parse_environment",
     "parse_template",
     "resolve_parameters",
 ]

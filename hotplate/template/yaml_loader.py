@@ -47,7 +47,7 @@ def load_text(source: str, *, name: str = "[root stack]") -> dict[str, Any]:
         StackValidationFailed: the text is neither JSON nor YAML, is not a
             mapping at the top, or breaks the document bounds.
     """
-    data = _parse(source, name)
+    data = parse_text(source, name=name)
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -55,12 +55,17 @@ def load_text(source: str, *, name: str = "[root stack]") -> dict[str, Any]:
     return normalize(data, budget=text_budget(len(source)))
 
 
-def _parse(source: str, name: str) -> Any:
+def parse_text(source: str, *, name: str, kind: str = "template") -> Any:
+    """JSON, else YAML, with no check of the shape; ``kind`` words the error.
+
+    Raises:
+        StackValidationFailed: the text is neither JSON nor YAML.
+    """
     try:
         return json.loads(source)
     except RecursionError:
         raise StackValidationFailed(
-            f"Error parsing template {name} the document is nested too deeply"
+            f"Error parsing {kind} {name} the document is nested too deeply"
         ) from None
     except ValueError:
         pass
@@ -70,7 +75,7 @@ def _parse(source: str, name: str) -> Any:
         detail = _describe_yaml_error(source)
     except RecursionError:
         detail = "the document is nested too deeply"
-    raise StackValidationFailed(f"Error parsing template {name} {detail}")
+    raise StackValidationFailed(f"Error parsing {kind} {name} {detail}")
 
 
 def _describe_yaml_error(source: str) -> str:

@@ -5,6 +5,7 @@ import hotplate.template
 def test_template_exports() -> None:
     assert sorted(hotplate.template.__all__) == [
         "ALL_ATTRIBUTES",
+        "Environment",
         "HotVersion",
         "InvalidSchemaError",
         "InvalidTemplateReference",
@@ -13,8 +14,12 @@ def test_template_exports() -> None:
         "ParameterSchema",
         "ResolveContext",
         "ResourceDefinition",
+        "ResourceOverrides",
+        "ResourceRegistry",
         "Template",
         "VERSIONS",
+        "merge_environments",
+        "parse_environment",
         "parse_template",
         "resolve_parameters",
     ]
