@@ -21,7 +21,13 @@ from hotplate.model.ids import StackId, TemplateId, TraversalId
 from hotplate.model.nodes import NodeKey
 from hotplate.model.records import StackRecord
 from hotplate.ports import Store
-from hotplate.template import Template, parse_template, resolve_parameters
+from hotplate.template import (
+    Environment,
+    Template,
+    parse_environment,
+    parse_template,
+    resolve_parameters,
+)
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -70,6 +76,7 @@ class LoadedTemplate:
     raw: Mapping[str, Any]
     files: Mapping[str, Any]
     environment: Mapping[str, Any]
+    env: Environment
 
     @property
     def user_parameters(self) -> Mapping[str, Any]:
@@ -107,6 +114,7 @@ class EngineCaches:
                 raw=raw.template,
                 files=raw.files,
                 environment=raw.environment,
+                env=parse_environment(raw.environment),
             )
 
         return self._templates.get_or_load(template_id, load)
@@ -115,7 +123,7 @@ class EngineCaches:
                           files: Mapping[str, Any], environment: Mapping[str, Any]) -> None:
         """Seed the cache with a template this engine just parsed and stored."""
         loaded = LoadedTemplate(template_id, template, template.to_dict(), dict(files),
-                                dict(environment))
+                                dict(environment), parse_environment(environment))
         self._templates.get_or_load(template_id, lambda: loaded)
 
     def parameters(

@@ -17,6 +17,7 @@ from hotplate.ports import Clock, Ids, Store, Transport
 from hotplate.resources.base import Resource
 from hotplate.rpc.errors import MessagingTimeout
 from hotplate.rpc.topics import LISTENER_TOPIC, WORKER_TOPIC
+from hotplate.template import Environment
 
 
 class CancelRegistry:
@@ -125,6 +126,14 @@ class ResourceTypes:
         except ResourceTypeUnavailable:
             return False
         return True
+
+    def for_resource(self, env: Environment | None, name: str, type_name: str
+                     ) -> type[Resource]:
+        """The plugin for a resource, after the environment's resource_registry mappings."""
+        if env is not None:
+            type_name = env.resource_registry.resolve_type(name, type_name,
+                                                           is_known=self.exists)
+        return self.get(type_name)
 
 
 @dataclass

@@ -35,7 +35,8 @@ class _RowsContext:
         row = self._rows.get(name)
         if row is None or row.action is Action.INIT:
             return None
-        cls = self._deps.types.get(row.resource_type)
+        env = self._deps.caches.template(self._stack.raw_template_id).env
+        cls = self._deps.types.for_resource(env, row.name, row.resource_type)
         ctx = EngineResourceContext(
             self._deps.store, self._deps.clock, resource_id=row.id, uuid=row.uuid,
             resource_name=row.name, stack_id=self._stack.id, stack_name=self._stack.name,

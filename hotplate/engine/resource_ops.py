@@ -206,7 +206,8 @@ class ResourceOps:
     def _definition(self, work: NodeWork) -> tuple[Any, type[Resource]]:
         template = self._deps.caches.for_stack(work.template_id, work.stack)
         defn = template.resources[work.row.name]
-        return defn, self._deps.types.get(defn.type)
+        env = self._deps.caches.template(work.template_id).env
+        return defn, self._deps.types.for_resource(env, work.row.name, defn.type)
 
     def _properties(self, work: NodeWork, defn: Any, cls: type[Resource]) -> dict[str, Any]:
         raw = defn.resolve_properties(self._inputs(work))
@@ -222,7 +223,7 @@ class ResourceOps:
         row = work.row
         if not work.is_update:
             return OpResult(row=row)
-        cls = self._deps.types.get(row.resource_type)
+        cls = self._row_class(row)
         instance = cls(row.name, row.properties_data or {}, self._context(row, work.stack),
                        resource_id=row.physical_resource_id)
         return OpResult(row=row, node_data=self._node_data(instance, row, work, row.action,
@@ -350,7 +351,7 @@ class ResourceOps:
         locked = self._acquire(row, {}, Action.DELETE)
         ctx = self._context(row, work.stack)
         if self._deletion_policy(row) != "Retain":
-            cls = self._deps.types.get(row.resource_type)
+            cls = self._row_class(row)
             instance = cls(row.name, row.properties_data or {}, ctx,
                            resource_id=row.physical_resource_id)
             failed = self._run(work, locked, Action.DELETE, instance.handle_delete,
@@ -366,6 +367,16 @@ class ResourceOps:
         """A row that was never created: drop it, nothing physical to delete."""
         self._deps.store.delete_resource(work.row.id)
         return OpResult(row=work.row)
+
+    def _row_class(self, row: ResourceRecord) -> type[Resource]:
+        """The plugin a row was made with: its type under its own template's environment."""
+        env = None
+        if row.current_template_id is not None:
+            try:
+                env = self._deps.caches.template(row.current_template_id).env
+            except Exception:  # its template is gone: plain type lookup
+                env = None
+        return self._deps.types.for_resource(env, row.name, row.resource_type)
 
     def _deletion_policy(self, row: ResourceRecord) -> str:
         if row.current_template_id is None:

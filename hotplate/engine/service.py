@@ -17,10 +17,11 @@ from hotplate.engine.outputs import OutputResolver
 from hotplate.engine.validation import validate_stack_request
 from hotplate.engine.views import format_event, format_resource, format_stack, visible_rows
 from hotplate.engine.worker import WorkerService
-from hotplate.model.errors import EntityNotFound, NotSupported
+from hotplate.model.errors import EntityNotFound, NotSupported, StackValidationFailed
 from hotplate.model.ids import NO_TRAVERSAL, StackId, TemplateId
 from hotplate.model.records import StackRecord
 from hotplate.model.states import Action, Status
+from hotplate.template import merge_environments
 
 LOG = logging.getLogger(__name__)
 
@@ -29,14 +30,27 @@ def _project(ctxt: Mapping[str, Any]) -> str:
     return str(ctxt.get("project_id") or ctxt.get("tenant_id") or ctxt.get("tenant") or "admin")
 
 
-def _environment(params: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Heat's ``params`` argument is the environment; a flat mapping means parameters."""
+def _environment(params: Mapping[str, Any] | None, files: Mapping[str, Any],
+                 environment_files: Any) -> dict[str, Any]:
+    """The request's environment, with its environment_files merged on top in order.
+
+    Heat's ``params`` argument is the environment; a flat mapping means parameters.
+    """
     env = dict(params or {})
     known = {"parameters", "parameter_defaults", "resource_registry", "event_sinks",
              "encrypted_param_names", "parameter_merge_strategies"}
     if env and not set(env) <= known:
-        return {"parameters": env}
-    return env
+        env = {"parameters": env}
+    names = list(environment_files or [])
+    if not names:
+        return env
+    missing = [name for name in names if name not in files]
+    if missing:
+        raise StackValidationFailed(
+            f"Environment file(s) not found in files: {', '.join(missing)}")
+    merged = merge_environments([env, *(files[name] for name in names)],
+                                names=["environment", *names])
+    return merged.to_dict()
 
 
 class EngineService:
@@ -83,7 +97,7 @@ class EngineService:
     ) -> dict[str, str]:
         deps = self._deps
         args = dict(args or {})
-        env = _environment(params)
+        env = _environment(params, files or {}, environment_files)
         parsed = validate_stack_request(deps, template, env, files or {}, stack_name=stack_name)
         tid = deps.store.create_raw_template(parsed.to_dict(), files or {}, env)
         deps.caches.remember_template(tid, parsed, files or {}, env)
@@ -118,7 +132,7 @@ class EngineService:
         if stack.action is Action.SUSPEND:
             raise NotSupported("Updating a stack when it is suspended is not supported.")
         args = dict(args or {})
-        env = _environment(params)
+        env = _environment(params, files or {}, environment_files)
         parsed = validate_stack_request(deps, template, env, files or {}, stack_name=stack.name)
         tid = deps.store.create_raw_template(parsed.to_dict(), files or {}, env)
         deps.caches.remember_template(tid, parsed, files or {}, env)

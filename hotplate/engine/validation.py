@@ -8,7 +8,7 @@ from typing import Any
 
 from hotplate.engine.deps import EngineDeps
 from hotplate.model.errors import StackValidationFailed
-from hotplate.template import Template, parse_template, resolve_parameters
+from hotplate.template import Template, parse_environment, parse_template, resolve_parameters
 
 _STACK_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_.-]*$")
 
@@ -48,6 +48,7 @@ def validate_stack_request(
             "characters, must start with alpha and must be 255 characters or less."
         )
     parsed = parse_template(template, files=files)
+    env = parse_environment(environment)
     params = resolve_parameters(
         parsed,
         environment.get("parameters") or {},
@@ -59,7 +60,7 @@ def validate_stack_request(
     ctx = _NoResources(params)
     for name, defn in decided.resources.items():
         try:
-            cls = deps.types.get(defn.type)
+            cls = deps.types.for_resource(env, name, defn.type)
         except StackValidationFailed as exc:
             raise StackValidationFailed(exc.detail, ("resources", name, "type")) from None
         if defn.references():

@@ -113,3 +113,31 @@ def test_invalid_stack_names_are_refused_with_heats_message(tmp_path, name) -> N
     with pytest.raises(StackValidationFailed, match="must start with alpha"):
         h.create(name, tmpl({}))
     assert h.store.list_stacks(None) == []
+
+
+def test_resource_registry_maps_types_and_environment_files_merge(tmp_path) -> None:
+    h = Harness(tmp_path, seed=4)
+    body = tmpl({"thing": {"type": "My::Thing", "properties": {"value": "x"}}},
+                outputs={"o": {"value": {"get_attr": ["thing", "output"]}}})
+    env = {"resource_registry": {"My::Thing": "OS::Heat::TestResource"}}
+    ident = h.service.create_stack(
+        {"project_id": "demo"}, "mapped", body, env,
+        {"extra.yaml": "parameters: {}\nresource_registry: {My::Other: OS::Heat::None}\n"},
+        {"disable_rollback": True}, environment_files=["extra.yaml"],
+    )
+    sid = ident["stack_id"]
+    h.run()
+    assert h.status(sid) == "CREATE_COMPLETE"
+    assert h.outputs(sid) == {"o": "x"}
+    assert h.resources(sid)["thing"]["resource_type"] == "My::Thing"
+    h.delete(sid)
+    h.run()
+    assert h.status(sid) == "DELETE_COMPLETE"
+
+
+def test_unmapped_custom_type_is_refused_naming_the_path(tmp_path) -> None:
+    from hotplate.model.errors import StackValidationFailed
+
+    h = Harness(tmp_path)
+    with pytest.raises(StackValidationFailed, match=r"resources\.thing\.type"):
+        h.create("nomap", tmpl({"thing": {"type": "My::Thing"}}))
