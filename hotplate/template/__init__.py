@@ -6,11 +6,11 @@ modules behind it are private to this package.
 
 from hotplate.template.context import ResolveContext
 from hotplate.template.definitions import OutputDefinition, ResourceDefinition
+from hotplate.template.env_merge import merge_environments
 from hotplate.template.environment import (
     Environment,
     ResourceOverrides,
     ResourceRegistry,
-    merge_environments,
     parse_environment,
 )
 from hotplate.template.errors import InvalidSchemaError, InvalidTemplateReference

@@ -28,20 +28,18 @@ from __future__ import annotations
 
 import copy
 import fnmatch
-import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from hotplate.model.errors import StackValidationFailed
-from hotplate.template.coercion import BOOLEAN, JSON, LIST, NUMBER, STRING, str_to_num
 from hotplate.template.document import normalize, text_budget
 from hotplate.template.errors import with_path
 from hotplate.template.yaml_loader import parse_text
 
 if TYPE_CHECKING:
-    from hotplate.template.template import Template
+    pass
 
 SECTIONS = (
     PARAMETERS, RESOURCE_REGISTRY, PARAMETER_DEFAULTS,
@@ -68,7 +66,7 @@ MAX_CHAIN = 50
 Path = tuple[str, ...]
 
 
-def _frozen(data: Mapping[str, Any]) -> Mapping[str, Any]:
+def frozen_mapping(data: Mapping[str, Any]) -> Mapping[str, Any]:
     return MappingProxyType(dict(data))
 
 
@@ -263,12 +261,12 @@ def parse_environment(
                 StackValidationFailed(f'environment has empty section "{section}"'), (path,)
             )
     return Environment(
-        parameters=_frozen(_mapping(env, PARAMETERS, path)),
-        parameter_defaults=_frozen(_mapping(env, PARAMETER_DEFAULTS, path)),
-        resource_registry=_parse_registry(_mapping(env, RESOURCE_REGISTRY, path), path),
+        parameters=frozen_mapping(_mapping(env, PARAMETERS, path)),
+        parameter_defaults=frozen_mapping(_mapping(env, PARAMETER_DEFAULTS, path)),
+        resource_registry=parse_registry(_mapping(env, RESOURCE_REGISTRY, path), path),
         event_sinks=_event_sinks(env.get(EVENT_SINKS, []), path),
         encrypted_param_names=_names(env.get(ENCRYPTED_PARAM_NAMES, []), path),
-        parameter_merge_strategies=_frozen(_strategies(env, path)),
+        parameter_merge_strategies=frozen_mapping(_strategies(env, path)),
     )
 
 
@@ -290,7 +288,7 @@ def _event_sinks(value: Any, path: str) -> tuple[Mapping[str, Any], ...]:
     for sink in value:
         if not isinstance(sink.get("type"), str):
             raise _invalid("every event sink needs a \"type\"", where)
-    return tuple(_frozen(s) for s in value)
+    return tuple(frozen_mapping(s) for s in value)
 
 
 def _names(value: Any, path: str) -> tuple[str, ...]:
@@ -313,7 +311,7 @@ def _strategies(env: Mapping[str, Any], path: str) -> dict[str, str]:
     return value
 
 
-def _parse_registry(data: Mapping[str, Any], path: str) -> ResourceRegistry:
+def parse_registry(data: Mapping[str, Any], path: str) -> ResourceRegistry:
     types: dict[str, str] = {}
     resources: dict[str, ResourceOverrides] = {}
     for key, value in data.items():
@@ -330,7 +328,7 @@ def _parse_registry(data: Mapping[str, Any], path: str) -> ResourceRegistry:
             types[key] = value
         else:
             raise _invalid(f'resource type "{key}" must map to a type name or a template', where)
-    return ResourceRegistry(types=_frozen(types), resources=_frozen(resources))
+    return ResourceRegistry(types=frozen_mapping(types), resources=frozen_mapping(resources))
 
 
 def _parse_overrides(entry: Any, where: Path) -> ResourceOverrides:
@@ -356,7 +354,9 @@ def _parse_overrides(entry: Any, where: Path) -> ResourceOverrides:
             raise _invalid(
                 f'resource type "{key}" must map to a type name or a template', (*where, key)
             )
-    return ResourceOverrides(types=_frozen(types), hooks=hooks, restricted_actions=restricted)
+    return ResourceOverrides(
+        types=frozen_mapping(types), hooks=hooks, restricted_actions=restricted
+    )
 
 
 def _listed(value: Any, allowed: tuple[str, ...], message: str, where: Path) -> frozenset[str]:
@@ -368,181 +368,3 @@ def _listed(value: Any, allowed: tuple[str, ...], message: str, where: Path) -> 
 
 
 # -- merging ----------------------------------------------------------------------
-
-
-def merge_environments(
-    envs: Sequence[Environment | Mapping[str, Any] | str],
-    *,
-    names: Sequence[str] | None = None,
-    template: Template | None = None,
-) -> Environment:
-    """Combine environments in order, as Heat combines ``environment_files``.
-
-    ``names`` name the environments in errors (default ``environment[i]``).
-    With ``template``, a parameter it does not declare is left out once a
-    value exists for the section (as Heat does) and the declared type decides
-    how ``merge`` combines values; without it the value's own shape does
-    (mapping: json, list: comma_delimited_list, text: string, number).
-
-    Parameters (and parameter defaults) follow each file's
-    ``parameter_merge_strategies``: ``overwrite`` (the default), ``merge``
-    (text appended, lists and comma lists joined, json mappings updated,
-    numbers added) or ``deep_merge`` (json mappings merged at every level).
-    Once a parameter has a strategy, a file naming another is refused. The
-    ``resource_registry`` merges at its top level only: a later
-    ``resources`` replaces an earlier one, as in Heat. Event sinks and
-    encrypted parameter names add up.
-
-    Raises:
-        StackValidationFailed: an environment does not parse; a parameter's
-            strategy conflicts with an earlier file's; ``merge`` of a value
-            that cannot be merged (a boolean, say).
-    """
-    labels = list(names) if names is not None else []
-    schemata = None if template is None else {k: s.type for k, s in template.parameters.items()}
-    params: dict[str, Any] = {}
-    defaults: dict[str, Any] = {}
-    registry: dict[str, Any] = {}
-    sinks: list[Mapping[str, Any]] = []
-    encrypted: list[str] = []
-    chosen: dict[str, str] = {}
-    for index, item in enumerate(envs):
-        label = labels[index] if index < len(labels) else f"environment[{index}]"
-        env = item if isinstance(item, Environment) else parse_environment(item, path=label)
-        merger = _ParameterMerger(schemata, env.parameter_merge_strategies, chosen, label)
-        if env.parameters:
-            params = merger.merge(params, env.parameters)
-        if env.parameter_defaults:
-            defaults = merger.merge(defaults, env.parameter_defaults)
-        registry.update(env.resource_registry.to_dict())
-        sinks.extend(env.event_sinks)
-        encrypted.extend(n for n in env.encrypted_param_names if n not in encrypted)
-    return Environment(
-        parameters=_frozen(params),
-        parameter_defaults=_frozen(defaults),
-        resource_registry=_parse_registry(registry, "environment"),
-        event_sinks=tuple(sinks),
-        encrypted_param_names=tuple(encrypted),
-    )
-
-
-def _invalid_strategy(strategy: str, key: str) -> StackValidationFailed:
-    return StackValidationFailed(f"Invalid merge strategy '{strategy}' for parameter '{key}'.")
-
-
-class _ParameterMerger:
-    """Heat's ``merge_parameters`` for one file, without changing its inputs."""
-
-    def __init__(self, schemata: Mapping[str, str] | None, in_file: Mapping[str, str],
-                 chosen: dict[str, str], label: str) -> None:
-        self.schemata = schemata
-        self.in_file = in_file
-        self.chosen = chosen  # shared by every file and both sections, as in Heat
-        self.label = label
-
-    def _declared(self, key: str) -> bool:
-        return self.schemata is None or key in self.schemata
-
-    def _strategy(self, key: str) -> str:
-        default = self.in_file.get("default", OVERWRITE)
-        if default not in MERGE_STRATEGIES:
-            default = OVERWRITE
-        strategy = self.in_file.get(key, self.chosen.get(key, default))
-        return strategy if strategy in MERGE_STRATEGIES else default
-
-    def merge(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
-        for key, value in new.items():
-            if self._declared(key) and value is not None:
-                strategy = self._strategy(key)
-                if key not in self.chosen:
-                    self.chosen[key] = strategy
-                elif strategy != self.chosen[key]:
-                    raise StackValidationFailed(
-                        f"Conflicting merge strategy '{strategy}' for parameter '{key}' "
-                        f"in file '{self.label}'."
-                    )
-        if not old:
-            return copy.deepcopy(dict(new))
-        result = copy.deepcopy(dict(old))
-        for key, value in new.items():
-            if not self._declared(key) or value is None:
-                continue
-            strategy = self.chosen[key]
-            if strategy == OVERWRITE:
-                result[key] = copy.deepcopy(value)
-            else:
-                result[key] = self._combine(key, result.get(key), copy.deepcopy(value),
-                                            deep=strategy == DEEP_MERGE)
-        return result
-
-    def _type(self, key: str, value: Any) -> str:
-        if self.schemata is not None:
-            return self.schemata[key]
-        if isinstance(value, dict):
-            return JSON
-        if isinstance(value, list):
-            return LIST
-        if isinstance(value, str):
-            return STRING
-        if isinstance(value, bool):
-            return BOOLEAN
-        return NUMBER
-
-    def _combine(self, key: str, old: Any, new: Any, *, deep: bool) -> Any:
-        param_type = self._type(key, new)
-        if param_type == JSON:
-            old_map, new_map = _json_map(old), _json_map(new)
-            if new_map is None or (old and old_map is None):
-                raise _invalid_strategy(MERGE, key)
-            return _merge_map(old_map or {}, new_map, deep=deep)
-        if param_type == LIST and isinstance(new, (str, list)):
-            return _merge_list(old, new)
-        if param_type == STRING and isinstance(new, str) and isinstance(old, (str, type(None))):
-            return (old or "") + new
-        if param_type == NUMBER and not isinstance(new, bool):
-            try:
-                return str_to_num(old if old is not None else 0) + str_to_num(new)
-            except (TypeError, ValueError):
-                pass
-        raise _invalid_strategy(MERGE, key)
-
-
-def _json_map(value: Any) -> dict[str, Any] | None:
-    """A json parameter's value as a mapping: given as one, or as its JSON text."""
-    if isinstance(value, str):
-        try:
-            value = json.loads(value) if value else {}
-        except ValueError:
-            return None
-    return value if isinstance(value, dict) else None
-
-
-def _merge_list(old: Any, new: str | list[Any]) -> Any:
-    """Lists join; comma-delimited text joins with a comma (Heat's ``merge_list``)."""
-    if not old:
-        return new
-    if isinstance(new, str) and isinstance(old, str):
-        return ",".join([old, new])
-    old_items = old.split(",") if isinstance(old, str) else list(old)
-    new_items = new.split(",") if isinstance(new, str) else new
-    return old_items + new_items
-
-
-def _merge_map(old: dict[str, Any], new: Mapping[str, Any], *, deep: bool) -> dict[str, Any]:
-    """Heat's ``merge_map``: keys of ``new`` win; with ``deep``, values combine by shape."""
-    if not old:
-        return dict(new)
-    for key, value in new.items():
-        if value is None:
-            continue
-        current = old.get(key)
-        if not deep or not current:
-            old[key] = value
-        elif isinstance(value, dict) and isinstance(current, dict):
-            old[key] = _merge_map(current, value, deep=True)
-        elif isinstance(value, (list, str)) and type(current) is type(value):
-            joined: Any = current
-            old[key] = joined + value
-        else:
-            old[key] = value
-    return old
