@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -23,16 +21,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import httpx
-import uvicorn
 
 from hotplate.api import EngineRpc, create_app
+from hotplate.api.background import BackgroundServer
 from hotplate.app import embedded
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def template(n: int) -> dict[str, Any]:
@@ -50,17 +42,10 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         engine, transport = embedded(f"sqlite:///{tmp}/api.sqlite")
         app = create_app(EngineRpc(transport, host=engine.deps.host))
-        port = free_port()
-        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
-                                               log_level="warning", lifespan="off"))
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        while not server.started:
-            time.sleep(0.02)
-        base = f"http://127.0.0.1:{port}/v1/admin"
         rows = []
         try:
-            with httpx.Client(base_url=base, timeout=60) as http:
+            with BackgroundServer(app) as base, httpx.Client(base_url=f"{base}/v1/admin",
+                                                             timeout=60) as http:
                 created = http.post("/stacks", json={"stack_name": "big",
                                                      "template": template(args.n)})
                 created.raise_for_status()
@@ -78,8 +63,6 @@ def main(argv: list[str] | None = None) -> int:
                                  "median_ms": round(statistics.median(times), 1),
                                  "max_ms": round(max(times), 1)})
         finally:
-            server.should_exit = True
-            thread.join(10)
             engine.stop()
             transport.stop()
     width = max(len(r["request"]) for r in rows)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -14,13 +13,12 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 
 from hotplate.api import EngineRpc, create_app
+from hotplate.api.background import BackgroundServer, free_port
 from hotplate.app import embedded
 from hotplate.db.auth_store import AuthStore
 from hotplate.db.engine import make_engine
-from tests.api.conftest import free_port
 from tests.api.helpers import value_template, wait_status
 
 
@@ -52,20 +50,10 @@ def auth_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AuthApi]:
         "a_reader": store.create_token("A", "reader"),
     }
     app = create_app(EngineRpc(transport, host=engine.deps.host), auth=store)
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
-                                           log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, name="auth-api-server", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the API did not start"
-        time.sleep(0.02)
     try:
-        yield AuthApi(f"http://127.0.0.1:{port}", tokens)
+        with BackgroundServer(app) as base:
+            yield AuthApi(base, tokens)
     finally:
-        server.should_exit = True
-        thread.join(10)
         engine.stop()
         transport.stop()
         db.dispose()

@@ -11,8 +11,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from hotplate.api.background import free_port
 from hotplate.cli.main import main
-from tests.api.conftest import Api, free_port
+from tests.api.conftest import Api
 from tests.api.helpers import value_template, wait_status
 
 
