@@ -49,10 +49,6 @@ class CancelRegistry:
             flag.set()
         return len(flags)
 
-    def count(self) -> int:
-        with self._lock:
-            return sum(len(f) for f in self._flags.values())
-
 
 class Slots:
     """How many workers may do the engine's own work at once; None: no limit.
