@@ -262,6 +262,21 @@ class Store(Protocol):
         """
         ...
 
+    def settle_resource(
+        self,
+        resource_id: ResourceId,
+        expected_atomic_key: int,
+        values: Mapping[str, Any],
+        events: Sequence[NewEvent],
+        reports: Sequence[SyncReport],
+    ) -> tuple[ResourceRecord | None, list[SyncResult]]:
+        """Take the lock, write ``values`` and ``events``, release, and report: one commit.
+
+        Only for actions with no effect outside the database, done before the
+        call. (None, []) if the row was locked or changed since it was read.
+        """
+        ...
+
     def sync_state(self, traversal_id: TraversalId, entity_id: str, is_update: bool) -> SyncResult:
         """READY (with inputs) if every predecessor reported, WAITING, or MISSING."""
         ...

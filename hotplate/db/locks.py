@@ -10,7 +10,7 @@ reads our own uncommitted write under the row lock we still hold.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from enum import Enum
 from typing import TYPE_CHECKING, Any
@@ -145,7 +145,7 @@ class ResourceLockStore(StoreBase):
         resource_id: ResourceId,
         condition: dict[str, Any],
         values: Mapping[str, Any],
-        event: NewEvent | None,
+        event: NewEvent | Sequence[NewEvent] | None,
         engine_id: EngineId | _Keep | None,
         *,
         want_row: bool = True,
@@ -160,7 +160,7 @@ class ResourceLockStore(StoreBase):
         UPDATE (RETURNING where possible; else a SELECT after it), the
         attribute row when ``attr_data`` is given (an UPDATE of the existing
         row, or an INSERT plus linking it), one upsert per ``resource_data``
-        key, the event, then whatever ``after`` runs (its result is stored
+        key, the event(s), then whatever ``after`` runs (its result is stored
         under the ``"after"`` key of the returned row).
         """
         now = self._now()
@@ -197,7 +197,8 @@ class ResourceLockStore(StoreBase):
                     {"value": value, "redact": redact, "updated_at": now},
                 )
                 self._fast.execute(conn, upsert, upsert_params, set_keys=_DATA_COLUMNS)
-            insert_event(conn, event, now, self._fast)
+            for one in (event,) if event is None or isinstance(event, NewEvent) else event:
+                insert_event(conn, one, now, self._fast)
             if after is not None:
                 row["after"] = after(conn)
             return row

@@ -92,3 +92,27 @@ class SqlStore(StackStore, ResourceStore, ResourceLockStore, SyncStore, EventSto
             return None, []
         results = row.pop("after")
         return to_resource(row), results
+
+    def settle_resource(
+        self,
+        resource_id: ResourceId,
+        expected_atomic_key: int,
+        values: Mapping[str, Any],
+        events: Sequence[NewEvent],
+        reports: Sequence[SyncReport],
+    ) -> tuple[ResourceRecord | None, list[SyncResult]]:
+        """A whole action in one transaction, for plugins that touch nothing outside.
+
+        The row must still be unlocked and unchanged since it was read (the
+        same condition as taking the lock), so this write races exactly as
+        ``acquire_resource`` would; the loser writes nothing.
+        """
+        now = self._now()
+        row = self._write_resource(
+            resource_id, {"b_atomic_key": expected_atomic_key}, values, events, None,
+            after=lambda conn: [self.sync_in(conn, r, now) for r in reports],
+        )
+        if row is None:
+            return None, []
+        results = row.pop("after")
+        return to_resource(row), results

@@ -240,8 +240,14 @@ class ResourceOps:
             metadata = self._metadata(work, defn)
         except Exception as exc:
             return self._fail_before_running(work, row, Action.CREATE, values, exc)
-        locked = self._acquire(row, {**values, "properties_data": props, "metadata": metadata},
-                               Action.CREATE)
+        values |= {"properties_data": props, "metadata": metadata}
+        ctx = self._context(row, work.stack)
+        instance = cls(row.name, props, ctx)
+        if self._ran_locally(work, instance, instance.handle_create,
+                             instance.check_create_complete, cancelled):
+            return self._complete(work, row, instance, ctx, Action.CREATE, props, reporter,
+                                  values, local=True)
+        locked = self._acquire(row, values, Action.CREATE)
         ctx = self._context(locked, work.stack)
         instance = cls(row.name, props, ctx)
         failed = self._run(work, locked, Action.CREATE, instance.handle_create,
@@ -250,18 +256,64 @@ class ResourceOps:
             return failed
         return self._complete(work, locked, instance, ctx, Action.CREATE, props, reporter)
 
+    def _ran_locally(self, work: NodeWork, instance: Resource, handle: Callable[[], Any],
+                     check: Callable[[Any], bool], cancelled: threading.Event) -> bool:
+        """Run a ``local_only`` plugin's action before taking the lock; True if it worked.
+
+        Anything else (a failure, a cancel, a replacement) answers False and
+        the caller takes the locked path, which runs the action again and
+        records its outcome as for any plugin: harmless, as a local action
+        left nothing outside the database.
+        """
+        if not instance.local_only or cancelled.is_set():
+            return False
+        try:
+            self._deps.runner.run(handle, check, deadline=stack_deadline(work.stack),
+                                  cancelled=cancelled)
+        except Exception:
+            return False
+        return True
+
     def _complete(self, work: NodeWork, locked: ResourceRecord, instance: Resource,
                   ctx: EngineResourceContext, action: Action, props: Mapping[str, Any],
-                  reporter: Reporter, extra: Mapping[str, Any] | None = None) -> OpResult:
+                  reporter: Reporter, extra: Mapping[str, Any] | None = None, *,
+                  local: bool = False) -> OpResult:
+        """Record the action COMPLETE and report onward, in one transaction.
+
+        ``local``: ``locked`` is the row as read, not yet locked (see
+        ``_ran_locally``); the lock is taken and dropped in that transaction.
+        """
         node_data = self._node_data(instance, locked, work, action, Status.COMPLETE)
         values: dict[str, Any] = {"physical_resource_id": instance.resource_id,
                                   "properties_data": dict(props), **(extra or {})}
         if node_data["attrs"]:
             values["attr_data"] = node_data["attrs"]
         reports = reporter(locked, node_data)
-        done, synced = self._release(locked, action, Status.COMPLETE, outcome.STATE_CHANGED,
-                                     values, ctx=ctx, reports=reports)
+        if local:
+            done, synced = self._settle(locked, action, values, ctx, reports)
+        else:
+            done, synced = self._release(locked, action, Status.COMPLETE,
+                                         outcome.STATE_CHANGED, values, ctx=ctx,
+                                         reports=reports)
         return OpResult(row=done, node_data=node_data, synced=synced, reports=reports)
+
+    def _settle(self, row: ResourceRecord, action: Action, values: Mapping[str, Any],
+                ctx: EngineResourceContext, reports: list[SyncReport],
+                ) -> tuple[ResourceRecord | None, list[SyncResult]]:
+        """Lock, both events, the outcome, release and reports: one commit."""
+        values = {"action": action, "status": Status.COMPLETE,
+                  "status_reason": outcome.STATE_CHANGED, **values}
+        pending = ctx.take_pending()
+        if pending:
+            values["resource_data"] = pending
+        physical = values.get("physical_resource_id", row.physical_resource_id)
+        events = [self.event(row, action, Status.IN_PROGRESS, outcome.STATE_CHANGED),
+                  self.event(row, action, Status.COMPLETE, outcome.STATE_CHANGED, physical)]
+        done, synced = self._deps.store.settle_resource(row.id, row.atomic_key, values,
+                                                        events, reports)
+        if done is None:
+            raise LockLost()
+        return done, synced
 
     def update(self, work: NodeWork, cancelled: threading.Event,
                reporter: Reporter) -> OpResult:
@@ -299,9 +351,19 @@ class ResourceOps:
             instance = cls(row.name, old_props, context, resource_id=row.physical_resource_id)
             return OpResult(row=stored, node_data=self._node_data(
                 instance, stored, work, stored.action, stored.status))
+        instance = cls(row.name, old_props, context, resource_id=row.physical_resource_id)
+        done = {"current_template_id": work.template_id, "requires": new_requires,
+                "metadata": metadata}
+        if self._ran_locally(work, instance,
+                             lambda: instance.handle_update(new_props, decision.prop_diff),
+                             instance.check_update_complete, cancelled):
+            instance.properties = dict(new_props)
+            return self._complete(work, row, instance, context, Action.UPDATE, new_props,
+                                  reporter, done, local=True)
         both = tuple(sorted(set(row.requires) | set(new_requires), reverse=True))
         locked = self._acquire(row, {"current_template_id": work.template_id,
                                      "requires": both}, Action.UPDATE)
+        context = self._context(row, work.stack)
         instance = cls(row.name, old_props, context, resource_id=row.physical_resource_id)
         try:
             failed = self._run(
@@ -323,7 +385,7 @@ class ResourceOps:
             return failed
         instance.properties = dict(new_props)
         return self._complete(work, locked, instance, context, Action.UPDATE, new_props,
-                              reporter, {"requires": new_requires, "metadata": metadata})
+                              reporter, done)
 
     def replace(self, work: NodeWork) -> OpResult:
         """Create a new row for this resource; the old one is cleaned up later."""
@@ -348,16 +410,24 @@ class ResourceOps:
     def delete(self, work: NodeWork, cancelled: threading.Event,
                reporter: Reporter) -> OpResult:
         row = work.row
+        retain = self._deletion_policy(row) == "Retain"
+        cls = self._row_class(row)
+        ctx = self._context(row, work.stack)
+        instance = cls(row.name, row.properties_data or {}, ctx,
+                       resource_id=row.physical_resource_id)
+        if retain or self._ran_locally(work, instance, instance.handle_delete,
+                                       instance.check_delete_complete, cancelled):
+            reports = reporter(row, None)
+            done, synced = self._settle(row, Action.DELETE, {}, ctx, reports)
+            return OpResult(row=done, synced=synced, reports=reports)
         locked = self._acquire(row, {}, Action.DELETE)
         ctx = self._context(row, work.stack)
-        if self._deletion_policy(row) != "Retain":
-            cls = self._row_class(row)
-            instance = cls(row.name, row.properties_data or {}, ctx,
-                           resource_id=row.physical_resource_id)
-            failed = self._run(work, locked, Action.DELETE, instance.handle_delete,
-                               instance.check_delete_complete, cancelled, instance, ctx)
-            if failed is not None:
-                return failed
+        instance = cls(row.name, row.properties_data or {}, ctx,
+                       resource_id=row.physical_resource_id)
+        failed = self._run(work, locked, Action.DELETE, instance.handle_delete,
+                           instance.check_delete_complete, cancelled, instance, ctx)
+        if failed is not None:
+            return failed
         reports = reporter(locked, None)
         done, synced = self._release(locked, Action.DELETE, Status.COMPLETE,
                                      outcome.STATE_CHANGED, ctx=ctx, reports=reports)

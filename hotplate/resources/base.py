@@ -80,6 +80,15 @@ class Resource:
     attributes_schema: ClassVar[Mapping[str, Attribute]] = {}
     support_status: ClassVar[SupportStatus] = SupportStatus()
     description: ClassVar[str | None] = None
+    local_only: ClassVar[bool] = False
+    """True when the handlers change nothing outside hotplate's own database.
+
+    Such a plugin's action may run before its lock is taken and be recorded,
+    lock and release included, in a single transaction: if another worker
+    wins the row meanwhile, the work is simply dropped, and a crash before
+    the commit leaves nothing behind to clean up. Any plugin that calls out
+    to a service must leave this False.
+    """
 
     def __init__(
         self,

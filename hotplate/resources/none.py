@@ -28,6 +28,7 @@ class NoneResource(Resource):
     replaced on update, even where the stubbed type would have been.
     """
 
+    local_only = True
     support_status = SupportStatus(version="5.0.0")
 
     @classmethod

@@ -90,6 +90,7 @@ class RandomString(Resource):
     32, if length property doesn't specified).
     """
 
+    local_only = True
     support_status = SupportStatus(version="2014.1")
 
     properties_schema = {

@@ -39,6 +39,7 @@ class Value(Resource):
     of other template parameters and/or other resources.
     """
 
+    local_only = True
     support_status = SupportStatus(version="7.0.0")
 
     properties_schema = {

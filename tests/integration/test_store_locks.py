@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from hotplate.db.store import SqlStore
 from hotplate.model.ids import EngineId, ResourceId
-from hotplate.model.records import ResourceRecord
+from hotplate.model.records import NewSyncPoint, ResourceRecord, SyncOutcome, SyncReport
 from hotplate.model.states import Action, Status
 from tests.integration.helpers import (
     FakeClock,
@@ -192,3 +192,47 @@ def test_make_replacement_that_fails_inserts_nothing(store: SqlStore, clock: Fak
     )
     assert _unchanged(store, before)
     assert [r.id for r in store.list_resources(stack.id)] == [rid]
+
+
+def test_settle_writes_outcome_events_data_and_reports_in_one_go(
+    store: SqlStore, clock: FakeClock
+) -> None:
+    rid, stack_id = _setup(store, clock)
+    stack = store.get_stack(stack_id)  # type: ignore[arg-type]
+    assert stack is not None
+    store.create_sync_points(stack.id, stack.current_traversal,
+                             [NewSyncPoint("99", True, 1)])
+    report = SyncReport(stack.current_traversal, "99", True, f"{rid}:u", {"id": "x"})
+    events = [event_for(stack), event_for(stack, resource_status="COMPLETE")]
+    values = {"action": Action.CREATE, "status": Status.COMPLETE, "status_reason": "done",
+              "physical_resource_id": "x", "resource_data": {"k": ("v", False)}}
+    done, synced = store.settle_resource(rid, 0, values, events, [report])
+    assert done is not None and done == store.get_resource(rid)
+    assert (done.engine_id, done.atomic_key, done.status, done.physical_resource_id) == (
+        None, 1, Status.COMPLETE, "x")
+    assert _events(store, stack_id) == ["IN_PROGRESS", "COMPLETE"]
+    assert store.get_resource_data(rid) == {"k": "v"}
+    assert [r.outcome for r in synced] == [SyncOutcome.READY]
+    assert synced[0].inputs == {f"{rid}:u": {"id": "x"}}
+
+
+def test_settle_loses_to_a_lock_or_a_changed_row_and_writes_nothing(
+    store: SqlStore, clock: FakeClock
+) -> None:
+    rid, stack_id = _setup(store, clock)
+    stack = store.get_stack(stack_id)  # type: ignore[arg-type]
+    assert stack is not None
+    store.create_sync_points(stack.id, stack.current_traversal,
+                             [NewSyncPoint("99", True, 1)])
+    report = SyncReport(stack.current_traversal, "99", True, "1:u", None)
+    values = {"action": Action.CREATE, "status": Status.COMPLETE, "status_reason": "done"}
+    assert store.acquire_resource(rid, THEIRS, 0, IN_PROGRESS) is not None
+    held = store.get_resource(rid)
+    assert held is not None
+    for key in (0, 1):
+        assert store.settle_resource(rid, key, values, [event_for(stack)], [report]) == (
+            None, [])
+    assert _unchanged(store, held)
+    assert _events(store, stack_id) == []
+    state = store.sync_state(stack.current_traversal, "99", True)
+    assert state.outcome is SyncOutcome.WAITING
