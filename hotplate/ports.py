@@ -201,12 +201,19 @@ class Store(Protocol):
 
     # -- resource data (key/value per resource) ------------------------------
     def set_resource_data(
-        self, resource_id: ResourceId, key: str, value: str, *, redact: bool = False
-    ) -> None: ...
+        self, resource_id: ResourceId, key: str, value: str, *, redact: bool = False,
+        event: NewEvent | None = None,
+    ) -> None:
+        """Upsert one key; ``event``, when given, is recorded in the same commit."""
+        ...
 
     def get_resource_data(self, resource_id: ResourceId) -> dict[str, str]: ...
 
-    def delete_resource_data(self, resource_id: ResourceId, key: str) -> bool: ...
+    def delete_resource_data(
+        self, resource_id: ResourceId, key: str, *, event: NewEvent | None = None
+    ) -> bool:
+        """Drop one key; True if it was there, and only then is ``event`` recorded."""
+        ...
 
     # -- events --------------------------------------------------------------
     def add_event(self, event: NewEvent) -> None: ...

@@ -12,9 +12,10 @@ from sqlalchemy.dialects import mysql, postgresql, sqlite
 from hotplate.db import queries as q
 from hotplate.db import schema as s
 from hotplate.db.base import StoreBase
+from hotplate.db.events import insert_event
 from hotplate.db.rows import to_resource, to_stack
 from hotplate.model.ids import EngineId, ResourceId, StackId
-from hotplate.model.records import NewResource, ResourceRecord, StackRecord
+from hotplate.model.records import NewEvent, NewResource, ResourceRecord, StackRecord
 from hotplate.model.states import Action, Status
 
 _INSERT_RETURNING_IDS = insert(s.resource).returning(s.resource.c.id, s.resource.c.uuid)
@@ -137,9 +138,10 @@ class ResourceStore(StoreBase):
 
     # -- resource data -------------------------------------------------------
     def set_resource_data(
-        self, resource_id: ResourceId, key: str, value: str, *, redact: bool = False
+        self, resource_id: ResourceId, key: str, value: str, *, redact: bool = False,
+        event: NewEvent | None = None,
     ) -> None:
-        """Insert or overwrite one key (a single upsert statement)."""
+        """Insert or overwrite one key (a single upsert), with ``event`` in the same commit."""
         now = self._now()
         row = {
             "resource_id": resource_id,
@@ -150,7 +152,12 @@ class ResourceStore(StoreBase):
         }
         changes = {"value": value, "redact": redact, "updated_at": now}
         statement, params = self._upsert_resource_data(row, changes)
-        self._tx.write(lambda conn: conn.execute(statement, params))
+
+        def run(conn: Connection) -> None:
+            conn.execute(statement, params)
+            insert_event(conn, event, now)
+
+        self._tx.write(run)
 
     def get_resource_data(self, resource_id: ResourceId) -> dict[str, str]:
         rd = s.resource_data
@@ -158,10 +165,21 @@ class ResourceStore(StoreBase):
         rows = self._tx.read(lambda conn: conn.execute(query).all())
         return {row.key: row.value for row in rows}
 
-    def delete_resource_data(self, resource_id: ResourceId, key: str) -> bool:
+    def delete_resource_data(
+        self, resource_id: ResourceId, key: str, *, event: NewEvent | None = None
+    ) -> bool:
+        """Drop one key; ``event`` is recorded only if the key was there (one commit)."""
         rd = s.resource_data
         statement = delete(rd).where(rd.c.resource_id == resource_id, rd.c.key == key)
-        return self._tx.write(lambda conn: conn.execute(statement).rowcount > 0)
+        now = self._now()
+
+        def run(conn: Connection) -> bool:
+            gone = conn.execute(statement).rowcount > 0
+            if gone:
+                insert_event(conn, event, now)
+            return gone
+
+        return self._tx.write(run)
 
     def _upsert_resource_data(
         self, row: dict[str, Any], changes: dict[str, Any]

@@ -20,6 +20,8 @@ from hotplate.convergence.propagation import graph_key_for, is_root, reports_for
 from hotplate.engine import traversal as trav
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.resource_ops import LockLost, NodeWork, ResourceOps
+from hotplate.engine.runner import ActionTimeout
+from hotplate.model.errors import CancelOperation
 from hotplate.model.ids import NO_TRAVERSAL, ResourceId, TraversalId
 from hotplate.model.nodes import NodeKey
 from hotplate.model.records import (
@@ -32,6 +34,14 @@ from hotplate.model.records import (
 from hotplate.model.states import Action
 
 LOG = logging.getLogger(__name__)
+
+_HOOKED_ACTIONS = {
+    Plan.CREATE: Action.CREATE,
+    Plan.UPDATE: Action.UPDATE,
+    Plan.REPLACE: Action.UPDATE,
+    Plan.DELETE: Action.DELETE,
+}
+"""The action whose pre hook a plan meets (a replacement starts as an update)."""
 
 
 class CheckResource:
@@ -109,6 +119,10 @@ class CheckResource:
             return self._reports(row, work, node_data)
 
         try:
+            hooked = _HOOKED_ACTIONS.get(plan)
+            if hooked is not None:
+                ops.breakpoints.hold(work.stack, work.template_id, work.row, hooked, "pre",
+                                     cancelled)
             if plan is Plan.PROPAGATE:
                 result = ops.no_op(work)
             elif plan is Plan.CREATE:
@@ -123,6 +137,14 @@ class CheckResource:
                 result = ops.purge(work)
         except LockLost:
             self._on_lock_conflict(work)
+            return
+        except CancelOperation:  # while paused at a hook: the newer traversal takes over
+            self._retrigger_new_traversal(work.stack, work.traversal_id, work.row.id,
+                                          work.is_update)
+            return
+        except ActionTimeout:  # while paused at a hook
+            self._fail(work.stack, work.traversal_id, outcome.TIMED_OUT, work.row.id,
+                       work.is_update)
             return
         if result.failure is not None:
             if result.cancelled:

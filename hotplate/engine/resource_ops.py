@@ -17,8 +17,10 @@ from typing import Any
 from hotplate.convergence import outcome
 from hotplate.convergence.node_plan import stack_deadline
 from hotplate.convergence.update_diff import UpdateDecision, UpdateKind, decide_update
+from hotplate.engine.breakpoints import Breakpoints
 from hotplate.engine.cache import pseudo_parameters
 from hotplate.engine.deps import EngineDeps
+from hotplate.engine.events import resource_event
 from hotplate.engine.resolve import InputsContext, required_ids
 from hotplate.engine.resource_context import EngineResourceContext
 from hotplate.engine.runner import ActionTimeout
@@ -87,20 +89,12 @@ def failure_text(exc: BaseException, name: str) -> str:
 class ResourceOps:
     def __init__(self, deps: EngineDeps) -> None:
         self._deps = deps
+        self.breakpoints = Breakpoints(deps)
 
     # -- helpers ---------------------------------------------------------------------
     def event(self, row: ResourceRecord, action: Action | str, status: Status | str,
               reason: str, physical_id: str | None = None) -> NewEvent:
-        return NewEvent(
-            stack_id=row.stack_id,
-            uuid=self._deps.ids.new_uuid(),
-            resource_name=row.name,
-            resource_action=str(action),
-            resource_status=str(status),
-            resource_status_reason=reason,
-            physical_resource_id=physical_id or row.physical_resource_id,
-            resource_type=row.resource_type,
-        )
+        return resource_event(self._deps, row, action, status, reason, physical_id)
 
     def _context(self, row: ResourceRecord, stack: StackRecord) -> EngineResourceContext:
         return EngineResourceContext(
@@ -246,7 +240,7 @@ class ResourceOps:
         if self._ran_locally(work, instance, instance.handle_create,
                              instance.check_create_complete, cancelled):
             return self._complete(work, row, instance, ctx, Action.CREATE, props, reporter,
-                                  values, local=True)
+                                  cancelled, values, local=True)
         locked = self._acquire(row, values, Action.CREATE)
         ctx = self._context(locked, work.stack)
         instance = cls(row.name, props, ctx)
@@ -254,7 +248,8 @@ class ResourceOps:
                            instance.check_create_complete, cancelled, instance, ctx)
         if failed is not None:
             return failed
-        return self._complete(work, locked, instance, ctx, Action.CREATE, props, reporter)
+        return self._complete(work, locked, instance, ctx, Action.CREATE, props, reporter,
+                              cancelled)
 
     def _ran_locally(self, work: NodeWork, instance: Resource, handle: Callable[[], Any],
                      check: Callable[[Any], bool], cancelled: threading.Event) -> bool:
@@ -276,8 +271,8 @@ class ResourceOps:
 
     def _complete(self, work: NodeWork, locked: ResourceRecord, instance: Resource,
                   ctx: EngineResourceContext, action: Action, props: Mapping[str, Any],
-                  reporter: Reporter, extra: Mapping[str, Any] | None = None, *,
-                  local: bool = False) -> OpResult:
+                  reporter: Reporter, cancelled: threading.Event,
+                  extra: Mapping[str, Any] | None = None, *, local: bool = False) -> OpResult:
         """Record the action COMPLETE and report onward, in one transaction.
 
         ``local``: ``locked`` is the row as read, not yet locked (see
@@ -288,13 +283,30 @@ class ResourceOps:
                                   "properties_data": dict(props), **(extra or {})}
         if node_data["attrs"]:
             values["attr_data"] = node_data["attrs"]
-        reports = reporter(locked, node_data)
+        return self._finish(work, locked, action, values, ctx, reporter, node_data, cancelled,
+                            local=local)
+
+    def _finish(self, work: NodeWork, row: ResourceRecord, action: Action,
+                values: Mapping[str, Any], ctx: EngineResourceContext, reporter: Reporter,
+                node_data: Mapping[str, Any] | None, cancelled: threading.Event, *,
+                local: bool) -> OpResult:
+        """Settle the row COMPLETE; report onward with it, or after a post-action hook.
+
+        A post hook holds the dependants back, not the resource: the row is
+        COMPLETE (and unlocked) while it waits, as in Heat.
+        """
+        post = self.breakpoints.hook_set(work.stack, work.template_id, row.name, action,
+                                         "post")
+        reports = [] if post else reporter(row, node_data)
         if local:
-            done, synced = self._settle(locked, action, values, ctx, reports)
+            done, synced = self._settle(row, action, values, ctx, reports)
         else:
-            done, synced = self._release(locked, action, Status.COMPLETE,
-                                         outcome.STATE_CHANGED, values, ctx=ctx,
-                                         reports=reports)
+            done, synced = self._release(row, action, Status.COMPLETE, outcome.STATE_CHANGED,
+                                         values, ctx=ctx, reports=reports)
+        if post and done is not None:
+            self.breakpoints.hold(work.stack, work.template_id, done, action, "post",
+                                  cancelled)
+            return OpResult(row=done, node_data=node_data)
         return OpResult(row=done, node_data=node_data, synced=synced, reports=reports)
 
     def _settle(self, row: ResourceRecord, action: Action, values: Mapping[str, Any],
@@ -359,7 +371,7 @@ class ResourceOps:
                              instance.check_update_complete, cancelled):
             instance.properties = dict(new_props)
             return self._complete(work, row, instance, context, Action.UPDATE, new_props,
-                                  reporter, done, local=True)
+                                  reporter, cancelled, done, local=True)
         both = tuple(sorted(set(row.requires) | set(new_requires), reverse=True))
         locked = self._acquire(row, {"current_template_id": work.template_id,
                                      "requires": both}, Action.UPDATE)
@@ -385,7 +397,7 @@ class ResourceOps:
             return failed
         instance.properties = dict(new_props)
         return self._complete(work, locked, instance, context, Action.UPDATE, new_props,
-                              reporter, done)
+                              reporter, cancelled, done)
 
     def replace(self, work: NodeWork) -> OpResult:
         """Create a new row for this resource; the old one is cleaned up later."""
@@ -417,9 +429,8 @@ class ResourceOps:
                        resource_id=row.physical_resource_id)
         if retain or self._ran_locally(work, instance, instance.handle_delete,
                                        instance.check_delete_complete, cancelled):
-            reports = reporter(row, None)
-            done, synced = self._settle(row, Action.DELETE, {}, ctx, reports)
-            return OpResult(row=done, synced=synced, reports=reports)
+            return self._finish(work, row, Action.DELETE, {}, ctx, reporter, None, cancelled,
+                                local=True)
         locked = self._acquire(row, {}, Action.DELETE)
         ctx = self._context(row, work.stack)
         instance = cls(row.name, row.properties_data or {}, ctx,
@@ -428,10 +439,8 @@ class ResourceOps:
                            instance.check_delete_complete, cancelled, instance, ctx)
         if failed is not None:
             return failed
-        reports = reporter(locked, None)
-        done, synced = self._release(locked, Action.DELETE, Status.COMPLETE,
-                                     outcome.STATE_CHANGED, ctx=ctx, reports=reports)
-        return OpResult(row=done, synced=synced, reports=reports)
+        return self._finish(work, locked, Action.DELETE, {}, ctx, reporter, None, cancelled,
+                            local=False)
 
     def purge(self, work: NodeWork) -> OpResult:
         """A row that was never created: drop it, nothing physical to delete."""

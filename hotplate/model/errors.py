@@ -107,6 +107,10 @@ class Forbidden(HotplateError):
     pass
 
 
+class InvalidBreakPointHook(HotplateError):
+    """A signal names a hook that is not a hook type, or not pending on the resource."""
+
+
 class ResourceFailure(HotplateError):
     """A resource action failed; the text becomes the resource's status reason."""
 
