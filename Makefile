@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/hotplate run examples/hello.yaml
+	$(BIN)/hotplate serve
 
 lint: $(STAMP)
 	$(BIN)/ruff check hotplate tests benchmarks
