@@ -18,6 +18,7 @@ from hotplate.engine.deps import EngineDeps
 from hotplate.model.ids import NO_TRAVERSAL, TemplateId, TraversalId
 from hotplate.model.records import NewEvent, NewResource, NewSyncPoint, StackRecord
 from hotplate.model.states import Action, Status
+from hotplate.template import version_key
 
 LOG = logging.getLogger(__name__)
 
@@ -172,7 +173,7 @@ def rollback(deps: EngineDeps, stack: StackRecord) -> TraversalId | None:
 
 def empty_template(deps: EngineDeps, version: str, environment: Any = None) -> TemplateId:
     return deps.store.create_raw_template(
-        {"heat_template_version": version}, {}, dict(environment or {})
+        {version_key(version): version}, {}, dict(environment or {})
     )
 
 

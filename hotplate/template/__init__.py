@@ -1,4 +1,4 @@
-"""HOT templates: parsing, functions, parameters, and what the engine asks of them.
+"""Templates (HOT and CFN): parsing, functions, parameters, and what the engine asks of them.
 
 Pure: no I/O, no clock, no ids. The engine's whole surface is below; the
 modules behind it are private to this package.
@@ -19,12 +19,19 @@ from hotplate.template.parameter_values import resolve_parameters
 from hotplate.template.parameters import PSEUDO_PARAMETERS, ParameterSchema
 from hotplate.template.parser import parse_template
 from hotplate.template.template import Template
-from hotplate.template.versions import VERSIONS, HotVersion
+from hotplate.template.versions import (
+    TEMPLATE_VERSIONS,
+    VERSIONS,
+    HotVersion,
+    TemplateVersion,
+    version_key,
+)
 
 __all__ = [
     "ALL_ATTRIBUTES",
     "Environment",
     "PSEUDO_PARAMETERS",
+    "TEMPLATE_VERSIONS",
     "VERSIONS",
     "HotVersion",
     "InvalidSchemaError",
@@ -36,8 +43,10 @@ __all__ = [
     "ResolveContext",
     "ResourceDefinition",
     "Template",
+    "TemplateVersion",
     "merge_environments",
     "parse_environment",
     "parse_template",
     "resolve_parameters",
+    "version_key",
 ]

@@ -14,31 +14,34 @@ from typing import Any
 from hotplate.model.errors import StackValidationFailed
 from hotplate.template.functions import Node, ParseScope, Static, compile_condition, truth
 from hotplate.template.paths import Path
+from hotplate.template.spelling import HOT_SPELLING, Spelling
 
 
-def parse_conditions(section: Any) -> dict[str, Any]:
+def parse_conditions(section: Any, names: Spelling = HOT_SPELLING) -> dict[str, Any]:
     """The condition definitions, by name (each a boolean or a function's data)."""
     if section is None:
         return {}
     if not isinstance(section, dict):
         raise StackValidationFailed(
             f"Condition definitions must be a map. Found a {type(section).__name__} instead",
-            ("conditions",),
+            (names.conditions,),
         )
     for name, definition in section.items():
         if not isinstance(definition, bool) and not _looks_like_function(definition):
             raise StackValidationFailed(
                 f'The definition of condition "{name}" is invalid: {definition}',
-                ("conditions", name),
+                (names.conditions, name),
             )
     return dict(section)
 
 
-def check_condition_type(condition: Any, owner: str, path: Path) -> None:
+def check_condition_type(
+    condition: Any, owner: str, path: Path, names: Spelling = HOT_SPELLING
+) -> None:
     """A ``condition`` field must be a name, a boolean or a condition function."""
     if not isinstance(condition, str | bool) and not _looks_like_function(condition):
         raise StackValidationFailed(
-            f"Resource {owner} condition type must be string_or_boolean", path
+            f"Resource {owner} {names.condition} type must be {names.condition_typename}", path
         )
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from hotplate.model.errors import StackValidationFailed
 from hotplate.template.context import ResolveContext
 from hotplate.template.functions import Node, Static, truth
+from hotplate.template.spelling import HOT_SPELLING, Spelling
 
 DEFAULT_OUTPUT_DESCRIPTION = "No description given"
 
@@ -42,6 +43,8 @@ class ResourceDefinition:
     required: frozenset[str] = frozenset()
     reads: frozenset[tuple[str, str]] = field(default=frozenset(), repr=False)
     """``(resource, attribute)`` pairs read with get_attr."""
+    spelling: Spelling = field(default=HOT_SPELLING, repr=False)
+    """The template format's names, for error paths (``Resources.web.Properties``)."""
 
     def references(self) -> frozenset[str]:
         """Every resource this one needs first: depends_on, get_resource and get_attr targets.
@@ -52,18 +55,19 @@ class ResourceDefinition:
 
     def resolve_properties(self, ctx: ResolveContext) -> dict[str, Any]:
         """The properties with every function resolved (a fresh dict)."""
-        return self._mapping(self.properties_node.resolve(ctx), "properties")
+        return self._mapping(self.properties_node.resolve(ctx), self.spelling.properties)
 
     def resolve_metadata(self, ctx: ResolveContext) -> dict[str, Any]:
         """The metadata with every function resolved (a fresh dict)."""
-        return self._mapping(self.metadata_node.resolve(ctx), "metadata")
+        return self._mapping(self.metadata_node.resolve(ctx), self.spelling.metadata)
 
     def _mapping(self, value: Any, key: str) -> dict[str, Any]:
         if value is None:
             return {}
         if not isinstance(value, dict):
             raise StackValidationFailed(
-                f"Resource {self.name} {key} type must be object", ("resources", self.name, key)
+                f"Resource {self.name} {key} type must be object",
+                (self.spelling.resources, self.name, key),
             )
         return value
 
@@ -83,6 +87,7 @@ class OutputDefinition:
     condition_node: Node | None = field(default=None, repr=False)
     """The condition, when only parameter values decide it (evaluated on resolve)."""
     conditions: Any = field(default=None, repr=False)
+    spelling: Spelling = field(default=HOT_SPELLING, repr=False)
 
     def resolve(self, ctx: ResolveContext) -> Any:
         """The output's value now (None when its condition is false)."""
@@ -90,7 +95,8 @@ class OutputDefinition:
             return None
         if self.condition_node is not None:
             value = self.condition_node.resolve(ctx)
-            if not truth(value, self.conditions, ctx, ("outputs", self.name, "condition")):
+            path = (self.spelling.outputs, self.name, self.spelling.condition)
+            if not truth(value, self.conditions, ctx, path):
                 return None
         return self.value_node.resolve(ctx)
 

@@ -41,14 +41,15 @@ def resolve_parameters(
         InvalidSchemaError: a default breaks the parameter's constraints.
         StackValidationFailed: a value is of the wrong type or breaks a constraint.
     """
+    section = template.hot_version.spelling.parameters  # "Parameters" in CFN
     for name in user_params:
         if name not in template.parameters:
-            raise with_path(UnknownUserParameter(name), ("parameters", name))
+            raise with_path(UnknownUserParameter(name), (section, name))
     defaults = param_defaults or {}
     values: dict[str, Any] = {}
     for name, schema in template.parameters.items():
-        path = ("parameters", name)
-        _check_default(schema)
+        path = (section, name)
+        _check_default(schema, path)
         raw = user_params.get(name)
         if raw is None:
             raw = defaults.get(name)
@@ -126,13 +127,12 @@ def _check(schema: ParameterSchema, value: Any, *, skip_custom: bool) -> None:
             raise ValueError(str(exc)) from None
 
 
-def _check_default(schema: ParameterSchema) -> None:
+def _check_default(schema: ParameterSchema, path: tuple[str, str]) -> None:
     """Heat checks the template's own default even when a value is given."""
     default = schema.default
     if default is None:
         return
     prefix = f"Parameter '{schema.name}' is invalid: "
-    path = ("parameters", schema.name)
     if schema.type == LIST:
         if isinstance(default, list):
             default = [str(item) for item in default]

@@ -24,9 +24,9 @@ from hotplate.template.constraints import (
     Range,
 )
 from hotplate.template.errors import InvalidSchemaError, with_path
-from hotplate.template.versions import HotVersion
+from hotplate.template.versions import HOT_PSEUDO_PARAMETERS, TemplateVersion
 
-PSEUDO_PARAMETERS = ("OS::stack_id", "OS::stack_name", "OS::project_id")
+PSEUDO_PARAMETERS = HOT_PSEUDO_PARAMETERS
 """Supplied by the engine for every stack; ``get_param`` may always name them."""
 
 _CONSTRAINT_KEYS = (
@@ -54,7 +54,7 @@ class ParameterSchema:
         return self.default is not None
 
 
-def parse_parameters(section: Any, version: HotVersion) -> dict[str, ParameterSchema]:
+def parse_parameters(section: Any, version: TemplateVersion) -> dict[str, ParameterSchema]:
     """Every parameter of the template, in template order.
 
     Raises:
@@ -73,9 +73,9 @@ def parse_parameters(section: Any, version: HotVersion) -> dict[str, ParameterSc
     return schemas
 
 
-def _parse_one(name: str, data: Any, version: HotVersion) -> ParameterSchema:
+def _parse_one(name: str, data: Any, version: TemplateVersion) -> ParameterSchema:
     entity = f"parameter ({name})"
-    _check_dict(data, version.parameter_keys, entity)
+    check_dict(data, version.parameter_keys, entity)
     if "type" not in data:
         raise InvalidSchemaError(f"Missing parameter type for parameter: {name}")
     tags = data.get("tags", [])
@@ -104,7 +104,8 @@ def _parse_one(name: str, data: Any, version: HotVersion) -> ParameterSchema:
     return schema
 
 
-def _check_dict(data: Any, allowed: tuple[str, ...], entity: str) -> None:
+def check_dict(data: Any, allowed: tuple[str, ...], entity: str) -> None:
+    """Refuse a declaration that is not a mapping or has a key not in ``allowed``."""
     if not isinstance(data, dict):
         raise InvalidSchemaError(f"Invalid {entity}, expected a mapping")
     for key in data:
@@ -112,7 +113,7 @@ def _check_dict(data: Any, allowed: tuple[str, ...], entity: str) -> None:
             raise InvalidSchemaError(f"Invalid key '{key}' for {entity}")
 
 
-def _constraints(name: str, declared: Any, version: HotVersion) -> list[Constraint]:
+def _constraints(name: str, declared: Any, version: TemplateVersion) -> list[Constraint]:
     if declared is None:
         return []
     if not isinstance(declared, list):
@@ -121,12 +122,12 @@ def _constraints(name: str, declared: Any, version: HotVersion) -> list[Constrai
         )
     result = []
     for item in declared:
-        _check_dict(item, _CONSTRAINT_KEYS, "parameter constraints")
+        check_dict(item, _CONSTRAINT_KEYS, "parameter constraints")
         result.append(_constraint(item, version))
     return result
 
 
-def _constraint(item: Mapping[str, Any], version: HotVersion) -> Constraint:
+def _constraint(item: Mapping[str, Any], version: TemplateVersion) -> Constraint:
     description = item.get("description")
     if version.modulo_constraint and "modulo" in item:
         bounds = _bounds(item["modulo"], ("step", "offset"), "modulo constraint")
@@ -147,7 +148,7 @@ def _constraint(item: Mapping[str, Any], version: HotVersion) -> Constraint:
 
 
 def _bounds(data: Any, keys: tuple[str, str], entity: str) -> dict[str, Any]:
-    _check_dict(data, keys, entity)
+    check_dict(data, keys, entity)
     bounds: dict[str, Any] = {}
     for key in keys:
         value = data.get(key)

@@ -1,6 +1,9 @@
 """``parse_template``: text or mapping in, ``Template`` out, every check done once.
 
-Steps, in the order Heat reports problems:
+HOT and CFN templates go through the same steps; the version says how its
+format spells sections and keys and which checks differ (CFN's parameter
+schema, its ``Mappings``, ignored unknown keys). Steps, in the order Heat
+reports problems:
 
 1. text to data (JSON, then YAML) and the document bounds;
 2. the version, by date or release name;
@@ -27,12 +30,13 @@ from hotplate.model.errors import (
     InvalidTemplateVersion,
     StackValidationFailed,
 )
+from hotplate.template.cfn_parameters import parse_cfn_parameters
 from hotplate.template.conditions import parse_conditions
 from hotplate.template.context import ResolveContext
 from hotplate.template.document import normalize
 from hotplate.template.errors import with_path
 from hotplate.template.functions import ConditionTable, ParseScope, compile_conditions
-from hotplate.template.parameters import PSEUDO_PARAMETERS, parse_parameters
+from hotplate.template.parameters import ParameterSchema, parse_parameters
 from hotplate.template.references import attributes_read, dependency_graph
 from hotplate.template.resource_parser import (
     check_resources,
@@ -41,7 +45,7 @@ from hotplate.template.resource_parser import (
     parse_resource,
 )
 from hotplate.template.template import Template
-from hotplate.template.versions import CFN_VERSION_KEYS, VERSION_KEY, find_version
+from hotplate.template.versions import CFN, VERSION_KEYS, TemplateVersion, find_version
 from hotplate.template.yaml_loader import NOT_A_MAPPING, load_text
 
 DEFAULT_DESCRIPTION = "No description"
@@ -67,34 +71,37 @@ def parse_data(
 ) -> Template:
     """Parse normalized template data; ``values`` decides conditions when given."""
     version = find_version(data)
+    names = version.spelling
     for key in data:
         if key not in version.sections:
             raise with_path(
                 InvalidTemplateSection(f"The template section is invalid: {key}"), (key,)
             )
-    parameters = parse_parameters(data.get("parameters"), version)
-    conditions = parse_conditions(data.get("conditions"))
-    resource_data = check_resources(data.get("resources"), version)
+    parameters = _parameters(data.get(names.parameters), version)
+    conditions = parse_conditions(data.get(names.conditions), names)
+    resource_data = check_resources(data.get(names.resources), version)
     scope = ParseScope(
         functions=version.functions,
-        parameters=frozenset(parameters) | frozenset(PSEUDO_PARAMETERS),
+        parameters=frozenset(parameters) | frozenset(version.pseudo_parameters),
         resources=frozenset(resource_data),
         enabled=frozenset(resource_data),
         files=MappingProxyType(dict(files)),
         condition_functions=version.condition_functions,
-        conditions=ConditionTable(),
+        conditions=ConditionTable(section=names.conditions),
         parameter_values=values,
+        mappings=data.get("Mappings") if "Mappings" in version.sections else None,
     )
     compile_conditions(conditions, scope)
-    scope = replace(scope, enabled=enabled_resources(resource_data, conditions, scope))
+    enabled = enabled_resources(resource_data, conditions, scope, version)
+    scope = replace(scope, enabled=enabled)
     resources = {
         name: parse_resource(name, entry, version, scope)
         for name, entry in resource_data.items()
         if name in scope.enabled
     }
-    outputs = parse_outputs(data.get("outputs"), version, scope, conditions)
+    outputs = parse_outputs(data.get(names.outputs), version, scope, conditions)
     graph = dependency_graph(resources)
-    description = data.get("description")
+    description = data.get(names.description)
     return Template(
         version=version.date,
         description=str(description) if description else DEFAULT_DESCRIPTION,
@@ -113,10 +120,16 @@ def parse_data(
     )
 
 
+def _parameters(section: Any, version: TemplateVersion) -> dict[str, ParameterSchema]:
+    if version.kind == CFN:
+        return parse_cfn_parameters(section, version)
+    return parse_parameters(section, version)
+
+
 def _load(source: str | Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(source, str):
         data = load_text(source)
-        if not any(key in data for key in (VERSION_KEY, *CFN_VERSION_KEYS)):
+        if not any(key in data for key in VERSION_KEYS):
             raise InvalidTemplateVersion("Template format version not found.")
         return data
     if isinstance(source, Mapping):

@@ -11,6 +11,7 @@ Path = tuple[str, ...]
 
 # Heat names these sections CFN-style in reference errors ("web.Properties.image").
 _REFERENCE_SECTIONS = {"properties": "Properties", "metadata": "Metadata"}
+_RESOURCE_SECTIONS = ("resources", "Resources")
 
 
 def key_path(path: Path, key: object) -> Path:
@@ -35,7 +36,7 @@ def reference_key(function_path: Path) -> str:
     ``function_path`` ends with the function's own name, which Heat leaves out.
     """
     where = function_path[:-1]
-    if len(where) >= 3 and where[0] == "resources":
+    if len(where) >= 3 and where[0] in _RESOURCE_SECTIONS:
         section = _REFERENCE_SECTIONS.get(where[2], where[2])
         return ".".join((where[1], section, *where[3:]))
     return ".".join(where)

@@ -5,6 +5,10 @@ entries in name order, so the first error reported is the same one Heat
 reports) and decides which resources a plainly-false condition leaves out.
 The second parses properties and metadata, which needs every resource's name
 to check references. Messages are Heat's, prefixed with their path.
+
+HOT and CFN share all of it but the spelling of keys (``version.spelling``)
+and the first shape check: HOT refuses unknown keys and checks entries in
+name order, CFN (as Heat) ignores unknown keys and checks in template order.
 """
 
 from __future__ import annotations
@@ -31,23 +35,42 @@ from hotplate.template.functions import (
     iter_functions,
 )
 from hotplate.template.paths import Path
-from hotplate.template.versions import HotVersion
+from hotplate.template.versions import TemplateVersion
 
 ResourceData = dict[str, dict[str, Any]]
 
 
-def check_resources(section: Any, version: HotVersion) -> ResourceData:
-    """Every resource entry, each checked to be a mapping with known keys and a type."""
+def check_resources(section: Any, version: TemplateVersion) -> ResourceData:
+    """Every resource entry, each checked to be a mapping with a type (and known keys in HOT)."""
     if section is None:
         return {}
+    names = version.spelling
     if not isinstance(section, dict):
-        raise StackValidationFailed('The "resources" section must be a map', ("resources",))
+        raise StackValidationFailed(
+            f'The "{names.resources}" section must be a map', (names.resources,)
+        )
+    if not version.strict_keys:
+        for name, data in section.items():
+            _check_cfn_shape(name, data, names.resources)
+        return section
     for name in sorted(section):
         _check_shape(name, section[name], version)
     return section
 
 
-def _check_shape(name: str, data: Any, version: HotVersion) -> None:
+def _check_cfn_shape(name: str, data: Any, section: str) -> None:
+    path = (section, name)
+    if not data:
+        raise StackValidationFailed("Each Resource must contain a Type key.", path)
+    if not isinstance(data, dict):
+        raise StackValidationFailed(
+            f"Resources must contain Resource. Found a [{type(data)}] instead", path
+        )
+    if not data.get("Type"):
+        raise StackValidationFailed("Each Resource must contain a Type key.", path)
+
+
+def _check_shape(name: str, data: Any, version: TemplateVersion) -> None:
     path = ("resources", name)
     if not data:
         raise StackValidationFailed("Each resource must contain a type key.", path)
@@ -66,32 +89,39 @@ def _check_shape(name: str, data: Any, version: HotVersion) -> None:
 
 
 def enabled_resources(
-    resources: ResourceData, conditions: dict[str, Any], scope: ParseScope
+    resources: ResourceData,
+    conditions: dict[str, Any],
+    scope: ParseScope,
+    version: TemplateVersion,
 ) -> frozenset[str]:
     """Names of resources not left out by a false condition (see ``conditions.decide``)."""
+    names = version.spelling
+    if names.condition not in version.resource_keys:
+        return frozenset(resources)
     enabled = set()
     for name, data in resources.items():
-        path = ("resources", name, "condition")
-        condition = data.get("condition")
+        path = (names.resources, name, names.condition)
+        condition = data.get(names.condition)
         if condition is not None:
-            check_condition_type(condition, name, path)
+            check_condition_type(condition, name, path, names)
         if decide(condition, conditions, scope, path) is not False:
             enabled.add(name)
     return frozenset(enabled)
 
 
 def parse_resource(
-    name: str, data: dict[str, Any], version: HotVersion, scope: ParseScope
+    name: str, data: dict[str, Any], version: TemplateVersion, scope: ParseScope
 ) -> ResourceDefinition:
     """One resource's definition, with its properties and metadata parsed."""
     fields = _Fields(name, data, version)
-    resource_type = data["type"]
+    keys = version.spelling
+    resource_type = data[keys.type]
     if not isinstance(resource_type, str):
-        raise fields.type_error("type", "string")
+        raise fields.type_error(keys.type, "string")
     depends_on = _depends_on(fields, scope)
-    properties = fields.snippet("properties", scope)
-    metadata = fields.snippet("metadata", scope)
-    fields.snippet("update_policy", scope)  # checked here, kept as written
+    properties = fields.snippet(keys.properties, scope)
+    metadata = fields.snippet(keys.metadata, scope)
+    fields.snippet(keys.update_policy, scope)  # checked here, kept as written
     required, reads = _reads(properties, metadata)
     required.update(dict.fromkeys(d for d in depends_on if d in scope.enabled))
     return ResourceDefinition(
@@ -99,27 +129,35 @@ def parse_resource(
         type=resource_type,
         depends_on=depends_on,
         deletion_policy=_deletion_policy(fields, version),
-        update_policy=MappingProxyType(copy_data(data.get("update_policy") or {})),
-        description=fields.typed("description", str, "string") or "",
-        external_id=fields.literal("external_id"),
+        update_policy=MappingProxyType(copy_data(data.get(keys.update_policy) or {})),
+        description=fields.typed(keys.resource_description, str, "string") or "",
+        external_id=fields.literal(keys.external_id),
         condition=fields.condition(),
         properties_node=properties,
         metadata_node=metadata,
         required=frozenset(required),
         reads=reads,
+        spelling=keys,
     )
 
 
 class _Fields:
     """Reads one resource's fields, raising Heat's type errors with their path."""
 
-    def __init__(self, name: str, data: dict[str, Any], version: HotVersion) -> None:
+    def __init__(self, name: str, data: dict[str, Any], version: TemplateVersion) -> None:
         self.name = name
         self.data = data
         self.version = version
+        self.keys = version.spelling
 
     def path(self, key: str) -> Path:
-        return ("resources", self.name, key)
+        return (self.keys.resources, self.name, key)
+
+    def get(self, key: str) -> Any:
+        """The field's value; None for a key the version does not have (CFN ignores them)."""
+        if key not in self.version.resource_keys:
+            return None
+        return self.data.get(key)
 
     def type_error(self, key: str, typename: str) -> StackValidationFailed:
         return StackValidationFailed(
@@ -127,7 +165,7 @@ class _Fields:
         )
 
     def typed(self, key: str, kind: type, typename: str) -> Any:
-        value = self.data.get(key)
+        value = self.get(key)
         if value is not None and not isinstance(value, kind):
             raise self.type_error(key, typename)
         return value
@@ -139,7 +177,7 @@ class _Fields:
 
     def snippet(self, key: str, scope: ParseScope) -> Node:
         """A mapping field (properties, metadata, update_policy), parsed."""
-        value = self.data.get(key)
+        value = self.get(key)
         if value is None:
             return Static({})
         node = compile_snippet(value, scope, self.path(key))
@@ -149,7 +187,7 @@ class _Fields:
 
     def literal(self, key: str) -> str | None:
         """A string field whose value must be known before any stack exists."""
-        value = self.data.get(key)
+        value = self.get(key)
         if self.is_function(value):
             raise StackValidationFailed(
                 f"Functions in {key} are not supported yet; give a literal string",
@@ -160,39 +198,39 @@ class _Fields:
         return value
 
     def condition(self) -> Any:
-        condition = self.data.get("condition")
+        key = self.keys.condition
+        condition = self.get(key)
         if condition is not None:
-            check_condition_type(condition, self.name, self.path("condition"))
+            check_condition_type(condition, self.name, self.path(key), self.keys)
         return condition
 
 
 def _depends_on(fields: _Fields, scope: ParseScope) -> tuple[str, ...]:
-    value = fields.data.get("depends_on")
+    key = fields.keys.depends_on
+    value = fields.get(key)
     if value is None:
         return ()
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list):
-        raise fields.type_error("depends_on", "list or string")
+        raise fields.type_error(key, "list or string")
     if not all(isinstance(dep, str) for dep in value):
         raise StackValidationFailed(
-            f"Resource {fields.name} depends_on must be a list of strings",
-            fields.path("depends_on"),
+            f"Resource {fields.name} {key} must be a list of strings", fields.path(key)
         )
     for dep in value:
         if dep not in scope.resources:
-            raise InvalidTemplateReference(dep, fields.name, fields.path("depends_on"))
+            raise InvalidTemplateReference(dep, fields.name, fields.path(key))
     return tuple(dict.fromkeys(value))
 
 
-def _deletion_policy(fields: _Fields, version: HotVersion) -> str:
-    policy = fields.literal("deletion_policy")
+def _deletion_policy(fields: _Fields, version: TemplateVersion) -> str:
+    key = fields.keys.deletion_policy
+    policy = fields.literal(key)
     if policy is None:
         return "Delete"
     if policy not in version.deletion_policies:
-        raise StackValidationFailed(
-            f'Invalid deletion policy "{policy}"', fields.path("deletion_policy")
-        )
+        raise StackValidationFailed(f'Invalid deletion policy "{policy}"', fields.path(key))
     return version.deletion_policies[policy]
 
 
@@ -208,43 +246,51 @@ def _reads(*nodes: Node) -> tuple[dict[str, None], frozenset[tuple[str, str]]]:
 
 
 def parse_outputs(
-    section: Any, version: HotVersion, scope: ParseScope, conditions: dict[str, Any]
+    section: Any, version: TemplateVersion, scope: ParseScope, conditions: dict[str, Any]
 ) -> dict[str, OutputDefinition]:
     """Every output, in template order; a plainly-false condition leaves its value unparsed."""
     if section is None:
         return {}
+    outputs = version.spelling.outputs
     if not isinstance(section, dict):
-        raise StackValidationFailed('The "outputs" section must be a map', ("outputs",))
+        raise StackValidationFailed(f'The "{outputs}" section must be a map', (outputs,))
     return {
         name: _output(name, data, version, scope, conditions) for name, data in section.items()
     }
 
 
 def _output(
-    name: str, data: Any, version: HotVersion, scope: ParseScope, conditions: dict[str, Any]
+    name: str, data: Any, version: TemplateVersion, scope: ParseScope, conditions: dict[str, Any]
 ) -> OutputDefinition:
-    path = ("outputs", name)
+    keys = version.spelling
+    path = (keys.outputs, name)
     if not isinstance(data, Mapping):
         raise StackValidationFailed(
             f"Output definitions must be a map. Found a {type(data).__name__} instead", path
         )
-    for key in data:
-        if key not in version.output_keys:
-            raise StackValidationFailed(
-                f'"{key}" is not a valid keyword inside a output definition', path
-            )
-    if "value" not in data:
-        raise StackValidationFailed("Each output definition must contain a value key.", path)
-    description = data.get("description")
+    if version.strict_keys:
+        for key in data:
+            if key not in version.output_keys:
+                raise StackValidationFailed(
+                    f'"{key}" is not a valid keyword inside a output definition', path
+                )
+    if keys.value not in data:
+        raise StackValidationFailed(
+            f"Each output definition must contain a {keys.value} key.", path
+        )
+    description = data.get(keys.output_description)
     description = DEFAULT_OUTPUT_DESCRIPTION if description is None else str(description)
-    condition = data.get("condition")
-    decided = decide(condition, conditions, scope, (*path, "condition"))
+    has_condition = keys.condition in version.output_keys
+    condition = data.get(keys.condition) if has_condition else None
+    condition_path = (*path, keys.condition)
+    decided = decide(condition, conditions, scope, condition_path)
     if decided is False:
-        return OutputDefinition(name, description, condition, enabled=False)
-    value = compile_snippet(data["value"], scope, (*path, "value"))
+        return OutputDefinition(name, description, condition, enabled=False, spelling=keys)
+    value = compile_snippet(data[keys.value], scope, (*path, keys.value))
     required, reads = _reads(value)
     return OutputDefinition(
         name, description, condition, True, value, frozenset(required), reads,
-        condition_node=None if decided else deferred(condition, scope, (*path, "condition")),
+        condition_node=None if decided else deferred(condition, scope, condition_path),
         conditions=scope.conditions,
+        spelling=keys,
     )

@@ -17,26 +17,30 @@ from hotplate.model.errors import CircularDependencyException
 from hotplate.template.definitions import OutputDefinition, ResourceDefinition
 from hotplate.template.document import copy_data
 from hotplate.template.parameters import ParameterSchema
-from hotplate.template.versions import HotVersion
+from hotplate.template.versions import TemplateVersion
 
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Template:
-    """A parsed HOT template. Build it with ``parse_template``.
+    """A parsed template, HOT or CFN. Build it with ``parse_template``.
 
     ``resources`` and ``outputs`` keep template order. Resources that a
     plainly-false condition leaves out are not in ``resources``.
     """
 
     version: str
-    """The canonical date of the version, even when given by name ("wallaby")."""
+    """The canonical date of the version, even when given by name ("wallaby").
+
+    Dates are unique across formats: "2010-09-09" is CFN's AWS version.
+    """
     description: str
     parameters: Mapping[str, ParameterSchema]
     resources: Mapping[str, ResourceDefinition]
     outputs: Mapping[str, OutputDefinition]
     conditions: Mapping[str, Any]
     parameter_groups: Any
-    hot_version: HotVersion = field(repr=False)
+    hot_version: TemplateVersion = field(repr=False)
+    """The version's rules (the name dates from when only HOT was parsed)."""
     _source: dict[str, Any] = field(repr=False)
     _graph: Graph[str] = field(repr=False)
     _cycle: list[str] | None = field(repr=False)
@@ -63,6 +67,11 @@ class Template:
         if not _mentions_conditions(self._source):
             return self  # nothing to decide: the parse we have is the answer
         return parse_data(self._source, self._files, _Values(values))
+
+    @property
+    def version_key(self) -> str:
+        """The key that declares the version (``AWSTemplateFormatVersion`` for CFN)."""
+        return self.hot_version.key
 
     def dependencies(self) -> Graph[str]:
         """The resource graph (a fresh copy the caller may change).

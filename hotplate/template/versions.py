@@ -1,85 +1,58 @@
-"""Every ``heat_template_version`` Heat accepts, and what each one allows.
+"""Every template version Heat accepts, HOT and CFN, and what each one allows.
 
-One ``HotVersion`` per version: its sections, resource and output keys,
-deletion policies, parameter schema keys, and its function table (name to
-function class). A key that is not in a version's table is plain data in
-templates of that version. Tables are built from the previous version by
-listing what changed, mirroring the HOT specification's history::
+One ``TemplateVersion`` per version: the key that declares it
+(``heat_template_version``, ``AWSTemplateFormatVersion``,
+``HeatTemplateFormatVersion``), its sections and how it spells them,
+resource and output keys, deletion policies, parameter schema keys, pseudo
+parameters, and its function tables (``function_tables``)::
 
-    2013-05-23             get_param get_resource get_attr list_join str_replace
-                           get_file resource_facade + the CFN Fn::* and Ref
-    2014-10-16             CFN functions removed (Fn::Select stays)
-    2015-04-30             + repeat digest
-                           (repeat over maps' keys from 2016-10-14, with
-                           permutations from 2017-09-01, as Heat)
-    2015-10-15             get_attr [res] for all attributes; list_join of many
-                           lists; str_replace JSON-encodes; + str_split;
-                           Fn::Select removed
-    2016-04-08             + map_merge
-    2016-10-14  newton     + yaql map_replace if; conditions section (get_param
-                           equals not and or; + yaql contains from pike);
-                           condition/external_id keys; lower-case deletion policies
-    2017-02-24  ocata      + filter str_replace_strict; modulo constraint
-    2017-09-01  pike       + make_url list_concat list_concat_unique contains
-                           str_replace_vstrict
-    2018-03-02  queens     parameter tags
-    2018-08-31  rocky
-    2021-04-16  wallaby
+    kind  key                          versions
+    hot   heat_template_version        2013-05-23 ... 2021-04-16, and release
+                                       names newton ... wallaby as aliases
+    cfn   AWSTemplateFormatVersion     2010-09-09 (with Conditions)
+    cfn   HeatTemplateFormatVersion    2012-12-12
+
+What the versions listing of an API needs is here too: ``TEMPLATE_VERSIONS``
+in Heat's order, each with its ``label``, ``kind`` and ``aliases``, and
+``listed_functions`` for one version's functions with their descriptions.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
 from hotplate.model.errors import InvalidTemplateVersion
+from hotplate.template import function_tables as ft
 from hotplate.template.functions import (
-    And,
-    Contains,
-    Digest,
-    Equals,
-    Filter,
+    CFN_PSEUDO_PARAMETERS,
     Function,
-    GetAttr,
-    GetAttrAll,
-    GetFile,
-    GetParam,
-    GetResource,
-    If,
     Invalid,
-    Join,
-    JoinMultiple,
-    ListConcat,
-    ListConcatUnique,
-    MakeURL,
-    MapMerge,
-    MapReplace,
-    Not,
-    Or,
     Removed,
-    Repeat,
-    RepeatWithMap,
-    RepeatWithNestedLoop,
-    Replace,
-    ReplaceJson,
-    ReplaceStrict,
-    ReplaceVeryStrict,
-    ResourceFacade,
-    StrSplit,
     Unsupported,
-    Yaql,
 )
+from hotplate.template.spelling import CFN_SPELLING, HOT_SPELLING, Spelling
 
 VERSION_KEY = "heat_template_version"
-CFN_VERSION_KEYS = ("AWSTemplateFormatVersion", "HeatTemplateFormatVersion")
+AWS_VERSION_KEY = "AWSTemplateFormatVersion"
+HEAT_VERSION_KEY = "HeatTemplateFormatVersion"
+CFN_VERSION_KEYS = (AWS_VERSION_KEY, HEAT_VERSION_KEY)
+VERSION_KEYS = (VERSION_KEY, *CFN_VERSION_KEYS)
 
-FunctionTable = Mapping[str, type[Function]]
+HOT = "hot"
+CFN = "cfn"
+
+HOT_PSEUDO_PARAMETERS = ("OS::stack_id", "OS::stack_name", "OS::project_id")
+"""Supplied by the engine for every stack; HOT's ``get_param`` may always name them."""
+
+FunctionTable = ft.FunctionTable
 
 
 @dataclass(frozen=True, slots=True)
-class HotVersion:
+class TemplateVersion:
     date: str
     name: str | None
     functions: FunctionTable
@@ -91,97 +64,37 @@ class HotVersion:
     deletion_policies: Mapping[str, str]
     parameter_keys: tuple[str, ...]
     modulo_constraint: bool
+    key: str = VERSION_KEY
+    """The top-level key that declares this version."""
+    kind: str = HOT
+    """``hot`` or ``cfn``, as Heat's template versions listing says."""
+    spelling: Spelling = HOT_SPELLING
+    pseudo_parameters: tuple[str, ...] = HOT_PSEUDO_PARAMETERS
+    strict_keys: bool = True
+    """Unknown keys in resources and outputs are refused (HOT); CFN ignores them, as Heat."""
 
     @property
     def has_conditions(self) -> bool:
-        return "conditions" in self.sections
+        return self.spelling.conditions in self.sections
+
+    @property
+    def label(self) -> str:
+        """Heat's name for the version: ``heat_template_version.2016-10-14``."""
+        return f"{self.key}.{self.date}"
+
+    @property
+    def aliases(self) -> tuple[str, ...]:
+        """Other names for it: ``heat_template_version.newton``."""
+        return () if self.name is None else (f"{self.key}.{self.name}",)
 
 
-def _table(base: FunctionTable, **changes: type[Function]) -> FunctionTable:
-    merged = dict(base)
-    merged.update(changes)
-    return MappingProxyType(merged)
+HotVersion = TemplateVersion
+"""The earlier name, from when only HOT was parsed."""
 
-
-def _named(base: FunctionTable, names: str, cls: type[Function]) -> FunctionTable:
-    return _table(base, **dict.fromkeys(names.split(), cls))
-
-
-_CFN = (
-    "Fn::GetAZs Ref Fn::Select Fn::Join Fn::Split Fn::Replace Fn::Base64 "
-    "Fn::MemberListToMap Fn::ResourceFacade"
-)
-_CFN_REMOVED_2014 = (
-    "Fn::GetAZs Fn::Join Fn::Split Fn::Replace Fn::Base64 "
-    "Fn::MemberListToMap Fn::ResourceFacade Ref"
-)
-
-_F20130523 = _named(
-    _table(
-        {},
-        get_param=GetParam,
-        get_resource=GetResource,
-        get_attr=GetAttr,
-        list_join=Join,
-        str_replace=Replace,
-        get_file=GetFile,
-        resource_facade=ResourceFacade,
-    ),
-    _CFN,
-    Unsupported,
-)
-_F20141016 = _named(_F20130523, _CFN_REMOVED_2014, Removed)
-_F20150430 = _table(_F20141016, repeat=Repeat, digest=Digest)
-_F20151015 = _table(
-    _F20150430,
-    get_attr=GetAttrAll,
-    list_join=JoinMultiple,
-    str_replace=ReplaceJson,
-    str_split=StrSplit,
-)
-_F20151015 = _named(_F20151015, "Fn::Select", Removed)
-_F20160408 = _table(_F20151015, map_merge=MapMerge)
-_F20161014 = _table(
-    _F20160408, repeat=RepeatWithMap, yaql=Yaql, map_replace=MapReplace, **{"if": If}
-)
-_F20170224 = _table(_F20161014, filter=Filter, str_replace_strict=ReplaceStrict)
-_F20170901 = _table(
-    _F20170224,
-    repeat=RepeatWithNestedLoop,
-    make_url=MakeURL,
-    list_concat=ListConcat,
-    str_replace_vstrict=ReplaceVeryStrict,
-    list_concat_unique=ListConcatUnique,
-    contains=Contains,
-)
-
-
-def _conditions(functions: FunctionTable, **allowed: type[Function]) -> FunctionTable:
-    """Heat's condition table: listed functions; others Invalid, removed ones Removed."""
-    table: dict[str, type[Function]] = {
-        name: cls if cls is Removed else Invalid for name, cls in functions.items()
-    }
-    table.update(allowed)
-    return MappingProxyType(table)
-
-
-_C20161014 = _conditions(
-    _F20161014, get_param=GetParam, equals=Equals, **{"not": Not, "and": And, "or": Or}
-)
-_C20170901 = _conditions(
-    _F20170901,
-    get_param=GetParam,
-    equals=Equals,
-    yaql=Yaql,
-    contains=Contains,
-    **{"not": Not, "and": And, "or": Or},
-)
-_NO_CONDITIONS: FunctionTable = MappingProxyType({})
-
-_SECTIONS = frozenset(
+_HOT_SECTIONS = frozenset(
     {VERSION_KEY, "description", "parameter_groups", "parameters", "resources", "outputs"}
 )
-_RESOURCE_KEYS = (
+_HOT_RESOURCE_KEYS = (
     "type", "properties", "metadata", "depends_on", "deletion_policy", "update_policy",
     "description",
 )
@@ -189,48 +102,117 @@ _POLICIES = MappingProxyType({"Delete": "Delete", "Retain": "Retain", "Snapshot"
 _POLICIES_2016 = MappingProxyType(
     {**_POLICIES, "delete": "Delete", "retain": "Retain", "snapshot": "Snapshot"}
 )
-_PARAMETER_KEYS = (
+_HOT_PARAMETER_KEYS = (
     "type", "description", "default", "schema", "constraints", "hidden", "label", "immutable",
 )
 
 
-def _version(
+def _hot(
     date: str,
     name: str | None,
     functions: FunctionTable,
-    conditions: FunctionTable = _NO_CONDITIONS,
-) -> HotVersion:
+    conditions: FunctionTable = ft.NO_FUNCTIONS,
+) -> TemplateVersion:
     newton = date >= "2016-10-14"
-    return HotVersion(
+    return TemplateVersion(
         date=date,
         name=name,
         functions=functions,
         condition_functions=conditions,
-        sections=(_SECTIONS | {"conditions"}) if newton else _SECTIONS,
-        resource_keys=(*_RESOURCE_KEYS, "external_id", "condition") if newton else _RESOURCE_KEYS,
+        sections=(_HOT_SECTIONS | {"conditions"}) if newton else _HOT_SECTIONS,
+        resource_keys=(
+            (*_HOT_RESOURCE_KEYS, "external_id", "condition") if newton else _HOT_RESOURCE_KEYS
+        ),
         output_keys=("description", "value", "condition") if newton else ("description", "value"),
         deletion_policies=_POLICIES_2016 if newton else _POLICIES,
-        parameter_keys=(*_PARAMETER_KEYS, "tags") if date >= "2018-03-02" else _PARAMETER_KEYS,
+        parameter_keys=(
+            (*_HOT_PARAMETER_KEYS, "tags") if date >= "2018-03-02" else _HOT_PARAMETER_KEYS
+        ),
         modulo_constraint=date >= "2017-02-24",
     )
 
 
-VERSIONS: tuple[HotVersion, ...] = (
-    _version("2013-05-23", None, _F20130523),
-    _version("2014-10-16", None, _F20141016),
-    _version("2015-04-30", None, _F20150430),
-    _version("2015-10-15", None, _F20151015),
-    _version("2016-04-08", None, _F20160408),
-    _version("2016-10-14", "newton", _F20161014, _C20161014),
-    _version("2017-02-24", "ocata", _F20170224, _conditions(_F20170224, **_C20161014)),
-    _version("2017-09-01", "pike", _F20170901, _C20170901),
-    _version("2018-03-02", "queens", _F20170901, _C20170901),
-    _version("2018-08-31", "rocky", _F20170901, _C20170901),
-    _version("2021-04-16", "wallaby", _F20170901, _C20170901),
+VERSIONS: tuple[TemplateVersion, ...] = (
+    _hot("2013-05-23", None, ft.F20130523),
+    _hot("2014-10-16", None, ft.F20141016),
+    _hot("2015-04-30", None, ft.F20150430),
+    _hot("2015-10-15", None, ft.F20151015),
+    _hot("2016-04-08", None, ft.F20160408),
+    _hot("2016-10-14", "newton", ft.F20161014, ft.C20161014),
+    _hot("2017-02-24", "ocata", ft.F20170224, ft.C20170224),
+    _hot("2017-09-01", "pike", ft.F20170901, ft.C20170901),
+    _hot("2018-03-02", "queens", ft.F20170901, ft.C20170901),
+    _hot("2018-08-31", "rocky", ft.F20170901, ft.C20170901),
+    _hot("2021-04-16", "wallaby", ft.F20170901, ft.C20170901),
+)
+"""The HOT versions, oldest first."""
+
+_CFN_SECTIONS = frozenset(
+    {*CFN_VERSION_KEYS, "Description", "Mappings", "Parameters", "Resources", "Outputs"}
+)
+_CFN_RESOURCE_KEYS = (
+    "Type", "Properties", "Metadata", "DependsOn", "DeletionPolicy", "UpdatePolicy",
+    "Description",
+)
+CFN_PARAMETER_KEYS = (
+    "Type", "Default", "NoEcho", "AllowedValues", "AllowedPattern", "MaxLength", "MinLength",
+    "MaxValue", "MinValue", "Description", "ConstraintDescription", "Label",
 )
 
-_BY_LABEL: Mapping[str, HotVersion] = MappingProxyType(
-    {label: v for v in VERSIONS for label in (v.date, v.name) if label is not None}
+
+def _cfn(
+    key: str, date: str, functions: FunctionTable, conditions: FunctionTable
+) -> TemplateVersion:
+    with_conditions = bool(conditions)
+    extra = ("Condition",) if with_conditions else ()
+    return TemplateVersion(
+        date=date,
+        name=None,
+        functions=functions,
+        condition_functions=conditions,
+        sections=(_CFN_SECTIONS | {"Conditions"}) if with_conditions else _CFN_SECTIONS,
+        resource_keys=(*_CFN_RESOURCE_KEYS, *extra),
+        output_keys=("Description", "Value", *extra),
+        deletion_policies=_POLICIES,
+        parameter_keys=CFN_PARAMETER_KEYS,
+        modulo_constraint=False,
+        key=key,
+        kind=CFN,
+        spelling=CFN_SPELLING,
+        pseudo_parameters=CFN_PSEUDO_PARAMETERS,
+        strict_keys=False,
+    )
+
+
+CFN_VERSIONS: tuple[TemplateVersion, ...] = (
+    _cfn(AWS_VERSION_KEY, "2010-09-09", ft.AWS_20100909, ft.AWS_CONDITIONS_20100909),
+    _cfn(HEAT_VERSION_KEY, "2012-12-12", ft.HEAT_20121212, ft.NO_FUNCTIONS),
+)
+
+TEMPLATE_VERSIONS: tuple[TemplateVersion, ...] = tuple(
+    sorted((*CFN_VERSIONS, *VERSIONS), key=lambda v: v.label)
+)
+"""Every version, in the order Heat lists them (by label: CFN first, then HOT by date)."""
+
+_BY_KEY: Mapping[str, Mapping[str, TemplateVersion]] = MappingProxyType(
+    {
+        key: MappingProxyType(
+            {
+                label: v
+                for v in TEMPLATE_VERSIONS
+                if v.key == key
+                for label in (v.date, v.name)
+                if label is not None
+            }
+        )
+        for key in VERSION_KEYS
+    }
+)
+_BY_DATE: Mapping[str, TemplateVersion] = MappingProxyType(
+    {v.date: v for v in TEMPLATE_VERSIONS}
+)
+_BY_LABEL: Mapping[str, TemplateVersion] = MappingProxyType(
+    {label: v for v in TEMPLATE_VERSIONS for label in (v.label, *v.aliases)}
 )
 
 
@@ -238,25 +220,69 @@ def _invalid(explanation: str) -> InvalidTemplateVersion:
     return InvalidTemplateVersion(f"The template version is invalid: {explanation}")
 
 
-def find_version(template: Mapping[str, Any]) -> HotVersion:
+def find_version(template: Mapping[str, Any]) -> TemplateVersion:
     """The version a template declares, by date or by release name.
 
     Raises:
-        InvalidTemplateVersion: no version, two version keys, a CFN template,
-            or a version Heat does not know (Heat's messages).
+        InvalidTemplateVersion: no version, two version keys, or a version
+            Heat does not know (Heat's messages).
     """
-    keys = (VERSION_KEY, *CFN_VERSION_KEYS)
-    present = sorted(k for k in keys if isinstance(template.get(k), str))
+    present = sorted(k for k in VERSION_KEYS if isinstance(template.get(k), str))
     if len(present) > 1:
         raise _invalid(f"Ambiguous versions ({', '.join(present)})")
     if not present:
         raise _invalid("Template version was not provided")
     key = present[0]
     value = template[key]
-    if key != VERSION_KEY:
-        raise _invalid(f'"{key}: {value}". Only "{VERSION_KEY}" templates are supported')
-    version = _BY_LABEL.get(value)
+    known = _BY_KEY[key]
+    version = known.get(value)
     if version is None:
-        available = ", ".join(sorted(_BY_LABEL))
-        raise _invalid(f'"{key}: {value}". "{key}" should be one of: {available}')
+        expected = "should be one of" if len(known) > 1 else "should be"
+        raise _invalid(f'"{key}: {value}". "{key}" {expected}: {", ".join(sorted(known))}')
     return version
+
+
+def version_key(date: str) -> str:
+    """The key that declares the version of canonical date ``date`` (``Template.version``).
+
+    Dates are unique across formats, so the date alone names a version; an
+    empty template of a stack's own version is ``{version_key(d): d}``.
+
+    Raises:
+        KeyError: no version has this date.
+    """
+    return _BY_DATE[date].key
+
+
+def find_version_label(label: str) -> TemplateVersion | None:
+    """A version by Heat's label or alias (``heat_template_version.newton``), if any."""
+    return _BY_LABEL.get(label)
+
+
+_NOT_LISTED = (Removed, Unsupported, Invalid)
+
+
+def listed_functions(
+    version: TemplateVersion, *, with_conditions: bool = False
+) -> list[tuple[str, str]]:
+    """``(name, description)`` of each function the version offers, as Heat lists them.
+
+    Removed functions are left out; ``with_conditions`` adds the functions
+    only a condition may use. The description is the first line of the
+    function class's docstring.
+    """
+    table = dict(version.functions)
+    if with_conditions:
+        table.update(
+            (name, cls) for name, cls in version.condition_functions.items()
+            if cls not in _NOT_LISTED
+        )
+    return [
+        (name, describe(cls)) for name, cls in table.items() if cls not in _NOT_LISTED
+    ]
+
+
+def describe(cls: type[Function]) -> str:
+    """A function class's one-line description (its docstring's first line)."""
+    doc = inspect.getdoc(cls) or ""
+    return doc.strip().split("\n", 1)[0]

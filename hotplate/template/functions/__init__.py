@@ -1,4 +1,8 @@
-"""HOT functions: the node tree (``base``) and one module per family of functions."""
+"""Template functions: the node tree (``base``) and one module per family of functions.
+
+HOT's families have their modules; CFN's own functions (and HOT 2013-05-23's
+CFN inheritance) are in ``cfn_strings`` and ``cfn_references``.
+"""
 
 from hotplate.template.functions.base import (
     Function,
@@ -9,6 +13,23 @@ from hotplate.template.functions.base import (
     Static,
     compile_snippet,
     iter_functions,
+)
+from hotplate.template.functions.cfn_references import (
+    CFN_PSEUDO_PARAMETERS,
+    CfnGetAtt,
+    CfnParamRef,
+    CfnRef,
+    FindInMap,
+    GetAZs,
+    ParamRef,
+    Ref,
+)
+from hotplate.template.functions.cfn_strings import (
+    Base64,
+    CfnReplace,
+    MemberListToMap,
+    Select,
+    Split,
 )
 from hotplate.template.functions.collections import (
     Contains,
@@ -27,12 +48,13 @@ from hotplate.template.functions.conditions import (
     If,
     Invalid,
     Not,
+    NotList,
     Or,
     compile_condition,
     compile_conditions,
     truth,
 )
-from hotplate.template.functions.facade import ResourceFacade
+from hotplate.template.functions.facade import CfnResourceFacade, ResourceFacade
 from hotplate.template.functions.placeholders import Removed, Unsupported
 from hotplate.template.functions.references import (
     ALL_ATTRIBUTES,
@@ -60,13 +82,22 @@ from hotplate.template.functions.yaql_function import Yaql
 
 __all__ = [
     "ALL_ATTRIBUTES",
+    "CFN_PSEUDO_PARAMETERS",
     "And",
+    "Base64",
+    "CfnGetAtt",
+    "CfnParamRef",
+    "CfnRef",
+    "CfnReplace",
+    "CfnResourceFacade",
     "ConditionTable",
     "Contains",
     "Digest",
     "Equals",
     "Filter",
+    "FindInMap",
     "Function",
+    "GetAZs",
     "GetAttr",
     "GetAttrAll",
     "GetFile",
@@ -83,10 +114,14 @@ __all__ = [
     "MapMerge",
     "MapNode",
     "MapReplace",
+    "MemberListToMap",
     "Node",
     "Not",
+    "NotList",
     "Or",
+    "ParamRef",
     "ParseScope",
+    "Ref",
     "Removed",
     "Repeat",
     "RepeatWithMap",
@@ -96,6 +131,8 @@ __all__ = [
     "ReplaceStrict",
     "ReplaceVeryStrict",
     "ResourceFacade",
+    "Select",
+    "Split",
     "Static",
     "StrSplit",
     "Unsupported",

@@ -130,6 +130,8 @@ class ParseScope:
     """The template's ``ConditionTable`` (named conditions), if it has one."""
     parameter_values: ResolveContext | None = None
     """Parameter values, when known at parse time: conditions are then decided."""
+    mappings: Any = None
+    """The CFN ``Mappings`` section as written (``Fn::FindInMap`` reads it)."""
 
 
 class Function(Node):

@@ -1,5 +1,9 @@
 """Condition functions (equals, not, and, or), the named-condition table, and ``if``.
 
+CFN's ``Fn::Equals``, ``Fn::And``, ``Fn::Or`` and ``Fn::If`` are these same
+classes under their CFN names; only ``Fn::Not`` differs (``NotList``: its
+condition comes in a one-item list).
+
 A condition is a boolean, the name of a condition in the ``conditions``
 section, or a condition function. Named conditions are compiled once into a
 ``ConditionTable``; references between them are checked for cycles at parse
@@ -38,6 +42,8 @@ class ConditionTable:
     nodes: dict[str, Node] = field(default_factory=dict)
     names: set[str] = field(default_factory=set)
     """Every defined name, known before any definition is parsed (they may refer ahead)."""
+    section: str = "conditions"
+    """The section's name as the template spells it (``Conditions`` in CFN), for paths."""
 
     def __contains__(self, name: object) -> bool:
         return name in self.names
@@ -46,7 +52,7 @@ class ConditionTable:
         """The named condition's value against ``ctx``'s parameters."""
         active = _ACTIVE.get()
         if name in active:
-            fail_at(("conditions", name), f'Circular definition for condition "{name}"')
+            fail_at((self.section, name), f'Circular definition for condition "{name}"')
         token = _ACTIVE.set(active | {name})
         try:
             value = self.nodes[name].resolve(ctx)
@@ -54,7 +60,7 @@ class ConditionTable:
             _ACTIVE.reset(token)
         if not isinstance(value, bool):
             fail_at(
-                ("conditions", name), f'The definition of condition "{name}" is invalid: {value}'
+                (self.section, name), f'The definition of condition "{name}" is invalid: {value}'
             )
         return value
 
@@ -91,10 +97,10 @@ def compile_conditions(section: Mapping[str, Any], scope: ParseScope) -> Conditi
     table: ConditionTable = scope.conditions
     table.names.update(section)
     for name, definition in section.items():
-        node = compile_snippet(definition, condition_scope(scope), ("conditions", name))
+        node = compile_snippet(definition, condition_scope(scope), (table.section, name))
         if isinstance(node, Static) and not isinstance(node.value, bool):
             fail_at(
-                ("conditions", name),
+                (table.section, name),
                 f'The definition of condition "{name}" is invalid: {node.value}',
             )
         table.nodes[name] = node
@@ -123,7 +129,7 @@ def _check_cycles(table: ConditionTable) -> None:
                 on_path.discard(name)
                 done.add(name)
             elif child in on_path:
-                fail_at(("conditions", child), f'Circular definition for condition "{child}"')
+                fail_at((table.section, child), f'Circular definition for condition "{child}"')
             elif child not in done and child in edges:
                 stack.append((child, iter(edges[child])))
                 path.append(child)
@@ -217,6 +223,19 @@ class Not(ConditionBoolean):
 
     def resolve(self, ctx: ResolveContext) -> Any:
         return not next(self.values(ctx))
+
+
+class NotList(Not):
+    """``Fn::Not: [condition]`` (CFN): the condition comes in a one-item list."""
+
+    __slots__ = ()
+
+    @classmethod
+    def arguments(cls, fn_name: str, args: Node, path: Path) -> list[Node]:
+        items = args.as_list()
+        if not items or len(items) != 1:
+            fail_at(path, f'Arguments to "{fn_name}" must be of the form: [condition]')
+        return items
 
 
 class Invalid(Function):

@@ -16,12 +16,15 @@ def test_template_exports() -> None:
         "ResourceDefinition",
         "ResourceOverrides",
         "ResourceRegistry",
+        "TEMPLATE_VERSIONS",
         "Template",
+        "TemplateVersion",
         "VERSIONS",
         "merge_environments",
         "parse_environment",
         "parse_template",
         "resolve_parameters",
+        "version_key",
     ]
     for name in hotplate.template.__all__:
         assert hasattr(hotplate.template, name)

@@ -213,8 +213,9 @@ BAD: list[tuple[str, Any, str, type[Exception], str]] = [
     ("removed Fn::Select", {"Fn::Select": [0, ["a"]]}, "2015-10-15", InvalidTemplateVersion,
      "resources.web.properties.a.Fn::Select: The template version is invalid: "
      "The function Fn::Select is not supported in this version of HOT."),
-    ("unsupported function", {"Fn::GetAZs": ""}, "2013-05-23", StackValidationFailed,
-     'resources.web.properties.a.Fn::GetAZs: The function "Fn::GetAZs" is not supported yet.'),
+    ("CFN function of 2013-05-23", {"Fn::Select": [0]}, "2013-05-23", StackValidationFailed,
+     'resources.web.properties.a.Fn::Select: '
+     'Arguments to "Fn::Select" must be of the form [index, collection]'),
     ("error inside a list", {"x": [1, {"get_param": []}]}, "2021-04-16", StackValidationFailed,
      'resources.web.properties.a.x[1].get_param: Function "get_param" must have arguments'),
     ("error in nested function", {"list_join": [",", [{"get_attr": "db"}]]}, "2021-04-16",
