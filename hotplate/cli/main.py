@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from hotplate.cli.remote import add_commands as add_remote_commands
+
 DEFAULT_DATA_DIR = "var"
 
 
@@ -212,6 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--data-dir", dest="data_dir", default=argparse.SUPPRESS,
                         help="where the SQLite database lives (default: var)")
     create.set_defaults(func=cmd_token_create)
+    add_remote_commands(sub)
     return parser
 
 

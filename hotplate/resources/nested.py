@@ -1,0 +1,76 @@
+"""What a stack-backed resource may ask of the engine: its own child stacks, nothing more.
+
+A template resource (a type mapped to a template file) or ``OS::Heat::Stack``
+is a resource whose physical form is another stack. The plugin never sees
+the engine; through its context it gets this narrow port, which the engine
+implements over its RPC API, so the child stack converges like any other
+(on any engine, with its own traversal, events and locks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+__all__ = ["ChildState", "NestedStackFailed", "NestedStacks"]
+
+
+@dataclass(frozen=True, slots=True)
+class ChildState:
+    action: str
+    status: str
+    reason: str
+
+
+class NestedStacks(Protocol):
+    def create(self, name: str, template: Mapping[str, Any] | str,
+               parameters: Mapping[str, Any],
+               *, owned: bool = True) -> str:
+        """Start creating a child stack; its id. ``owned``: listed under its parent
+        (nested_depth + 1, hidden from plain stack lists), else a stack of its own."""
+        ...
+
+    def update(self, stack_id: str, template: Mapping[str, Any] | str,
+               parameters: Mapping[str, Any]) -> None:
+        """Start updating the child to a new template and parameters."""
+        ...
+
+    def delete(self, stack_id: str) -> None:
+        """Start deleting the child; nothing if it is already gone."""
+        ...
+
+    def state(self, stack_id: str) -> ChildState | None:
+        """The child's action, status and reason; None once it is gone for good."""
+        ...
+
+    def outputs(self, stack_id: str) -> dict[str, Any]:
+        """The child's resolved outputs, by key."""
+        ...
+
+    def identity(self, stack_id: str) -> dict[str, str]:
+        """The child's identity (stack_name, stack_id, tenant, path)."""
+        ...
+
+
+class NestedStackFailed(Exception):
+    """The child stack ended FAILED; keeps the child's reason for the parent's.
+
+    Heat words the parent resource's reason from the child's: a child reason
+    ``Resource CREATE failed: ValueError: resources.b: boom`` becomes, on the
+    parent resource ``a``, ``ValueError: resources.a.resources.b: boom``.
+    """
+
+    def __init__(self, reason: str, action: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.action = action
+
+    def text_for(self, resource_name: str) -> str:
+        prefix = f"Resource {self.action} failed: "
+        if self.reason.startswith(prefix):
+            detail = self.reason[len(prefix):]
+            error, sep, rest = detail.partition(": resources.")
+            if sep and " " not in error:
+                return f"{error}: resources.{resource_name}.resources.{rest}"
+        return f"Error: resources.{resource_name}: {self.reason}"

@@ -1,0 +1,96 @@
+"""StackResource: a resource whose physical form is a child stack.
+
+Create, update and delete start the matching operation on the child through
+the context's ``nested_stacks()`` port and then poll the child's state, so
+the parent's worker holds no thread of the child's and a child that fails
+fails its parent resource with the child's own reason. Attributes are the
+child's outputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from hotplate.resources.base import Resource
+from hotplate.resources.nested import ChildState, NestedStackFailed, NestedStacks
+
+__all__ = ["StackResource"]
+
+OWNED = True
+
+
+class StackResource(Resource):
+    """A resource implemented by a nested stack."""
+
+    owned: bool = OWNED
+    """False for a stack that lives on its own (``OS::Heat::Stack``), as in Heat."""
+
+    # -- what subclasses supply -------------------------------------------------------
+    def child_template(self) -> Mapping[str, Any] | str:
+        raise NotImplementedError
+
+    def child_parameters(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    # -- the port ---------------------------------------------------------------------
+    def _stacks(self) -> NestedStacks:
+        nested = getattr(self.ctx, "nested_stacks", None)
+        if nested is None:
+            raise RuntimeError("this engine context cannot create nested stacks")
+        port: NestedStacks = nested()
+        return port
+
+    def _child_state(self) -> ChildState | None:
+        if self.resource_id is None:
+            return None
+        return self._stacks().state(str(self.resource_id))
+
+    def _done(self, action: str) -> bool:
+        state = self._child_state()
+        if state is None:
+            raise NestedStackFailed(f"Stack {self.resource_id} not found", action)
+        if state.status == "FAILED":
+            raise NestedStackFailed(state.reason, action)
+        return (state.action, state.status) == (action, "COMPLETE")
+
+    # -- handlers ---------------------------------------------------------------------
+    def handle_create(self) -> Any:
+        stack_id = self._stacks().create(self.physical_resource_name(), self.child_template(),
+                                         self.child_parameters(), owned=self.owned)
+        self.resource_id_set(stack_id)
+        return stack_id
+
+    def check_create_complete(self, data: Any) -> bool:
+        return self._done("CREATE")
+
+    def handle_update(self, new_properties: Mapping[str, Any],
+                      prop_diff: Mapping[str, Any]) -> Any:
+        super().handle_update(new_properties, prop_diff)
+        if self.resource_id is None:
+            return self.handle_create()
+        self._stacks().update(str(self.resource_id), self.child_template(),
+                              self.child_parameters())
+        return None
+
+    def check_update_complete(self, data: Any) -> bool:
+        return self._done("UPDATE")
+
+    def handle_delete(self) -> Any:
+        if self.resource_id is not None:
+            self._stacks().delete(str(self.resource_id))
+        return None
+
+    def check_delete_complete(self, data: Any) -> bool:
+        state = self._child_state()
+        if state is None or (state.action, state.status) == ("DELETE", "COMPLETE"):
+            return True
+        if (state.action, state.status) == ("DELETE", "FAILED"):
+            raise NestedStackFailed(state.reason, "DELETE")
+        return False
+
+    # -- attributes -------------------------------------------------------------------
+    def child_outputs(self) -> dict[str, Any]:
+        if self.resource_id is None:
+            return {}
+        return self._stacks().outputs(str(self.resource_id))

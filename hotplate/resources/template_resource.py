@@ -1,0 +1,105 @@
+"""Template resources: a resource type that is a template, run as a nested stack.
+
+``type: server.yaml`` in a template, or ``My::Server: server.yaml`` in an
+environment's ``resource_registry``, makes a resource whose properties are the
+template's parameters and whose attributes are its outputs (plus
+``OS::stack_id``). Each such template gets its own class, built here from the
+parsed template, so validation, the update diff and the resource-type schema
+work exactly as for a built-in type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from hotplate.resources.attributes import Attribute
+from hotplate.resources.properties import Schema
+from hotplate.resources.stack_resource import StackResource
+from hotplate.template import Template
+
+__all__ = ["STACK_ID_OUTPUT", "TemplateResource", "template_resource_class"]
+
+STACK_ID_OUTPUT = "OS::stack_id"
+
+_PROPERTY_TYPES = {
+    "string": Schema.STRING,
+    "number": Schema.NUMBER,
+    "comma_delimited_list": Schema.LIST,
+    "json": Schema.MAP,
+    "boolean": Schema.BOOLEAN,
+}
+
+
+class TemplateResource(StackResource):
+    """A resource implemented by a nested stack of the template it is named after.
+
+    The resource's properties are passed to the nested stack as its
+    parameters; the nested stack's outputs are the resource's attributes.
+    """
+
+    template_name: ClassVar[str] = ""
+    template_source: ClassVar[Mapping[str, Any] | str] = ""
+    output_names: ClassVar[frozenset[str]] = frozenset()
+
+    def child_template(self) -> Mapping[str, Any] | str:
+        return self.template_source
+
+    def child_parameters(self) -> dict[str, Any]:
+        params: dict[str, Any] = {}
+        for name, schema in self.properties_schema.items():
+            value = self.properties.get(name)
+            if value is None:
+                continue
+            if schema.type is Schema.LIST and isinstance(value, list):
+                value = ",".join(_list_item(item) for item in value)
+            params[name] = value
+        return params
+
+    def get_reference_id(self) -> str:
+        if self.resource_id is None:
+            return self.name
+        if STACK_ID_OUTPUT in self.output_names:
+            value = self.child_outputs().get(STACK_ID_OUTPUT)
+            if value is not None:
+                return str(value)
+        return (f"arn:openstack:heat::{self.ctx.project_id}:stacks/"
+                f"{self.physical_resource_name()}/{self.resource_id}")
+
+    def _resolve_attribute(self, name: str) -> Any:
+        if name == STACK_ID_OUTPUT and name not in self.output_names:
+            return self.resource_id
+        return self.child_outputs().get(name)
+
+    def _show_resource(self) -> Any:
+        return self.child_outputs()
+
+
+def template_resource_class(template_name: str, template: Template,
+                            source: Mapping[str, Any] | str) -> type[TemplateResource]:
+    """A TemplateResource subclass whose schemas mirror ``template``'s parameters and outputs."""
+    properties = {
+        name: Schema(
+            _PROPERTY_TYPES.get(param.type, Schema.ANY),
+            description=param.description or "",
+            default=param.default,
+            required=not param.has_default,
+            update_allowed=True,
+        )
+        for name, param in template.parameters.items()
+    }
+    attributes = {name: Attribute(getattr(output, "description", None) or "")
+                  for name, output in template.outputs.items()}
+    attributes.setdefault(STACK_ID_OUTPUT, Attribute("The nested stack's id."))
+    return type("TemplateResource", (TemplateResource,), {
+        "__doc__": TemplateResource.__doc__,
+        "template_name": template_name,
+        "template_source": source,
+        "output_names": frozenset(template.outputs),
+        "properties_schema": properties,
+        "attributes_schema": attributes,
+    })
+
+
+def _list_item(item: Any) -> str:
+    return item if isinstance(item, str) else str(item)
