@@ -131,6 +131,34 @@ def cmd_token_create(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_token_list(args: argparse.Namespace) -> int:
+    from hotplate.db.migrate import upgrade
+
+    db_url = args.db_url or _default_db_url(args.data_dir)
+    upgrade(db_url)
+    rows = _auth_store(db_url).list_tokens(args.project)
+
+    def when(value: Any) -> str:
+        return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value is not None else ""
+
+    _print_table([[r["id"], r["project"], r["role"], when(r["created_at"]),
+                   when(r["expires_at"]), when(r["revoked_at"])] for r in rows],
+                 ["ID", "Project", "Role", "Created", "Expires", "Revoked"])
+    return 0
+
+
+def cmd_token_revoke(args: argparse.Namespace) -> int:
+    from hotplate.db.migrate import upgrade
+
+    db_url = args.db_url or _default_db_url(args.data_dir)
+    upgrade(db_url)
+    if not _auth_store(db_url).revoke_token(args.token):
+        print(f"error: no live token {args.token!r}", file=sys.stderr)
+        return 1
+    print("revoked")
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """The API and an embedded engine in one process (SQLite under --data-dir by default)."""
     import ipaddress
@@ -214,6 +242,17 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--data-dir", dest="data_dir", default=argparse.SUPPRESS,
                         help="where the SQLite database lives (default: var)")
     create.set_defaults(func=cmd_token_create)
+    listing = token_sub.add_parser("list", help="the tokens issued (ids, never secrets)")
+    listing.add_argument("--project")
+    revoke = token_sub.add_parser("revoke", help="revoke a token by id (or by the token)")
+    revoke.add_argument("token")
+    for command in (listing, revoke):
+        command.add_argument("--db-url", dest="db_url", default=argparse.SUPPRESS,
+                             help="database URL (default: SQLite under --data-dir)")
+        command.add_argument("--data-dir", dest="data_dir", default=argparse.SUPPRESS,
+                             help="where the SQLite database lives (default: var)")
+    listing.set_defaults(func=cmd_token_list)
+    revoke.set_defaults(func=cmd_token_revoke)
     add_remote_commands(sub)
     return parser
 

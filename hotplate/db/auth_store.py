@@ -10,8 +10,9 @@ import hashlib
 import secrets
 import uuid
 from datetime import UTC, datetime
+from typing import Any
 
-from sqlalchemy import Engine, and_, func, insert, or_, select
+from sqlalchemy import Engine, and_, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from hotplate.db.schema import api_token, project
@@ -64,6 +65,28 @@ class AuthStore:
         with self._engine.connect() as conn:
             row = conn.execute(query).first()
         return (str(row.name), str(row.role)) if row is not None else None
+
+    def list_tokens(self, project_name: str | None = None) -> list[dict[str, Any]]:
+        """Every token (never its secret): id, project, role and its dates, oldest first."""
+        query = (
+            select(api_token.c.id, project.c.name.label("project"), api_token.c.role,
+                   api_token.c.created_at, api_token.c.expires_at, api_token.c.revoked_at)
+            .select_from(api_token.join(project, api_token.c.project_id == project.c.id))
+            .order_by(api_token.c.created_at, api_token.c.id)
+        )
+        if project_name is not None:
+            query = query.where(project.c.name == project_name)
+        with self._engine.connect() as conn:
+            return [dict(row._mapping) for row in conn.execute(query)]
+
+    def revoke_token(self, token: str) -> bool:
+        """Revoke by id, or by the plaintext itself; False if no live token matched."""
+        match = or_(api_token.c.id == token, api_token.c.token_hash == token_hash(token))
+        statement = (update(api_token)
+                     .where(match, api_token.c.revoked_at.is_(None))
+                     .values(revoked_at=datetime.now(UTC)))
+        with self._engine.begin() as conn:
+            return bool(conn.execute(statement).rowcount)
 
     def has_tokens(self) -> bool:
         """Whether any token was ever issued."""

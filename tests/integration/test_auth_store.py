@@ -57,3 +57,35 @@ def test_revoked_and_expired_tokens_fail(auth: AuthStore, db_engine: Engine) -> 
     assert auth.authenticate(revoked) is None
     assert auth.authenticate(expired) is None
     assert auth.authenticate(later) == ("gamma", "member")
+
+
+def test_list_and_revoke(auth: AuthStore) -> None:
+    first = auth.create_token("delta", "admin")
+    auth.create_token("epsilon", "reader")
+    listed = auth.list_tokens()
+    assert [(t["project"], t["role"]) for t in listed] == [("delta", "admin"),
+                                                           ("epsilon", "reader")]
+    assert not any(first in str(value) for t in listed for value in t.values())
+    assert [t["project"] for t in auth.list_tokens("epsilon")] == ["epsilon"]
+    assert auth.revoke_token(first)                       # by the token itself
+    assert auth.authenticate(first) is None
+    assert not auth.revoke_token(first)                   # already revoked
+    other = listed[1]["id"]
+    assert auth.revoke_token(other)                       # by id
+    assert all(t["revoked_at"] is not None for t in auth.list_tokens())
+    assert not auth.revoke_token("no-such-token")
+
+
+def test_token_commands(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    from hotplate.cli.main import main
+
+    data = ["--data-dir", str(tmp_path)]
+    assert main(["token", "create", "--project", "p", "--role", "member", *data]) == 0
+    secret = capsys.readouterr().out.strip()
+    assert main(["token", "list", *data]) == 0
+    table = capsys.readouterr().out
+    assert "| p " in table and "member" in table and secret not in table
+    assert main(["token", "revoke", secret, *data]) == 0
+    assert capsys.readouterr().out.strip() == "revoked"
+    assert main(["token", "revoke", secret, *data]) == 1
+    assert "no live token" in capsys.readouterr().err
