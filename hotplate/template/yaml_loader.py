@@ -75,6 +75,8 @@ def parse_text(source: str, *, name: str, kind: str = "template") -> Any:
         detail = _describe_yaml_error(source)
     except RecursionError:
         detail = "the document is nested too deeply"
+    except ValueError as exc:  # text the C parser cannot encode, a number too long to read
+        detail = str(exc)
     raise StackValidationFailed(f"Error parsing {kind} {name} {detail}")
 
 

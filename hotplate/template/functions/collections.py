@@ -171,7 +171,10 @@ class Contains(WholeArgs):
         value, sequence = args
         if not isinstance(sequence, Sequence):
             self.fail(f'Second argument to "{self.fn_name}" should be a sequence.')
-        return value in sequence
+        try:
+            return value in sequence
+        except TypeError as exc:  # text contains only text
+            self.fail(f'Incorrect arguments to "{self.fn_name}": {exc}')
 
 
 class StrSplit(WholeArgs):
@@ -222,4 +225,8 @@ class Digest(WholeArgs):
         algorithm = args[0].lower()
         if algorithm not in DIGEST_ALGORITHMS:
             self.fail(f"Algorithm must be one of {', '.join(DIGEST_ALGORITHMS)}")
-        return hashlib.new(algorithm, args[1].encode()).hexdigest()
+        try:
+            data = args[1].encode()
+        except UnicodeEncodeError as exc:  # lone surrogates have no UTF-8 form
+            self.fail(f'The value to "{self.fn_name}" cannot be encoded: {exc}')
+        return hashlib.new(algorithm, data).hexdigest()

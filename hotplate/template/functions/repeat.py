@@ -157,10 +157,13 @@ class MakeURL(WholeArgs):
         scheme = args.get("scheme", "")
         if ":" in scheme:
             self.fail("URL \"scheme\" should not contain ':'")
-        path = urlparse.quote(args.get("path", ""))
-        query = urlparse.urlencode(args.get("query", {})).replace("%2F", "/")
-        fragment = urlparse.quote(args.get("fragment", ""))
-        return urlparse.urlunsplit((scheme, _netloc(args), path, query, fragment))
+        try:
+            path = urlparse.quote(args.get("path", ""))
+            query = urlparse.urlencode(args.get("query", {})).replace("%2F", "/")
+            fragment = urlparse.quote(args.get("fragment", ""))
+            return urlparse.urlunsplit((scheme, _netloc(args), path, query, fragment))
+        except UnicodeEncodeError as exc:  # lone surrogates have no UTF-8 form
+            self.fail(f'The arguments to "{self.fn_name}" cannot be URL-encoded: {exc}')
 
 
 def _netloc(args: Mapping[str, Any]) -> str:

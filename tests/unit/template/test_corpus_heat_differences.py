@@ -1,0 +1,149 @@
+"""Where hotplate's templates behave differently from Heat's, found while building the corpus.
+
+Each test asserts what Heat does and is expected to fail (strict): when
+hotplate changes to match Heat, the test passes, pytest reports it, and
+the marker comes off. The reason names Heat's code that decides it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from hotplate.model.errors import StackValidationFailed
+from hotplate.template import merge_environments, parse_template, resolve_parameters
+from tests.unit.template.fakes import FakeContext, resolve_web
+
+
+def _resolve(template_data: dict[str, Any], **params: Any) -> dict[str, Any]:
+    """Create-time resolution: parameters decided, then ``web``'s properties."""
+    template = parse_template(template_data)
+    values = {**resolve_parameters(template, params), "OS::stack_name": "s"}
+    decided = template.with_parameters(values)
+    return decided.resources["web"].resolve_properties(FakeContext(params=values))
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "Heat's `if` is a macro: only the chosen branch is parsed, so a branch that "
+    "would fail is never evaluated. hotplate parses both branches when the template "
+    "is first parsed (without parameter values) and folds pure calls there, so the "
+    "untaken branch's error refuses the template."))
+def test_an_untaken_if_branch_is_never_evaluated() -> None:
+    data = {
+        "heat_template_version": "2017-02-24",
+        "parameters": {"large": {"type": "boolean", "default": False}},
+        "conditions": {"large": {"equals": [{"get_param": "large"}, True]}},
+        "resources": {"web": {"type": "OS::Heat::None", "properties": {"v": {"if": [
+            "large",
+            {"str_replace_strict": {"template": "a", "params": {"missing": "x"}}},
+            "small",
+        ]}}}},
+    }
+    assert _resolve(data) == {"v": "small"}
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "Heat's Repeat._do_replacement calls str.replace(key, value) with the for_each "
+    "item itself, so a number fails (replace() argument 2 must be str); hotplate "
+    "substitutes str(item)."))
+def test_repeat_over_numbers_fails_as_in_heat() -> None:
+    with pytest.raises(StackValidationFailed):
+        resolve_web({"v": {"repeat": {"template": "n-%i%", "for_each": {"%i%": [1, 2]}}}})
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "Heat's ListConcatUnique deletes from the list it is iterating over, which skips "
+    "items: [0, 1] + [0, 2, 1, 2] gives [1, 0, 1, 2] in Heat. hotplate keeps the last "
+    "occurrence of every item ([0, 1, 2])."))
+def test_list_concat_unique_keeps_heats_skipped_duplicates() -> None:
+    assert resolve_web({"v": {"list_concat_unique": [[0, 1], [0, 2, 1, 2]]}}) == {
+        "v": [1, 0, 1, 2]
+    }
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "Heat's Digest hashes value.encode('latin-1') (six.b); hotplate hashes UTF-8, so "
+    "any non-ASCII text gets a different digest (and text outside latin-1 fails in Heat)."))
+def test_digest_hashes_latin_1_bytes() -> None:
+    assert resolve_web({"v": {"digest": ["md5", "é"]}}) == {
+        "v": "3406877694691ddd1dfb0aca54681407"
+    }
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "Heat's Digest accepts every hashlib.algorithms_available (sha3_256, blake2b, ...); "
+    "hotplate accepts md5, sha1 and sha2 only."))
+def test_digest_accepts_every_hashlib_algorithm() -> None:
+    assert resolve_web({"v": {"digest": ["sha3_256", "data"]}}) == {
+        "v": "efda893aa850b0c0e61f33325615b9d93bcf6b42d60d8f5d37ebc720fd4e3daf"
+    }
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "Heat's ParameterGroups.validate refuses a group naming an undeclared parameter, "
+    "a parameter in two groups, or a group without parameters; hotplate keeps "
+    "parameter_groups as data and checks nothing."))
+def test_parameter_groups_are_validated() -> None:
+    data = {
+        "heat_template_version": "2021-04-16",
+        "parameter_groups": [{"label": "g", "parameters": ["nope"]}],
+        "parameters": {"a": {"type": "string", "default": "x"}},
+        "resources": {"web": {"type": "OS::Heat::None"}},
+    }
+    with pytest.raises(StackValidationFailed, match="nope"):
+        parse_template(data)
+
+
+# -- environment merging (heat/common/environment_util.py) ------------------------
+
+_FLAGS = parse_template({
+    "heat_template_version": "2021-04-16",
+    "parameters": {"flags": {"type": "comma_delimited_list", "default": ""},
+                   "quota": {"type": "number", "default": 0}},
+})
+
+
+def _merge(*envs: Any) -> Any:
+    return merge_environments(list(envs), template=_FLAGS).parameters
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "Heat's merge_parameters returns early while no parameter is set yet, so the "
+    "first file to set a parameter binds no strategy; hotplate binds it, and a later "
+    "file naming another strategy is refused as conflicting."))
+def test_the_first_file_setting_a_parameter_binds_no_strategy() -> None:
+    first = {"parameter_merge_strategies": {"flags": "merge"}, "parameters": {"flags": "a"}}
+    second = {"parameter_merge_strategies": {"flags": "overwrite"},
+              "parameters": {"flags": "b"}}
+    assert _merge({}, first, second) == {"flags": "b"}
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "In Heat the request's own parameters are the starting point, not a file: they "
+    "bind no strategy, so the first environment file may merge into them. hotplate "
+    "treats the request's environment as the first file and binds 'overwrite'."))
+def test_request_parameters_bind_no_strategy() -> None:
+    file = {"parameter_merge_strategies": {"flags": "merge"}, "parameters": {"flags": "b"}}
+    assert _merge({"parameters": {"flags": "a"}}, file) == {"flags": "a,b"}
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "Heat reads each file's strategy from that file alone (its 'default', else "
+    "overwrite): a later file that names none overwrites, which conflicts with an "
+    "earlier 'merge'. hotplate lets the later file inherit the earlier strategy."))
+def test_a_file_without_strategies_uses_its_own_default() -> None:
+    first = {"parameter_merge_strategies": {"flags": "merge"}, "parameters": {"flags": "a"}}
+    second = {"parameters": {"flags": "b"}}
+    with pytest.raises(StackValidationFailed, match="Conflicting merge strategy"):
+        _merge({"parameters": {"quota": 1}}, first, second)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "Heat's parse_param refuses to merge a number given as a number (not a sequence: "
+    "'Invalid parameter in environment'); hotplate adds the numbers."))
+def test_merging_numbers_is_refused() -> None:
+    first = {"parameter_merge_strategies": {"quota": "merge"}, "parameters": {"quota": 10}}
+    second = {"parameter_merge_strategies": {"quota": "merge"}, "parameters": {"quota": 5}}
+    with pytest.raises(StackValidationFailed):
+        _merge({"parameters": {"flags": "x"}}, first, second)
