@@ -1,7 +1,9 @@
 """Merging environments in order, as Heat merges a request's environment_files.
 
-Parameters follow per-parameter merge strategies (overwrite, merge,
-deep_merge), fixed by the first file that sets the parameter; registry
+The first environment is the starting point (the request's own); each
+later one merges its parameters into what is there by its own per-parameter
+merge strategies (overwrite, merge, deep_merge). A strategy, once used for
+a parameter, binds it: a later file naming another is refused. Registry
 entries of later files win.
 """
 
@@ -43,11 +45,13 @@ def merge_environments(
     how ``merge`` combines values; without it the value's own shape does
     (mapping: json, list: comma_delimited_list, text: string, number).
 
-    Parameters (and parameter defaults) follow each file's
-    ``parameter_merge_strategies``: ``overwrite`` (the default), ``merge``
-    (text appended, lists and comma lists joined, json mappings updated,
-    numbers added) or ``deep_merge`` (json mappings merged at every level).
-    Once a parameter has a strategy, a file naming another is refused. The
+    Parameters (and parameter defaults) of each later environment follow
+    that file's own ``parameter_merge_strategies`` (its ``default``, else
+    ``overwrite``): ``overwrite``, ``merge`` (text appended, lists and comma
+    lists joined, json mappings updated) or ``deep_merge`` (json mappings
+    merged at every level). As in Heat, a section that is still empty takes
+    the file's values whole and binds no strategy; otherwise a parameter's
+    strategy binds it and a later file naming another is refused. The
     ``resource_registry`` merges at its top level only: a later
     ``resources`` replaces an earlier one, as in Heat. Event sinks and
     encrypted parameter names add up.
@@ -68,7 +72,8 @@ def merge_environments(
     for index, item in enumerate(envs):
         label = labels[index] if index < len(labels) else f"environment[{index}]"
         env = item if isinstance(item, Environment) else parse_environment(item, path=label)
-        merger = _ParameterMerger(schemata, env.parameter_merge_strategies, chosen, label)
+        in_file = env.parameter_merge_strategies if index else {}
+        merger = _ParameterMerger(schemata, in_file, chosen, label)
         if env.parameters:
             params = merger.merge(params, env.parameters)
         if env.parameter_defaults:
@@ -103,35 +108,35 @@ class _ParameterMerger:
         return self.schemata is None or key in self.schemata
 
     def _strategy(self, key: str) -> str:
+        """This file's strategy for ``key``: its own entry, else its default, else overwrite."""
         default = self.in_file.get("default", OVERWRITE)
         if default not in MERGE_STRATEGIES:
             default = OVERWRITE
-        strategy = self.in_file.get(key, self.chosen.get(key, default))
+        strategy = self.in_file.get(key, default)
         return strategy if strategy in MERGE_STRATEGIES else default
 
     def merge(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
-        for key, value in new.items():
-            if self._declared(key) and value is not None:
-                strategy = self._strategy(key)
-                if key not in self.chosen:
-                    self.chosen[key] = strategy
-                elif strategy != self.chosen[key]:
-                    raise StackValidationFailed(
-                        f"Conflicting merge strategy '{strategy}' for parameter '{key}' "
-                        f"in file '{self.label}'."
-                    )
         if not old:
             return copy.deepcopy(dict(new))
         result = copy.deepcopy(dict(old))
+        bound: dict[str, str] = {}
         for key, value in new.items():
             if not self._declared(key) or value is None:
                 continue
-            strategy = self.chosen[key]
+            strategy = self._strategy(key)
+            if key not in self.chosen:
+                bound[key] = strategy
+            elif strategy != self.chosen[key]:
+                raise StackValidationFailed(
+                    f"Conflicting merge strategy '{strategy}' for parameter '{key}' "
+                    f"in file '{self.label}'."
+                )
             if strategy == OVERWRITE:
                 result[key] = copy.deepcopy(value)
             else:
                 result[key] = self._combine(key, result.get(key), copy.deepcopy(value),
                                             deep=strategy == DEEP_MERGE)
+        self.chosen.update(bound)
         return result
 
     def _type(self, key: str, value: Any) -> str:
@@ -158,7 +163,11 @@ class _ParameterMerger:
             return _merge_list(old, new)
         if param_type == STRING and isinstance(new, str) and isinstance(old, (str, type(None))):
             return (old or "") + new
-        if param_type == NUMBER and not isinstance(new, bool):
+        if param_type == NUMBER:
+            if not isinstance(new, str):  # Heat takes only text (a sequence) here
+                raise StackValidationFailed(
+                    f"Invalid parameter in environment '{self.label}': '{key}' must be "
+                    "given as text to be merged.")
             try:
                 return str_to_num(old if old is not None else 0) + str_to_num(new)
             except (TypeError, ValueError):

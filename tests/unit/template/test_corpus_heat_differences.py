@@ -95,7 +95,7 @@ def test_parameter_groups_are_validated() -> None:
         parse_template(data)
 
 
-# -- environment merging (heat/common/environment_util.py) ------------------------
+# -- environment merging (heat/common/environment_util.py): hotplate now matches these --
 
 _FLAGS = parse_template({
     "heat_template_version": "2021-04-16",
@@ -108,10 +108,6 @@ def _merge(*envs: Any) -> Any:
     return merge_environments(list(envs), template=_FLAGS).parameters
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Heat's merge_parameters returns early while no parameter is set yet, so the "
-    "first file to set a parameter binds no strategy; hotplate binds it, and a later "
-    "file naming another strategy is refused as conflicting."))
 def test_the_first_file_setting_a_parameter_binds_no_strategy() -> None:
     first = {"parameter_merge_strategies": {"flags": "merge"}, "parameters": {"flags": "a"}}
     second = {"parameter_merge_strategies": {"flags": "overwrite"},
@@ -119,19 +115,11 @@ def test_the_first_file_setting_a_parameter_binds_no_strategy() -> None:
     assert _merge({}, first, second) == {"flags": "b"}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "In Heat the request's own parameters are the starting point, not a file: they "
-    "bind no strategy, so the first environment file may merge into them. hotplate "
-    "treats the request's environment as the first file and binds 'overwrite'."))
 def test_request_parameters_bind_no_strategy() -> None:
     file = {"parameter_merge_strategies": {"flags": "merge"}, "parameters": {"flags": "b"}}
     assert _merge({"parameters": {"flags": "a"}}, file) == {"flags": "a,b"}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Heat reads each file's strategy from that file alone (its 'default', else "
-    "overwrite): a later file that names none overwrites, which conflicts with an "
-    "earlier 'merge'. hotplate lets the later file inherit the earlier strategy."))
 def test_a_file_without_strategies_uses_its_own_default() -> None:
     first = {"parameter_merge_strategies": {"flags": "merge"}, "parameters": {"flags": "a"}}
     second = {"parameters": {"flags": "b"}}
@@ -139,9 +127,6 @@ def test_a_file_without_strategies_uses_its_own_default() -> None:
         _merge({"parameters": {"quota": 1}}, first, second)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Heat's parse_param refuses to merge a number given as a number (not a sequence: "
-    "'Invalid parameter in environment'); hotplate adds the numbers."))
 def test_merging_numbers_is_refused() -> None:
     first = {"parameter_merge_strategies": {"quota": "merge"}, "parameters": {"quota": 10}}
     second = {"parameter_merge_strategies": {"quota": "merge"}, "parameters": {"quota": 5}}

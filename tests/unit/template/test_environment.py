@@ -300,12 +300,12 @@ def test_later_resources_section_replaces_earlier() -> None:
 
 def test_merge_strategy_merge() -> None:
     env = merge_environments([
-        {"parameter_defaults": {"tags": ["a"], "name": "web", "conf": {"x": {"a": 1}}, "n": 2},
+        {"parameter_defaults": {"tags": ["a"], "name": "web", "conf": {"x": {"a": 1}}}},
+        {"parameter_defaults": {"tags": ["b"], "name": "-1", "conf": {"x": {"b": 2}}},
          "parameter_merge_strategies": {"default": "merge"}},
-        {"parameter_defaults": {"tags": ["b"], "name": "-1", "conf": {"x": {"b": 2}}, "n": 3}},
     ])
     assert env.parameter_defaults == {
-        "tags": ["a", "b"], "name": "web-1", "conf": {"x": {"b": 2}}, "n": 5,
+        "tags": ["a", "b"], "name": "web-1", "conf": {"x": {"b": 2}},
     }
     assert env.parameter_merge_strategies == {}
 
@@ -322,9 +322,9 @@ def test_merge_strategy_deep_merge() -> None:
 
 def test_merge_per_parameter_strategy_and_default() -> None:
     env = merge_environments([
-        {"parameters": {"a": "1", "b": "1"},
+        {"parameters": {"a": "1", "b": "1"}},
+        {"parameters": {"a": "2", "b": "2"},
          "parameter_merge_strategies": {"default": "merge", "b": "overwrite"}},
-        {"parameters": {"a": "2", "b": "2"}},
     ])
     assert env.parameters == {"a": "12", "b": "2"}
 
@@ -337,29 +337,44 @@ def test_unknown_strategy_falls_back_to_file_default() -> None:
     assert env.parameters == {"a": "2"}
 
 
-def test_strategy_is_remembered_across_files() -> None:
+def test_each_file_names_its_own_strategy() -> None:
+    merging = {"parameter_merge_strategies": {"l": "merge"}}
     env = merge_environments([
-        {"parameters": {"l": ["a"]}, "parameter_merge_strategies": {"l": "merge"}},
-        {"parameters": {"l": ["b"]}},
-        {"parameters": {"l": ["c"]}},
+        {"parameters": {"l": ["a"]}},
+        {"parameters": {"l": ["b"]}, **merging},
+        {"parameters": {"l": ["c"]}, **merging},
     ])
     assert env.parameters == {"l": ["a", "b", "c"]}
+    with pytest.raises(StackValidationFailed, match="Conflicting merge strategy 'overwrite'"):
+        merge_environments([{"parameters": {"l": ["a"]}},
+                            {"parameters": {"l": ["b"]}, **merging},
+                            {"parameters": {"l": ["c"]}}])  # no strategy: overwrite
 
 
-def test_strategy_comes_from_the_first_file_that_sets_the_parameter() -> None:
-    # The first file fixes "overwrite" for p; a later "merge" for it conflicts.
+def test_the_first_file_to_use_a_strategy_binds_it() -> None:
+    # The first file merging into p overwrites it; a later "merge" for it conflicts.
     with pytest.raises(StackValidationFailed, match="Conflicting merge strategy 'merge'"):
         merge_environments([{"parameters": {"p": "a"}},
-                            {"parameters": {"p": "b"},
+                            {"parameters": {"p": "b"}},
+                            {"parameters": {"p": "c"},
                              "parameter_merge_strategies": {"p": "merge"}}])
+
+
+def test_the_requests_own_environment_binds_nothing() -> None:
+    env = merge_environments([
+        {"parameters": {"p": "a"}, "parameter_merge_strategies": {"p": "overwrite"}},
+        {"parameters": {"p": "b"}, "parameter_merge_strategies": {"p": "merge"}},
+    ])
+    assert env.parameters == {"p": "ab"}
 
 
 def test_conflicting_strategy() -> None:
     with pytest.raises(StackValidationFailed) as info:
         merge_environments(
-            [{"parameters": {"l": ["a"]}, "parameter_merge_strategies": {"l": "merge"}},
+            [{"parameters": {"l": ["-"]}},
+             {"parameters": {"l": ["a"]}, "parameter_merge_strategies": {"l": "merge"}},
              {"parameters": {"l": ["b"]}, "parameter_merge_strategies": {"l": "overwrite"}}],
-            names=["one.yaml", "two.yaml"],
+            names=["request", "one.yaml", "two.yaml"],
         )
     assert str(info.value) == (
         "Conflicting merge strategy 'overwrite' for parameter 'l' in file 'two.yaml'."
@@ -368,9 +383,9 @@ def test_conflicting_strategy() -> None:
 
 def test_boolean_cannot_merge() -> None:
     with pytest.raises(StackValidationFailed) as info:
-        merge_environments([{"parameters": {"b": True},
-                             "parameter_merge_strategies": {"default": "merge"}},
-                            {"parameters": {"b": False}}])
+        merge_environments([{"parameters": {"b": True}},
+                            {"parameters": {"b": False},
+                             "parameter_merge_strategies": {"default": "merge"}}])
     assert str(info.value) == "Invalid merge strategy 'merge' for parameter 'b'."
 
 
@@ -386,9 +401,9 @@ parameters:
 def test_merge_uses_template_types() -> None:
     tmpl = parse_template(TEMPLATE)
     env = merge_environments(
-        ["parameters: {names: 'a,b', conf: '{\"x\": 1}', text: a}\n"
-         "parameter_merge_strategies: {default: merge}",
-         {"parameters": {"names": "c", "conf": {"y": 2}, "text": "b", "undeclared": 1}}],
+        ["parameters: {names: 'a,b', conf: '{\"x\": 1}', text: a}\n",
+         {"parameters": {"names": "c", "conf": {"y": 2}, "text": "b", "undeclared": 1},
+          "parameter_merge_strategies": {"default": "merge"}}],
         template=tmpl,
     )
     assert env.parameters == {"names": "a,b,c", "conf": {"x": 1, "y": 2}, "text": "ab"}
