@@ -25,6 +25,7 @@ import httpx
 from hotplate.api import EngineRpc, create_app
 from hotplate.api.background import BackgroundServer
 from hotplate.app import embedded
+from hotplate.engine.options import UNLIMITED, EngineOptions
 
 
 def template(n: int) -> dict[str, Any]:
@@ -40,7 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", dest="json_path")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        engine, transport = embedded(f"sqlite:///{tmp}/api.sqlite")
+        engine, transport = embedded(f"sqlite:///{tmp}/api.sqlite",
+                                     options=EngineOptions(max_resources_per_stack=UNLIMITED))
         app = create_app(EngineRpc(transport, host=engine.deps.host))
         rows = []
         try:

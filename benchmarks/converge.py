@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hotplate.app import embedded, open_store
 from hotplate.engine.clock import SystemClock
+from hotplate.engine.options import UNLIMITED, EngineOptions
 
 CTXT = {"project_id": "bench", "username": "bench", "is_admin": True}
 
@@ -68,7 +69,8 @@ def run_case(shape: str, n: int, workers: int, timeout: float) -> list[dict[str,
     with tempfile.TemporaryDirectory() as tmp:
         threads_idle = threading.active_count()
         url = f"sqlite:///{tmp}/bench.sqlite"
-        engine, transport = embedded(url, workers=workers)
+        engine, transport = embedded(
+            url, workers=workers, options=EngineOptions(max_resources_per_stack=UNLIMITED))
         store = engine.store
         watcher = open_store(url, SystemClock(), pool_size=1, migrate=False)
         total = n + (1 if shape == "fanin" else 0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 from dataclasses import dataclass
 from typing import Any
@@ -12,6 +13,8 @@ from hotplate.db.store import SqlStore
 from hotplate.engine.cache import EngineCaches
 from hotplate.engine.clock import SystemClock, UuidIds
 from hotplate.engine.deps import EngineDeps, ResourceTypes, Slots
+from hotplate.engine.global_env import load_global_environment
+from hotplate.engine.options import EngineOptions
 from hotplate.engine.runner import ActionRunner
 from hotplate.engine.service import EngineService
 from hotplate.engine.worker import ListenerService, WorkerService
@@ -59,26 +62,31 @@ def start_engine(
     runner: ActionRunner | None = None,
     engine_id: str | None = None,
     work_slots: int | None = None,
+    options: EngineOptions | None = None,
 ) -> Engine:
     """Build one engine and serve its endpoints.
 
     ``work_slots`` bounds how many workers do the engine's own bookkeeping at
     once (plugins always run concurrently); 1 suits SQLite, None (no bound)
-    suits a database server.
+    suits a database server. ``options`` are the request limits and feature
+    switches (Heat's defaults when None).
     """
     clock = clock or SystemClock()
     ids = ids or UuidIds()
+    options = options or EngineOptions()
     deps = EngineDeps(
         engine_id=EngineId(engine_id or ids.new_uuid()),
         store=store,
         transport=transport,
         clock=clock,
         ids=ids,
-        types=ResourceTypes(registry or Registry.default()),
+        types=ResourceTypes(registry or Registry.default(),
+                            load_global_environment(options.environment_dir)),
         caches=EngineCaches(store),
         runner=runner or ActionRunner(clock),
         host=host,
         slots=Slots(work_slots),
+        options=options,
     )
     worker = WorkerService(deps)
     service = EngineService(deps, worker)
@@ -91,10 +99,17 @@ def start_engine(
     return Engine(deps=deps, service=service, worker=worker)
 
 
-def embedded(db_url: str, *, workers: int = 16) -> tuple[Engine, InProcessTransport]:
-    """The all-in-one engine: SQLite (or any URL), the in-process transport."""
+def embedded(db_url: str, *, workers: int = 16, options: EngineOptions | None = None,
+             ) -> tuple[Engine, InProcessTransport]:
+    """The all-in-one engine: SQLite (or any URL), the in-process transport.
+
+    Without ``options``, Heat's defaults apply, overridden by any
+    ``HOTPLATE_<OPTION>`` environment variables (``EngineOptions.from_environ``).
+    """
     clock = SystemClock()
     store = open_store(db_url, clock, pool_size=max(4, workers))
     transport = InProcessTransport(workers_per_server=workers)
     slots = 1 if db_url.startswith("sqlite") else None
-    return start_engine(store, transport, clock=clock, work_slots=slots), transport
+    options = options or EngineOptions.from_environ(os.environ)
+    engine = start_engine(store, transport, clock=clock, work_slots=slots, options=options)
+    return engine, transport

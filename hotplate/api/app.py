@@ -5,29 +5,45 @@ from __future__ import annotations
 from fastapi import Depends, FastAPI
 
 from hotplate import __version__
-from hotplate.api import faults, stack_parts, stacks, versions
+from hotplate.api import (
+    faults,
+    previews,
+    resource_actions,
+    resource_types,
+    services,
+    stack_data,
+    stack_parts,
+    stacks,
+    templates,
+    versions,
+)
 from hotplate.api.auth import authorize
 from hotplate.api.context import Authenticator
+from hotplate.api.params import MAX_JSON_BODY_SIZE
 from hotplate.api.rpc import EngineRpc
 
 
-def create_app(rpc: EngineRpc, *, auth: Authenticator | None = None) -> FastAPI:
+def create_app(rpc: EngineRpc, *, auth: Authenticator | None = None,
+               max_json_body_size: int = MAX_JSON_BODY_SIZE) -> FastAPI:
     """An API app reaching the engine only through ``rpc``.
 
     ``auth`` checks the ``X-Auth-Token`` of every request under
     ``/v1/{project_id}`` (see ``hotplate.api.auth``); None is Heat's noauth
-    mode, where every caller is an admin.
+    mode, where every caller is an admin. A request body longer than
+    ``max_json_body_size`` bytes is refused (413) before it is read.
 
-    Routers are included in Heat's route order: the collection, then the
-    lookups, then the deeper routes under ``/stacks/{name}/{id}``.
+    Routers are included in Heat's route order: ``/stacks/preview`` and
+    ``/stacks/detail`` before the lookups of ``/stacks/{name}``, the lookups
+    of ``/stacks/{name}/{sub}`` before the routes under ``/stacks/{name}/{id}``.
     """
     app = FastAPI(title="hotplate orchestration API", version=__version__,
                   docs_url=None, redoc_url=None, openapi_url="/openapi.json",
                   dependencies=[Depends(authorize)])
     app.state.rpc = rpc
     app.state.auth = auth
+    app.state.max_json_body_size = max_json_body_size
     faults.install(app)
-    app.include_router(versions.router)
-    app.include_router(stack_parts.router)
-    app.include_router(stacks.router)
+    for module in (versions, templates, resource_types, services, previews, stack_parts,
+                   stack_data, resource_actions, stacks):
+        app.include_router(module.router)
     return app

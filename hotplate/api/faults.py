@@ -45,6 +45,7 @@ STATUS_BY_NAME: dict[str, int] = {
     "Forbidden": 403,
     "InvalidTenant": 403,
     "EntityNotFound": 404,
+    "ResourceNotFound": 404,
     "NotFound": 404,
     "ResourceNotAvailable": 404,
     "StackExists": 409,

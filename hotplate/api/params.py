@@ -10,7 +10,34 @@ from starlette.requests import Request
 
 from hotplate.api.faults import HTTPError, bad_request
 
-MAX_JSON_BODY_SIZE = 1024 * 1024
+MAX_JSON_BODY_SIZE = 1048576
+"""Heat's ``max_json_body_size`` default; ``create_app`` takes another."""
+
+
+def _too_large(size: int, limit: int) -> HTTPError:
+    return HTTPError(413, "Request limit exceeded: JSON body size "
+                     f"({size} bytes) exceeds maximum allowed size ({limit} bytes).",
+                     error_type="RequestLimitExceeded")
+
+
+async def read_body(request: Request) -> bytes:
+    """The raw body, refused (413) past the app's ``max_json_body_size``.
+
+    A declared Content-Length over the limit is refused before anything is
+    read; a body without one (chunked) is read only up to the limit.
+    """
+    limit: int = getattr(request.app.state, "max_json_body_size", MAX_JSON_BODY_SIZE)
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise _too_large(int(declared), limit)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise _too_large(size, limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 async def json_body(request: Request) -> dict[str, Any] | None:
@@ -20,11 +47,7 @@ async def json_body(request: Request) -> dict[str, Any] | None:
     missing or ``text/plain`` type counts as JSON) and starts with ``{``;
     anything else (such as a literal ``null``) counts as no body.
     """
-    raw = await request.body()
-    if len(raw) > MAX_JSON_BODY_SIZE:
-        raise HTTPError(400, "Request limit exceeded: JSON body size "
-                        f"({len(raw)} bytes) exceeds maximum allowed size "
-                        f"({MAX_JSON_BODY_SIZE} bytes).")
+    raw = await read_body(request)
     ctype = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if ctype not in ("", "text/plain", "application/json") and not ctype.endswith("+json"):
         return None
@@ -45,15 +68,20 @@ async def required_body(request: Request) -> dict[str, Any]:
     return body
 
 
+def bool_value(name: str, value: Any) -> bool:
+    """``true``/``false`` in any case (or a JSON boolean), as Heat's extract_bool."""
+    lowered = str(value).lower()
+    if lowered not in ("true", "false"):
+        raise bad_request(f'Unrecognized value "{value}" for "{name}", acceptable values '
+                          "are: true, false.")
+    return lowered == "true"
+
+
 def query_bool(request: Request, name: str, default: bool) -> bool:
     value = request.query_params.get(name)
     if value is None:
         return default
-    lowered = value.lower()
-    if lowered not in ("true", "false"):
-        raise bad_request(f'Unrecognized value "{value}" for "{name}", acceptable values '
-                          "are: true, false")
-    return lowered == "true"
+    return bool_value(name, value)
 
 
 def query_int(request: Request, name: str) -> int | None:

@@ -1,4 +1,5 @@
-"""Stack routes: list, create, lookup (302), show, update, delete.
+"""Stack routes: list (and Heat's ``/stacks/detail``), create, lookup (302), show, update,
+delete.
 
 Route order follows Heat's: the lookups of ``/stacks/{name_or_id}/{sub}``
 are tried before ``/stacks/{name}/{id}``, so ``GET /stacks/web/resources``
@@ -7,16 +8,14 @@ redirects to the stack's resources.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 from urllib.parse import urlencode
 
-import yaml
 from fastapi import APIRouter
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from hotplate.api import params, views
+from hotplate.api import bodies, params, views
 from hotplate.api.calls import canonical, engine, identify
 from hotplate.api.faults import HTTPError, bad_request
 
@@ -24,10 +23,6 @@ router = APIRouter(prefix="/v1/{project_id}")
 
 LOOKUP_GET = ("resources", "events", "template", "actions", "environment", "files")
 LOOKUP_POST = ("resources", "events", "template", "actions")
-_REQUEST_KEYS = frozenset({
-    "stack_name", "template", "template_url", "parameters", "environment", "files",
-    "environment_files", "files_container", "adopt_stack_data",
-})
 SORT_KEYS = {"stack_name": "name", "stack_status": "status", "creation_time": "created_at",
              "updated_time": "updated_at"}
 STACK_FILTERS = {"id": "id", "name": "name", "stack_name": "name", "status": "status",
@@ -83,29 +78,44 @@ def _stack_filters(request: Request) -> dict[str, Any]:
     return filters
 
 
-@router.post("/stacks")
-async def create_stack(request: Request, project_id: str) -> JSONResponse:
-    body = await params.required_body(request)
+@router.get("/stacks/detail")
+async def list_stacks_detail(request: Request, project_id: str) -> JSONResponse:
+    """Every stack of the project with the list's keys (Heat's ``detail``; no client uses it).
+
+    Registered before ``/stacks/{name}``, so "detail" is never a stack name here.
+    """
+    stacks = await engine(request, project_id, "list_stacks")
+    return JSONResponse({"stacks": [views.stack_view(request, s, detail=False)
+                                    for s in stacks]})
+
+
+def required_stack_name(body: dict[str, Any]) -> Any:
     name = body.get("stack_name")
     if not name:
         raise bad_request("No stack name specified")
-    args = _engine_args(body)
-    if "converge" in args:
-        raise bad_request("Parameter 'converge' is not allowed on stack create")
-    identity = await engine(
-        request, project_id, "create_stack", stack_name=name, template=_template(body),
-        params=_environment(body), files=body.get("files") or {}, args=args,
-        environment_files=body.get("environment_files"),
-    )
+    return name
+
+
+@router.post("/stacks")
+async def create_stack(request: Request, project_id: str) -> JSONResponse:
+    body = await params.required_body(request)
+    name = required_stack_name(body)
+    identity = await engine(request, project_id, "create_stack", stack_name=name,
+                            **bodies.instantiation(body))
     created = views.stack_created(request, identity)
     return JSONResponse({"stack": created}, status_code=201,
                         headers={"Location": created["links"][0]["href"]})
 
 
 # -- lookups --------------------------------------------------------------
-@router.api_route("/stacks/{stack_name}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
 async def lookup(request: Request, project_id: str, stack_name: str) -> Response:
     return await _redirect(request, project_id, stack_name, "")
+
+
+# One route per method, so that each has its own operation id in /openapi.json.
+for _method in ("GET", "POST", "PUT", "PATCH", "DELETE"):
+    router.add_api_route("/stacks/{stack_name}", lookup, methods=[_method],
+                         name=f"lookup_{_method.lower()}")
 
 
 @router.post("/stacks/{stack_name}/{sub}")
@@ -144,9 +154,7 @@ async def update_stack(request: Request, project_id: str, stack_name: str,
     body = await params.required_body(request)
     stack = await canonical(request, project_id, stack_name, stack_id)
     await engine(request, project_id, "update_stack", stack_identity=stack["stack_identity"],
-                 template=_template(body), params=_environment(body),
-                 files=body.get("files") or {}, args=_engine_args(body),
-                 environment_files=body.get("environment_files"))
+                 **bodies.instantiation(body, update=True))
     return JSONResponse(None, status_code=202)
 
 
@@ -156,20 +164,8 @@ async def patch_stack(request: Request, project_id: str, stack_name: str,
     """Update keeping the stored template and parameters where the body gives none."""
     body = await params.json_body(request) or {}
     stack = await canonical(request, project_id, stack_name, stack_id)
-    identity = stack["stack_identity"]
-    if _has_template(body):
-        template = _template(body)
-    else:
-        template = await engine(request, project_id, "get_template", stack_identity=identity)
-    env = _environment(body)
-    clear = set(body.get("clear_parameters") or ())
-    kept = {k: v for k, v in (stack.get("parameters") or {}).items()
-            if not k.startswith("OS::") and k not in clear}
-    env["parameters"] = {**kept, **env.get("parameters", {})}
-    args = {**_engine_args(body), "existing": True}
-    await engine(request, project_id, "update_stack", stack_identity=identity,
-                 template=template, params=env, files=body.get("files") or {}, args=args,
-                 environment_files=body.get("environment_files"))
+    await engine(request, project_id, "update_stack", stack_identity=stack["stack_identity"],
+                 **await bodies.patched(request, project_id, stack, body))
     return JSONResponse(None, status_code=202)
 
 
@@ -179,70 +175,3 @@ async def delete_stack(request: Request, project_id: str, stack_name: str,
     stack = await canonical(request, project_id, stack_name, stack_id)
     await engine(request, project_id, "delete_stack", stack_identity=stack["stack_identity"])
     return Response(status_code=204)
-
-
-# -- request bodies -------------------------------------------------------
-def _has_template(body: dict[str, Any]) -> bool:
-    return any(body.get(k) is not None for k in ("template", "template_url",
-                                                  "adopt_stack_data"))
-
-
-def _template(body: dict[str, Any]) -> Any:
-    """The template from ``template`` (object or JSON/YAML text) or ``adopt_stack_data``."""
-    if body.get("template") is not None:
-        return body["template"]
-    if body.get("template_url"):
-        raise bad_request("template_url is not supported yet; send the template itself")
-    adopt = body.get("adopt_stack_data")
-    if adopt:
-        try:
-            data = json.loads(adopt) if isinstance(adopt, str) else adopt
-        except ValueError as exc:
-            raise bad_request(f"Invalid adopt data: {exc}")
-        if isinstance(data, dict) and data.get("template") is not None:
-            return data["template"]
-    raise bad_request("No template specified")
-
-
-def _environment(body: dict[str, Any]) -> dict[str, Any]:
-    """The environment (an object or YAML text) with ``parameters`` merged over it."""
-    env: Any = body.get("environment") or {}
-    if isinstance(env, str):
-        try:
-            env = yaml.safe_load(env) or {}
-        except yaml.YAMLError as exc:
-            raise bad_request(f"Error parsing environment: {exc}")
-    if not isinstance(env, dict):
-        raise bad_request("The environment is not a valid YAML mapping data type.")
-    env = dict(env)
-    given = body.get("parameters") or {}
-    if not isinstance(given, dict):
-        raise bad_request("The parameters must be a JSON object")
-    if given or "parameters" in env:
-        env["parameters"] = {**(env.get("parameters") or {}), **given}
-    return env
-
-
-def _engine_args(body: dict[str, Any]) -> dict[str, Any]:
-    """Every other key goes to the engine as an option, checked where Heat checks it."""
-    args = {k: v for k, v in body.items() if k not in _REQUEST_KEYS}
-    timeout = args.get("timeout_mins")
-    if timeout is not None:
-        try:
-            args["timeout_mins"] = int(timeout)
-        except (TypeError, ValueError):
-            raise bad_request(f"Only integer is acceptable by 'timeout_mins'. ({timeout!r})")
-        if args["timeout_mins"] < 0:
-            raise bad_request("Only non-negative integer is acceptable by 'timeout_mins'.")
-    rollback = args.get("disable_rollback")
-    if isinstance(rollback, str):
-        if rollback.lower() not in ("true", "false"):
-            raise bad_request(f'Unrecognized value "{rollback}" for "disable_rollback", '
-                              "acceptable values are: true, false")
-        args["disable_rollback"] = rollback.lower() == "true"
-    tags = args.get("tags")
-    if isinstance(tags, str):
-        args["tags"] = [t for t in tags.split(",") if t]
-    if any(len(str(t)) > 80 for t in args.get("tags") or ()):
-        raise bad_request("Tags must be no more than 80 characters long.")
-    return args

@@ -78,6 +78,16 @@ def stack_view(request: Request, stack: Mapping[str, Any], *, detail: bool,
     return view
 
 
+def preview_view(request: Request, stack: Mapping[str, Any]) -> dict[str, Any]:
+    """A previewed stack: every key the engine gave, the identity shown as ``id`` and
+    ``links`` (the id is null: nothing was stored)."""
+    identity = stack["stack_identity"]
+    view: dict[str, Any] = {"id": identity["stack_id"],
+                            "links": [link(stack_url(request, identity))]}
+    view.update((k, v) for k, v in stack.items() if k != "stack_identity")
+    return view
+
+
 def resource_view(request: Request, res: Mapping[str, Any], *, detail: bool) -> dict[str, Any]:
     identity = res["stack_identity"]
     self_href = stack_url(request, identity, f"/resources/{_segment(res['resource_name'])}")

@@ -52,6 +52,18 @@ class LruCache(Generic[K, V]):
                 self._data.popitem(last=False)
         return value
 
+    def put(self, key: K, value: V) -> None:
+        with self._lock:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self._size:
+                self._data.popitem(last=False)
+
+    def discard_where(self, predicate: Callable[[K], bool]) -> None:
+        with self._lock:
+            for key in [k for k in self._data if predicate(k)]:
+                del self._data[key]
+
     def peek(self, key: K) -> V | None:
         with self._lock:
             value = self._data.get(key)
@@ -121,10 +133,16 @@ class EngineCaches:
 
     def remember_template(self, template_id: TemplateId, template: Template,
                           files: Mapping[str, Any], environment: Mapping[str, Any]) -> None:
-        """Seed the cache with a template this engine just parsed and stored."""
+        """Seed the cache with a template this engine just parsed and stored.
+
+        It replaces whatever was cached under that id, with everything derived
+        from it: SQLite may hand out the id of a template deleted since.
+        """
         loaded = LoadedTemplate(template_id, template, template.to_dict(), dict(files),
                                 dict(environment), parse_environment(environment))
-        self._templates.get_or_load(template_id, lambda: loaded)
+        self._params.discard_where(lambda key: key[0] == template_id)
+        self._decided.discard_where(lambda key: key[0] == template_id)
+        self._templates.put(template_id, loaded)
 
     def parameters(
         self, template_id: TemplateId, stack_id: StackId, pseudo: Mapping[str, Any]

@@ -10,7 +10,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hotplate.engine.cache import EngineCaches
+from hotplate.engine.global_env import GlobalEnvironment
+from hotplate.engine.options import EngineOptions
 from hotplate.engine.runner import ActionRunner
+from hotplate.engine.template_types import TemplateTypes
 from hotplate.model.errors import ResourceTypeUnavailable
 from hotplate.model.ids import EngineId, ResourceId, StackId, TraversalId
 from hotplate.ports import Clock, Ids, Store, Transport
@@ -18,6 +21,7 @@ from hotplate.resources.base import Resource
 from hotplate.rpc.errors import MessagingTimeout
 from hotplate.rpc.topics import LISTENER_TOPIC, WORKER_TOPIC
 from hotplate.template import Environment
+from hotplate.template.environment import TEMPLATE_SUFFIXES
 
 
 class CancelRegistry:
@@ -109,12 +113,19 @@ class Slots:
 class ResourceTypes:
     """Resource type lookups, with the template's type names as keys."""
 
-    def __init__(self, registry: Any) -> None:
+    def __init__(self, registry: Any, global_env: GlobalEnvironment | None = None) -> None:
         self._registry = registry
+        self._templates = TemplateTypes()
+        self.global_env = global_env or GlobalEnvironment()
 
     def get(self, type_name: str) -> type[Resource]:
         cls: type[Resource] = self._registry.get(type_name)
         return cls
+
+    def names(self) -> list[str]:
+        """Every registered type name, sorted (for resource-type listings)."""
+        names: list[str] = self._registry.types()
+        return names
 
     def exists(self, type_name: str) -> bool:
         try:
@@ -123,12 +134,20 @@ class ResourceTypes:
             return False
         return True
 
-    def for_resource(self, env: Environment | None, name: str, type_name: str
-                     ) -> type[Resource]:
-        """The plugin for a resource, after the environment's resource_registry mappings."""
+    def for_resource(self, env: Environment | None, name: str, type_name: str,
+                     files: Mapping[str, Any] | None = None) -> type[Resource]:
+        """The plugin for a resource, after the environment's resource_registry mappings.
+
+        A type that is (or maps to) a template file is a template resource,
+        built from that file in the request's ``files``.
+        """
         if env is not None:
             type_name = env.resource_registry.resolve_type(name, type_name,
                                                            is_known=self.exists)
+        type_name = self.global_env.resolve_type(name, type_name, self.exists)
+        if type_name.endswith(TEMPLATE_SUFFIXES):
+            known = {**self.global_env.files, **(files or {})}
+            return self._templates.for_file(type_name, known)
         return self.get(type_name)
 
 
@@ -146,6 +165,7 @@ class EngineDeps:
     engine_life_check_timeout: float = 2.0
     cancels: CancelRegistry = field(default_factory=CancelRegistry)
     slots: Slots = field(default_factory=lambda: Slots(None))
+    options: EngineOptions = field(default_factory=EngineOptions)
 
     def cast_check_resource(
         self,

@@ -12,6 +12,7 @@ from typing import Any
 
 from hotplate.engine.cache import pseudo_parameters
 from hotplate.engine.deps import EngineDeps
+from hotplate.engine.nested import EngineNestedStacks
 from hotplate.engine.resource_context import EngineResourceContext
 from hotplate.engine.views import visible_rows
 from hotplate.model.records import ResourceRecord, StackRecord
@@ -35,12 +36,14 @@ class _RowsContext:
         row = self._rows.get(name)
         if row is None or row.action is Action.INIT:
             return None
-        env = self._deps.caches.template(self._stack.raw_template_id).env
-        cls = self._deps.types.for_resource(env, row.name, row.resource_type)
+        deps, stack = self._deps, self._stack
+        loaded = deps.caches.template(stack.raw_template_id)
+        cls = deps.types.for_resource(loaded.env, row.name, row.resource_type, loaded.files)
         ctx = EngineResourceContext(
-            self._deps.store, self._deps.clock, resource_id=row.id, uuid=row.uuid,
-            resource_name=row.name, stack_id=self._stack.id, stack_name=self._stack.name,
-            project_id=self._stack.project_id,
+            deps.store, deps.clock, resource_id=row.id, uuid=row.uuid,
+            resource_name=row.name, stack_id=stack.id, stack_name=stack.name,
+            project_id=stack.project_id,
+            nested=lambda: EngineNestedStacks(deps, stack, row.name),
         )
         return cls(row.name, row.properties_data or {}, ctx,
                    resource_id=row.physical_resource_id)

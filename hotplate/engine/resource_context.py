@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import base64
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from hotplate.model.ids import ResourceId
 from hotplate.ports import Clock, Store
+from hotplate.resources.nested import NestedStacks
 
 
 def short_id(resource_uuid: str) -> str:
@@ -28,8 +29,10 @@ class EngineResourceContext:
         stack_id: str,
         stack_name: str,
         project_id: str,
+        nested: Callable[[], NestedStacks] | None = None,
     ) -> None:
         self._store = store
+        self._nested = nested
         self._resource_id = resource_id
         self._data: dict[str, str] | None = None
         self._pending: dict[str, tuple[str, bool]] = {}
@@ -39,6 +42,12 @@ class EngineResourceContext:
         self.stack_id = stack_id
         self.stack_name = stack_name
         self.project_id = project_id
+
+    def nested_stacks(self) -> NestedStacks:
+        """Child stacks, for stack-backed plugins (template resources, OS::Heat::Stack)."""
+        if self._nested is None:
+            raise RuntimeError("this context cannot create nested stacks")
+        return self._nested()
 
     def physical_resource_name(self) -> str:
         return f"{self.stack_name.rstrip('*')}-{self.resource_name}-{short_id(self.uuid)}"

@@ -21,6 +21,7 @@ from hotplate.engine.breakpoints import Breakpoints
 from hotplate.engine.cache import pseudo_parameters
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.events import resource_event
+from hotplate.engine.nested import EngineNestedStacks
 from hotplate.engine.resolve import InputsContext, required_ids
 from hotplate.engine.resource_context import EngineResourceContext
 from hotplate.engine.runner import ActionTimeout
@@ -37,6 +38,7 @@ from hotplate.model.records import (
 )
 from hotplate.model.states import Action, Status
 from hotplate.resources.base import Resource
+from hotplate.resources.nested import NestedStackFailed
 
 LOG = logging.getLogger(__name__)
 
@@ -83,6 +85,8 @@ def failure_text(exc: BaseException, name: str) -> str:
     """Heat's ResourceFailure text: ``<Type>: resources.<name>: <message>``."""
     if isinstance(exc, StackValidationFailed) and exc.path:
         return f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, NestedStackFailed):
+        return exc.text_for(name)
     return f"{type(exc).__name__}: resources.{name}: {exc}"
 
 
@@ -97,11 +101,21 @@ class ResourceOps:
         return resource_event(self._deps, row, action, status, reason, physical_id)
 
     def _context(self, row: ResourceRecord, stack: StackRecord) -> EngineResourceContext:
+        deps = self._deps
         return EngineResourceContext(
-            self._deps.store, self._deps.clock, resource_id=row.id, uuid=row.uuid,
+            deps.store, deps.clock, resource_id=row.id, uuid=row.uuid,
             resource_name=row.name, stack_id=stack.id, stack_name=stack.name,
             project_id=stack.project_id,
+            nested=lambda: EngineNestedStacks(deps, stack, row.name,
+                                              self._template_name(row, stack)),
         )
+
+    def _template_name(self, row: ResourceRecord, stack: StackRecord) -> str | None:
+        """The template file a template resource runs, as the registry maps its type."""
+        loaded = self._deps.caches.template(stack.raw_template_id)
+        target = loaded.env.resource_registry.resolve_type(
+            row.name, row.resource_type, is_known=self._deps.types.exists)
+        return target if target != row.resource_type else None
 
     def _inputs(self, work: NodeWork) -> InputsContext:
         deps = self._deps
@@ -200,8 +214,9 @@ class ResourceOps:
     def _definition(self, work: NodeWork) -> tuple[Any, type[Resource]]:
         template = self._deps.caches.for_stack(work.template_id, work.stack)
         defn = template.resources[work.row.name]
-        env = self._deps.caches.template(work.template_id).env
-        return defn, self._deps.types.for_resource(env, work.row.name, defn.type)
+        loaded = self._deps.caches.template(work.template_id)
+        return defn, self._deps.types.for_resource(loaded.env, work.row.name, defn.type,
+                                                   loaded.files)
 
     def _properties(self, work: NodeWork, defn: Any, cls: type[Resource]) -> dict[str, Any]:
         raw = defn.resolve_properties(self._inputs(work))
@@ -449,13 +464,14 @@ class ResourceOps:
 
     def _row_class(self, row: ResourceRecord) -> type[Resource]:
         """The plugin a row was made with: its type under its own template's environment."""
-        env = None
+        env, files = None, None
         if row.current_template_id is not None:
             try:
-                env = self._deps.caches.template(row.current_template_id).env
+                loaded = self._deps.caches.template(row.current_template_id)
+                env, files = loaded.env, loaded.files
             except Exception:  # its template is gone: plain type lookup
                 env = None
-        return self._deps.types.for_resource(env, row.name, row.resource_type)
+        return self._deps.types.for_resource(env, row.name, row.resource_type, files)
 
     def _deletion_policy(self, row: ResourceRecord) -> str:
         if row.current_template_id is None:

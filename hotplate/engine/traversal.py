@@ -172,9 +172,14 @@ def rollback(deps: EngineDeps, stack: StackRecord) -> TraversalId | None:
 
 
 def empty_template(deps: EngineDeps, version: str, environment: Any = None) -> TemplateId:
-    return deps.store.create_raw_template(
-        {version_key(version): version}, {}, dict(environment or {})
-    )
+    """The template a delete or a create's rollback converges to: no resources.
+
+    It keeps the environment (its registry says which plugin deletes each
+    row) but not the user's parameter values, which name parameters an empty
+    template does not declare.
+    """
+    env = {k: v for k, v in dict(environment or {}).items() if k != "parameters"}
+    return deps.store.create_raw_template({version_key(version): version}, {}, env)
 
 
 def purge_db(

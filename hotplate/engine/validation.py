@@ -1,16 +1,36 @@
-"""Whole-request validation before anything is stored: template, parameters, types."""
+"""Whole-request validation before anything is stored: limits, template, parameters, types.
+
+Checks run in Heat's order: the template's size, its structure, the number
+of resources it declares (``max_resources_per_stack``), parameter groups,
+then parameters and each resource. A template error names its path; when
+the template came as text, ``located_in`` adds where in the text
+("... at line 12, column 5").
+"""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from hotplate.engine.deps import EngineDeps
-from hotplate.model.errors import StackValidationFailed
-from hotplate.template import Template, parse_environment, parse_template, resolve_parameters
+from hotplate.engine.options import UNLIMITED, EngineOptions
+from hotplate.model.errors import RequestLimitExceeded, StackValidationFailed
+from hotplate.template import (
+    PSEUDO_PARAMETERS,
+    Template,
+    parse_environment,
+    parse_template,
+    resolve_parameters,
+)
+from hotplate.template.positions import locate
 
 _STACK_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_.-]*$")
+_RESOURCE_SECTIONS = ("resources", "Resources")
+MIN_LOCATED_STEPS = 2
+"""A partial match must reach inside a section (``resources.web``) to be worth citing:
+a section alone (say, for a parameter the user gave but the template lacks) misleads."""
 
 
 class _NoResources:
@@ -29,15 +49,7 @@ class _NoResources:
         return None
 
 
-def validate_stack_request(
-    deps: EngineDeps,
-    template: Any,
-    environment: Mapping[str, Any],
-    files: Mapping[str, Any],
-    *,
-    stack_name: str,
-) -> Template:
-    """Parse and check a stack request; raises StackValidationFailed naming the path."""
+def check_stack_name(stack_name: Any) -> None:
     if (
         not isinstance(stack_name, str)
         or not _STACK_NAME.match(stack_name)
@@ -47,7 +59,95 @@ def validate_stack_request(
             f'Invalid stack name {stack_name} must contain only alphanumeric or "_-." '
             "characters, must start with alpha and must be 255 characters or less."
         )
+
+
+def check_template_size(options: EngineOptions, template: Any) -> None:
+    """Heat's ``max_template_size``, measured on the text (or on the mapping's text form,
+    as heat-api measures a template that arrived already parsed)."""
+    size = len(template) if isinstance(template, str) else len(str(template))
+    if size > options.max_template_size:
+        raise RequestLimitExceeded(
+            f"Template size ({size} bytes) exceeds maximum allowed size "
+            f"({options.max_template_size} bytes).")
+
+
+def check_resource_count(options: EngineOptions, template: Any, parsed: Template) -> None:
+    """Heat's ``max_resources_per_stack``: every resource the template declares counts,
+    whatever its condition."""
+    limit = options.max_resources_per_stack
+    if limit == UNLIMITED:
+        return
+    if isinstance(template, Mapping):
+        declared = template
+    else:  # text: count what was read from it
+        declared = parsed.to_dict()
+    count = 0
+    for key in _RESOURCE_SECTIONS:
+        section = declared.get(key)
+        if isinstance(section, Mapping):
+            count = len(section)
+            break
+    if count > limit:
+        raise RequestLimitExceeded("Maximum resources per stack exceeded.")
+
+
+def parse_checked(deps: EngineDeps, template: Any, files: Mapping[str, Any]) -> Template:
+    """The template parsed, within the size and resource-count limits."""
+    check_template_size(deps.options, template)
     parsed = parse_template(template, files=files)
+    check_resource_count(deps.options, template, parsed)
+    check_parameter_groups(parsed)
+    return parsed
+
+
+def check_parameter_groups(parsed: Template) -> None:
+    """Heat's parameter-group rules: a list of groups, each listing known parameters
+    once across all groups."""
+    groups = parsed.parameter_groups
+    if not groups:
+        return
+    if not isinstance(groups, list):
+        raise _group_error((), "The parameter_groups should be a list.")
+    known = set(parsed.parameters) | set(PSEUDO_PARAMETERS)
+    grouped: set[Any] = set()
+    for group in groups:
+        label = group.get("label", "") if isinstance(group, Mapping) else ""
+        names = group.get("parameters") if isinstance(group, Mapping) else None
+        if names is None:
+            raise _group_error((label,), "The parameters must be provided for each "
+                                         "parameter group.")
+        if not isinstance(names, list):
+            raise _group_error((label,), "The parameters of parameter group should be a "
+                                         "list.")
+        for name in names:
+            if name in grouped:
+                raise _group_error((label,), f"The {name} parameter must be assigned to "
+                                             "one parameter group only.")
+            grouped.add(name)
+            if name not in known:
+                raise _group_error((label,), f"The grouped parameter {name} does not "
+                                             "reference a valid parameter.")
+
+
+def _group_error(where: tuple[Any, ...], message: str) -> StackValidationFailed:
+    path = ("parameter_groups", *(str(p) for p in where))
+    error = StackValidationFailed(f"Parameter Groups error: {'.'.join(path)}: {message}")
+    error.path = path
+    return error
+
+
+def validate_stack_request(
+    deps: EngineDeps,
+    template: Any,
+    environment: Mapping[str, Any],
+    files: Mapping[str, Any],
+    *,
+    stack_name: str,
+) -> Template:
+    """Parse and check a stack request; raises StackValidationFailed naming the path,
+    or RequestLimitExceeded."""
+    check_stack_name(stack_name)
+    parsed = parse_checked(deps, template, files)
     env = parse_environment(environment)
     params = resolve_parameters(
         parsed,
@@ -60,10 +160,37 @@ def validate_stack_request(
     ctx = _NoResources(params)
     for name, defn in decided.resources.items():
         try:
-            cls = deps.types.for_resource(env, name, defn.type)
+            cls = deps.types.for_resource(env, name, defn.type, files)
         except StackValidationFailed as exc:
             raise StackValidationFailed(exc.detail, ("resources", name, "type")) from None
         if defn.references():
             continue  # values known only once the referenced resources exist
         cls.validate(defn.resolve_properties(ctx), ("resources", name, "properties"))
     return parsed
+
+
+def position_text(message: str, line: int, column: int) -> str:
+    """``message`` with where it applies; a final full stop stays last."""
+    where = f" at line {line}, column {column}"
+    if message.endswith("."):
+        return f"{message[:-1]}{where}."
+    return f"{message}{where}"
+
+
+@contextmanager
+def located_in(template: Any) -> Iterator[None]:
+    """Re-raise a template error with its line and column when ``template`` is text.
+
+    The error keeps its class, path and Heat's wording; only the position is
+    appended, and only when the path leads into the text (a mapping template
+    has no lines to cite).
+    """
+    try:
+        yield
+    except StackValidationFailed as exc:
+        if isinstance(template, str) and exc.path:
+            found = locate(template, exc.path)
+            if found is not None and (found.complete or found.matched >= MIN_LOCATED_STEPS):
+                exc.message = position_text(exc.message, found.line, found.column)
+                exc.args = (exc.message,)
+        raise

@@ -6,14 +6,18 @@ can pass them through as Heat's does.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
 from hotplate.convergence.rows import choose_rows
 from hotplate.model.ids import TemplateId
-from hotplate.model.records import EventRecord, ResourceRecord, StackRecord
+from hotplate.model.records import EventRecord, ResourceRecord, ServiceRecord, StackRecord
 from hotplate.model.states import Action, Status
+from hotplate.template import ParameterSchema
+
+HIDDEN_VALUE = "******"
 
 
 def iso(ts: datetime | None) -> str | None:
@@ -111,3 +115,43 @@ def visible_rows(
             or r.name in set(template_names)]
     names = list(dict.fromkeys([*template_names, *(r.name for r in live)]))
     return dict(choose_rows(names, live, template_id, prev_template_id).chosen)
+
+
+def parameter_text(schema: ParameterSchema | None, value: Any) -> str:
+    """A parameter's value as Heat shows it: text, with hidden ones masked.
+
+    Lists are comma-joined, JSON values dumped, booleans ``True``/``False``.
+    """
+    if schema is not None and schema.hidden:
+        return HIDDEN_VALUE
+    if isinstance(value, list) and (schema is None or schema.type != "json"):
+        return ",".join(str(item) for item in value)
+    if isinstance(value, dict | list):
+        return json.dumps(value)
+    return str(value)
+
+
+def parameter_texts(schemas: Mapping[str, ParameterSchema], values: Mapping[str, Any],
+                    ) -> dict[str, str]:
+    """Every parameter (pseudo parameters included) as Heat's stack view shows it."""
+    return {name: parameter_text(schemas.get(name), value) for name, value in values.items()}
+
+
+def format_service(service: ServiceRecord, now: datetime) -> dict[str, Any]:
+    """Heat's service view: ``up`` while the last heartbeat (or the start, before the
+    first one) is at most one report interval old."""
+    seen = service.updated_at or service.created_at
+    up = (now - seen).total_seconds() <= service.report_interval
+    return {
+        "id": service.id,
+        "binary": service.binary,
+        "engine_id": service.engine_id,
+        "host": service.host,
+        "hostname": service.hostname,
+        "topic": service.topic,
+        "report_interval": service.report_interval,
+        "created_at": iso(service.created_at),
+        "updated_at": iso(service.updated_at),
+        "deleted_at": None,
+        "status": "up" if up else "down",
+    }

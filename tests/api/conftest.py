@@ -13,6 +13,12 @@ import pytest
 from hotplate.api import EngineRpc, create_app
 from hotplate.api.background import BackgroundServer
 from hotplate.app import embedded
+from hotplate.engine.options import EngineOptions
+
+LIMITED = EngineOptions(max_resources_per_stack=3, max_template_size=2000,
+                        enable_stack_abandon=True)
+"""The options of the ``limited`` server: small limits, abandon and export enabled."""
+LIMITED_BODY_SIZE = 4000
 
 
 @dataclass
@@ -45,3 +51,18 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
 @pytest.fixture
 def hc(api: Api) -> Any:
     return api.client()
+
+
+@pytest.fixture(scope="session")
+def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
+    """A second server whose engine has small limits and abandon enabled."""
+    db = Path(tmp_path_factory.mktemp("limited")) / "hotplate.sqlite"
+    engine, transport = embedded(f"sqlite:///{db}", workers=4, options=LIMITED)
+    app = create_app(EngineRpc(transport, host=engine.deps.host),
+                     max_json_body_size=LIMITED_BODY_SIZE)
+    try:
+        with BackgroundServer(app) as base:
+            yield Api(base)
+    finally:
+        engine.stop()
+        transport.stop()

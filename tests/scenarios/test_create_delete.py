@@ -141,3 +141,27 @@ def test_unmapped_custom_type_is_refused_naming_the_path(tmp_path) -> None:
     h = Harness(tmp_path)
     with pytest.raises(StackValidationFailed, match=r"resources\.thing\.type"):
         h.create("nomap", tmpl({"thing": {"type": "My::Thing"}}))
+
+
+def test_delete_of_a_stack_created_with_parameters(tmp_path) -> None:
+    h = Harness(tmp_path)
+    body = tmpl({"a": res({"get_param": "v"})}, parameters={"v": {"type": "string"}})
+    sid = h.create("p", body, {"v": "given"})
+    h.run()
+    assert h.resource_states(sid) == {"a": "CREATE_COMPLETE"}
+    h.delete(sid)
+    h.run()
+    assert h.status(sid) == "DELETE_COMPLETE"
+
+
+def test_a_refused_create_leaves_no_template_behind_for_the_next(tmp_path) -> None:
+    from hotplate.model.errors import StackExists
+
+    h = Harness(tmp_path)
+    h.create("taken", chain(1))
+    h.run()
+    with pytest.raises(StackExists):
+        h.create("taken", tmpl({"x": res("x")}))
+    sid = h.create("other", tmpl({"y": res("y")}))
+    h.run()
+    assert set(h.resources(sid)) == {"y"}

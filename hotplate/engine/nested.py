@@ -1,0 +1,114 @@
+"""The engine's side of ``NestedStacks``: child stacks through the engine's own RPC API.
+
+A child is created, updated and deleted by calls on the engine topic, as
+heat-api would make them, so it converges like any stack, on whichever
+engine takes the call. Its environment inherits the parent's
+``parameter_defaults`` and ``resource_registry`` (minus the mappings onto the
+child's own template, so a template that wraps the type it stands in for
+does not recurse) and its files are the parent's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from hotplate.convergence.node_plan import time_remaining
+from hotplate.engine.deps import EngineDeps
+from hotplate.model.errors import EntityNotFound, StackExists, StackValidationFailed
+from hotplate.model.ids import StackId
+from hotplate.model.records import StackRecord
+from hotplate.resources.nested import ChildState
+from hotplate.rpc.topics import ENGINE_TOPIC
+
+MAX_NESTED_DEPTH = 5
+"""Heat's ``max_nested_stack_depth``: deeper nesting is refused (and ends recursion)."""
+
+
+class EngineNestedStacks:
+    def __init__(self, deps: EngineDeps, parent: StackRecord, resource_name: str,
+                 template_name: str | None = None) -> None:
+        self._deps = deps
+        self._parent = parent
+        self._resource_name = resource_name
+        self._template_name = template_name
+
+    # -- NestedStacks ------------------------------------------------------------------
+    def create(self, name: str, template: Mapping[str, Any] | str,
+               parameters: Mapping[str, Any], *, owned: bool = True) -> str:
+        parent = self._parent
+        depth = parent.nested_depth + 1
+        if owned and depth > MAX_NESTED_DEPTH:
+            raise StackValidationFailed(f"Recursion depth exceeds {MAX_NESTED_DEPTH}.")
+        kwargs: dict[str, Any] = {
+            "stack_name": name, "template": template, "params": self._environment(parameters),
+            "files": self._files(), "args": self._args(),
+        }
+        if owned:
+            kwargs |= {"owner_id": str(parent.id), "nested_depth": depth,
+                       "parent_resource_name": self._resource_name,
+                       "user_creds_id": parent.user_creds_id}
+        try:
+            identity = self._call("create_stack", **kwargs)
+        except StackExists:
+            # A retry of this very resource (the name carries the row's own id).
+            identity = self._call("identify_stack", stack_name=name)
+        return str(identity["stack_id"])
+
+    def update(self, stack_id: str, template: Mapping[str, Any] | str,
+               parameters: Mapping[str, Any]) -> None:
+        self._call("update_stack", stack_identity=stack_id, template=template,
+                   params=self._environment(parameters), files=self._files(),
+                   args=self._args())
+
+    def delete(self, stack_id: str) -> None:
+        with contextlib.suppress(EntityNotFound):
+            self._call("delete_stack", stack_identity=stack_id)
+
+    def state(self, stack_id: str) -> ChildState | None:
+        stack = self._deps.store.get_stack(StackId(stack_id), include_deleted=True)
+        if stack is None:
+            return None
+        return ChildState(str(stack.action), str(stack.status), stack.status_reason or "")
+
+    def outputs(self, stack_id: str) -> dict[str, Any]:
+        shown = self._call("show_stack", stack_identity=stack_id, resolve_outputs=True)
+        view = shown[0] if isinstance(shown, list) else shown
+        return {o["output_key"]: o.get("output_value") for o in view.get("outputs") or []}
+
+    def identity(self, stack_id: str) -> dict[str, str]:
+        found: dict[str, str] = self._call("identify_stack", stack_name=stack_id)
+        return found
+
+    # -- helpers -----------------------------------------------------------------------
+    def _call(self, method: str, **kwargs: Any) -> Any:
+        parent = self._parent
+        ctxt = {"project_id": parent.project_id, "tenant_id": parent.project_id,
+                "user_id": parent.user_id, "username": parent.username, "is_admin": False}
+        return self._deps.transport.call(ctxt, ENGINE_TOPIC, method, kwargs)
+
+    def _loaded(self) -> Any:
+        return self._deps.caches.template(self._parent.raw_template_id)
+
+    def _files(self) -> dict[str, Any]:
+        return dict(self._loaded().files)
+
+    def _environment(self, parameters: Mapping[str, Any]) -> dict[str, Any]:
+        env = self._loaded().env.to_dict()
+        registry = dict(env.get("resource_registry") or {})
+        if self._template_name is not None:
+            registry = {key: target for key, target in registry.items()
+                        if target != self._template_name}
+        registry.pop("resources", None)
+        return {"parameters": dict(parameters),
+                "parameter_defaults": env.get("parameter_defaults") or {},
+                "resource_registry": registry}
+
+    def _args(self) -> dict[str, Any]:
+        left = time_remaining(self._parent, self._deps.clock.now())
+        args: dict[str, Any] = {"disable_rollback": True}
+        if left is not None:
+            args["timeout_mins"] = max(1, math.ceil(left / 60))
+        return args

@@ -1,0 +1,64 @@
+"""The engine's request limits and feature switches, under Heat's option names.
+
+Heat reads these from heat.conf; an engine here gets them through its deps
+(``EngineDeps.options``), so tests and embedders pass them explicitly.
+``from_environ`` reads ``HOTPLATE_<OPTION>`` variables for the embedded
+server, where there is no configuration file yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+
+UNLIMITED = -1
+"""``max_resources_per_stack`` value that turns the limit off, as in Heat."""
+
+
+@dataclass(frozen=True, slots=True)
+class EngineOptions:
+    max_resources_per_stack: int = 1000
+    """Most resources one template may declare (top level); -1: no limit."""
+    max_template_size: int = 524288
+    """Longest template accepted, in characters of its text (bytes in Heat's words)."""
+    enable_stack_abandon: bool = False
+    """Abandon and export (both off by default in Heat: they expose stored secrets)."""
+    enable_stack_adopt: bool = False
+    """Create from ``adopt_stack_data`` (off by default in Heat)."""
+    environment_dir: str | None = None
+    """Heat's global environment directory (``engine/global_env.py``); None: none."""
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str], prefix: str = "HOTPLATE_",
+                     ) -> EngineOptions:
+        """Defaults overridden by ``HOTPLATE_MAX_RESOURCES_PER_STACK=-1`` and the like.
+
+        Raises:
+            ValueError: a value that is not an integer (or a boolean, for the
+                switches), naming the variable.
+        """
+        values: dict[str, int | bool | str] = {}
+        for option in fields(cls):
+            name = f"{prefix}{option.name.upper()}"
+            raw = environ.get(name)
+            if raw is None or raw == "":
+                continue
+            if option.type == "bool":
+                values[option.name] = _boolean(name, raw)
+            elif option.type == "str | None":
+                values[option.name] = raw
+            else:
+                try:
+                    values[option.name] = int(raw)
+                except ValueError:
+                    raise ValueError(f"{name} must be an integer, not {raw!r}") from None
+        return cls(**values)  # type: ignore[arg-type]
+
+
+def _boolean(name: str, raw: str) -> bool:
+    lowered = raw.strip().lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{name} must be true or false, not {raw!r}")

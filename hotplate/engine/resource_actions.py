@@ -1,0 +1,148 @@
+"""What a user may do to one resource outside a traversal: mark it (un)healthy, signal it.
+
+Mark unhealthy (Heat's ``resource_mark_unhealthy``)::
+
+    mark_unhealthy  current state      result
+    true            DELETE_*           nothing
+    true            anything else      CHECK_FAILED, the reason, an event
+    false           CHECK_FAILED       CHECK_COMPLETE, the reason, an event
+    false           anything else      nothing
+
+The change is a compare-and-swap on the unlocked row: a resource a worker
+holds (an action in progress) answers 409, as Heat's resource lock does.
+
+Signals: a resource in SUSPEND or DELETE refuses them (with an event, as
+Heat records one). ``{"unset_hook": "<hook>"}`` clears a hook the resource
+is paused at (``breakpoints.clear_hook``: the paused worker polls for it).
+Any other signal goes to the plugin's ``handle_signal``; a plugin without
+one answers Heat's 400.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from hotplate.engine.breakpoints import clear_hook
+from hotplate.engine.deps import EngineDeps
+from hotplate.engine.errors import (
+    Invalid,
+    PhysicalResourceIDAmbiguity,
+    ResourceActionNotSupported,
+    ResourceNotFound,
+)
+from hotplate.engine.events import resource_event
+from hotplate.engine.resource_context import EngineResourceContext
+from hotplate.model.errors import ActionInProgress, NotSupported
+from hotplate.model.records import ResourceRecord, StackRecord
+from hotplate.model.states import Action, Status
+
+LOG = logging.getLogger(__name__)
+
+DEFAULT_HEALTH_REASON = "state changed by resource_mark_unhealthy api"
+NO_SIGNAL_ACTIONS = (Action.SUSPEND, Action.DELETE)
+
+
+def find_resource(rows: Mapping[str, ResourceRecord], name_or_physical_id: str,
+                  stack: StackRecord) -> ResourceRecord:
+    """A resource of the stack by name, else by physical id (Heat's lookup).
+
+    Raises:
+        ResourceNotFound: neither matches.
+        PhysicalResourceIDAmbiguity: several resources share that physical id.
+    """
+    row = rows.get(name_or_physical_id)
+    if row is not None:
+        return row
+    matches = [r for r in rows.values() if r.physical_resource_id == name_or_physical_id]
+    if len(matches) > 1:
+        raise PhysicalResourceIDAmbiguity(name_or_physical_id)
+    if matches:
+        return matches[0]
+    raise ResourceNotFound(name_or_physical_id, stack.name)
+
+
+def mark_unhealthy(deps: EngineDeps, stack: StackRecord, row: ResourceRecord,
+                   mark: Any, reason: str | None) -> None:
+    """Heat's health switch (see the module's table).
+
+    Raises:
+        Invalid: ``mark`` is not a boolean.
+        ActionInProgress: a worker holds the resource (409).
+    """
+    if not isinstance(mark, bool):
+        raise Invalid("mark_unhealthy is not a boolean")
+    reason = reason or DEFAULT_HEALTH_REASON
+    if row.engine_id is not None:
+        raise ActionInProgress(stack.name, str(stack.action))
+    state = (row.action, row.status)
+    if mark and row.action is not Action.DELETE:
+        target = (Action.CHECK, Status.FAILED)
+    elif not mark and state == (Action.CHECK, Status.FAILED):
+        target = (Action.CHECK, Status.COMPLETE)
+    else:
+        return
+    action, status = target
+    event = None if target == state else resource_event(deps, row, action, status, reason)
+    values = {"action": action, "status": status, "status_reason": reason}
+    if deps.store.update_resource_if_unlocked(row.id, row.atomic_key, values, event) is None:
+        raise ActionInProgress(stack.name, str(stack.action))
+
+
+def signal(deps: EngineDeps, stack: StackRecord, row: ResourceRecord, details: Any) -> None:
+    """Deliver a signal to a resource (see the module's docstring).
+
+    Raises:
+        NotSupported: the resource is being suspended or deleted.
+        InvalidBreakPointHook: ``unset_hook`` names a hook that is unknown or
+            not pending on this resource.
+        ResourceActionNotSupported: the plugin takes no signals.
+    """
+    if row.action in NO_SIGNAL_ACTIONS:
+        deps.store.add_event(resource_event(deps, row, str(row.action), str(row.status),
+                                       f"Cannot signal resource during {row.action}"))
+        raise NotSupported(f"Signal resource during {row.action} is not supported.")
+    if isinstance(details, Mapping) and "unset_hook" in details:
+        clear_hook(deps, stack, row, details["unset_hook"])
+        return
+    loaded = deps.caches.template(stack.raw_template_id)
+    cls = deps.types.for_resource(loaded.env, row.name, row.resource_type, loaded.files)
+    if not callable(getattr(cls, "handle_signal", None)):
+        raise ResourceActionNotSupported("signal")
+    _handle_signal(deps, stack, row, cls, details)
+
+
+def _handle_signal(deps: EngineDeps, stack: StackRecord, row: ResourceRecord,
+                   cls: type[Any], details: Any) -> None:
+    """Run the plugin's handler. Heat runs it in the background, so its failure is
+    logged, not answered; a success is recorded as a SIGNAL event."""
+    ctx = EngineResourceContext(
+        deps.store, deps.clock, resource_id=row.id, uuid=row.uuid, resource_name=row.name,
+        stack_id=stack.id, stack_name=stack.name, project_id=stack.project_id,
+    )
+    instance = cls(row.name, row.properties_data or {}, ctx,
+                   resource_id=row.physical_resource_id)
+    try:
+        result = instance.handle_signal(details)
+        ctx.flush()
+    except Exception:
+        LOG.exception("signal to %s of stack %s failed", row.name, stack.id)
+        return
+    reason = f"Signal: {result}" if result else signal_reason(details)
+    deps.store.add_event(resource_event(deps, row, "SIGNAL", str(row.status), reason))
+
+
+def signal_reason(details: Any) -> str:
+    """Heat's event text for a signal's details."""
+    if details is None:
+        return "No signal details provided"
+    if isinstance(details, str):
+        return details
+    if isinstance(details, Mapping):
+        if all(key in details for key in ("previous", "current", "reason")):
+            return (f"alarm state changed from {details['previous']} to "
+                    f"{details['current']} ({details['reason']})")
+        if "state" in details:
+            return f"alarm state changed to {details['state']}"
+    return "Unknown"

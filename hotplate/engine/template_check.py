@@ -1,0 +1,189 @@
+"""``validate_template``: Heat's lenient check of a template, and its parameter view.
+
+Heat validates here without parameter values (``strict_validate=False``):
+a form is usually built from this answer before the user has filled it in.
+So what is checked is the template itself, its size and resource count,
+its environment, that user parameters are declared, that defaults obey
+their constraints, the dependency graph, parameter groups, each resource's
+type and its property *names* (for plugins that validate by their schema);
+values are not.
+
+The answer's ``Parameters`` is Heat's view of each declared parameter
+(``Type``, ``Description``, ``Default``, ``NoEcho``, ``Label``, constraint
+keys); hidden parameters show ``******`` instead of a default or value.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping
+from typing import Any
+
+from hotplate.engine.deps import EngineDeps
+from hotplate.engine.validation import located_in, parse_checked
+from hotplate.model.errors import HotplateError, StackValidationFailed, UnknownUserParameter
+from hotplate.resources.base import Resource
+from hotplate.template import (
+    Environment,
+    InvalidSchemaError,
+    ParameterSchema,
+    Template,
+    parse_environment,
+)
+from hotplate.template.constraints import (
+    AllowedPattern,
+    AllowedValues,
+    CustomConstraint,
+    Length,
+    Modulo,
+    Range,
+)
+
+HIDDEN = "******"
+IGNORABLE_ERROR_CODES = frozenset({"99001"})
+"""Heat's error codes (ERROR_CODE_MAP): 99001, a service not available for a type."""
+
+API_TYPES = {"string": "String", "number": "Number", "comma_delimited_list": "CommaDelimitedList",
+             "json": "Json", "boolean": "Boolean"}
+
+
+def validate_template(deps: EngineDeps, template: Any, environment: Mapping[str, Any],
+                      files: Mapping[str, Any], ignorable_errors: Any = None,
+                      ) -> dict[str, Any]:
+    """Heat's answer: the template's description, parameters, groups and environment,
+    or ``{"Error": message}`` (which heat-api turns into a 400)."""
+    if template is None:
+        return {"Error": "No Template provided."}
+    invalid = sorted(set(ignorable_errors or ()) - IGNORABLE_ERROR_CODES)
+    if invalid:
+        return {"Error": f"Invalid codes in ignore_errors : {invalid}"}
+    try:
+        with located_in(template):
+            parsed, env = _check(deps, template, environment, files)
+    except HotplateError as exc:  # template errors and request limits alike
+        return {"Error": str(exc)}
+    result: dict[str, Any] = {
+        "Description": parsed.description,
+        "Parameters": {name: parameter_view(schema, env) for name, schema
+                       in parsed.parameters.items()},
+    }
+    if parsed.parameter_groups:
+        result["ParameterGroups"] = parsed.parameter_groups
+    result["Environment"] = env.to_dict()
+    return result
+
+
+def _check(deps: EngineDeps, template: Any, environment: Mapping[str, Any],
+           files: Mapping[str, Any]) -> tuple[Template, Environment]:
+    parsed = parse_checked(deps, template, files)
+    env = parse_environment(environment)
+    for name in env.parameters:
+        if name not in parsed.parameters:
+            error = UnknownUserParameter(name)
+            error.path = ("parameters", name)
+            raise error
+    for schema in parsed.parameters.values():
+        _check_default(schema)
+    parsed.dependencies()
+    data = parsed.to_dict()
+    raw = data.get("resources") or data.get("Resources") or {}
+    for name, defn in parsed.resources.items():
+        try:
+            cls = deps.types.for_resource(env, name, defn.type, files)
+        except StackValidationFailed as exc:
+            raise StackValidationFailed(exc.detail, ("resources", name, "type")) from None
+        if _checks_own_properties(cls):
+            continue
+        entry = raw.get(name) or {}
+        props = entry.get("properties", entry.get("Properties"))
+        if isinstance(props, Mapping):  # a function's result has no names to check yet
+            for key in props:
+                if key not in cls.properties_schema:
+                    raise StackValidationFailed(f"Unknown Property {key}",
+                                                ("resources", name, "properties"))
+    return parsed, env
+
+
+def _checks_own_properties(cls: type[Resource]) -> bool:
+    """A plugin with no properties schema that validates in its own way decides what it
+    accepts (OS::Heat::None takes anything); every other plugin's names are checked."""
+    overridden = inspect.getattr_static(cls, "validate") is not inspect.getattr_static(
+        Resource, "validate")
+    return overridden and not cls.properties_schema
+
+
+def _check_default(schema: ParameterSchema) -> None:
+    """A template default must obey the parameter's constraints (custom ones need a
+    cloud and are skipped), as Heat checks each parameter's schema."""
+    default = schema.default
+    if default is None:
+        return
+    if schema.type == "comma_delimited_list":
+        if isinstance(default, list):
+            default = [str(item) for item in default]
+        elif isinstance(default, str):
+            default = default.split(",")
+    for constraint in schema.constraints:
+        if isinstance(constraint, CustomConstraint):
+            continue
+        try:
+            constraint.check(default, schema.type)
+        except (ValueError, TypeError) as exc:
+            raise InvalidSchemaError(
+                f"Parameter '{schema.name}' is invalid: Invalid default {schema.default} "
+                f"({exc})", ("parameters", schema.name)) from None
+
+
+def parameter_view(schema: ParameterSchema, env: Environment) -> dict[str, Any]:
+    """One parameter as Heat's validate shows it (``format_validate_parameter``)."""
+    view: dict[str, Any] = {
+        "Type": API_TYPES.get(schema.type, schema.type),
+        "Description": schema.description or "",
+        "NoEcho": "true" if schema.hidden else "false",
+        "Label": schema.label or schema.name,
+    }
+    default = env.parameter_defaults.get(schema.name)
+    if default is None:
+        default = schema.default
+    if default is not None:
+        view["Default"] = HIDDEN if schema.hidden else default
+    value = env.parameters.get(schema.name)
+    if value:
+        view["Value"] = HIDDEN if schema.hidden else value
+    if schema.tags:
+        view["Tags"] = list(schema.tags)
+    view.update(constraint_view(schema))
+    return view
+
+
+def constraint_view(schema: ParameterSchema) -> dict[str, Any]:
+    """The CFN-style constraint keys (MinLength, AllowedValues...) and their joint
+    ConstraintDescription."""
+    view: dict[str, Any] = {}
+    descriptions = []
+    for constraint in schema.constraints:
+        if isinstance(constraint, Length):
+            _bounds(view, "Length", constraint)
+        elif isinstance(constraint, Range):
+            _bounds(view, "Value", constraint)
+        elif isinstance(constraint, Modulo):
+            view["Step"] = constraint.step
+            view["Offset"] = constraint.offset
+        elif isinstance(constraint, AllowedValues):
+            view["AllowedValues"] = list(constraint.allowed)
+        elif isinstance(constraint, AllowedPattern):
+            view["AllowedPattern"] = constraint.pattern
+        elif isinstance(constraint, CustomConstraint):
+            view["CustomConstraint"] = constraint.name
+        if constraint.description:
+            descriptions.append(constraint.description)
+    if descriptions:
+        view["ConstraintDescription"] = " ".join(descriptions)
+    return view
+
+
+def _bounds(view: dict[str, Any], noun: str, constraint: Range) -> None:
+    if constraint.min is not None:
+        view[f"Min{noun}"] = constraint.min
+    if constraint.max is not None:
+        view[f"Max{noun}"] = constraint.max
