@@ -220,7 +220,7 @@ class Store(Protocol):
 
     def list_events(
         self,
-        stack_id: StackId,
+        stack_id: StackId | Sequence[StackId],
         *,
         resource_name: str | None = None,
         limit: int | None = None,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -55,7 +55,7 @@ class EventStore(StoreBase):
 
     def list_events(
         self,
-        stack_id: StackId,
+        stack_id: StackId | Sequence[StackId],
         *,
         resource_name: str | None = None,
         limit: int | None = None,
@@ -63,14 +63,18 @@ class EventStore(StoreBase):
         sort_dir: str = "asc",
         filters: Mapping[str, Any] | None = None,
     ) -> list[EventRecord]:
-        """Events of a stack by id; ``marker`` (an event uuid) starts after that event.
+        """Events of a stack (or of several: a stack and its nested stacks), in one order.
 
-        An unknown marker is ignored (the first page), as Heat does.
+        ``marker`` (an event uuid) starts after that event; an unknown marker
+        is ignored (the first page), as Heat does.
         """
         if sort_dir not in ("asc", "desc"):
             raise ValueError(f"sort_dir must be 'asc' or 'desc', not {sort_dir!r}")
         e = s.event
-        query = select(e).where(e.c.stack_id == stack_id)
+        stack_ids = [stack_id] if isinstance(stack_id, str) else list(stack_id)
+        in_stacks = e.c.stack_id.in_(stack_ids) if len(stack_ids) != 1 else (
+            e.c.stack_id == stack_ids[0])
+        query = select(e).where(in_stacks)
         if resource_name is not None:
             query = query.where(e.c.resource_name == resource_name)
         for key, value in (filters or {}).items():
@@ -90,7 +94,7 @@ class EventStore(StoreBase):
             nonlocal query
             if marker is not None:
                 marker_id = conn.execute(
-                    select(e.c.id).where(e.c.uuid == marker, e.c.stack_id == stack_id)
+                    select(e.c.id).where(e.c.uuid == marker, in_stacks)
                 ).scalar()
                 if marker_id is not None:
                     query = query.where(e.c.id > marker_id if ascending else e.c.id < marker_id)

@@ -73,3 +73,21 @@ class StackLookups:
         template = self._deps.caches.for_stack(stack.raw_template_id, stack)
         return visible_rows(self._deps.store.list_resources(stack.id), list(template.resources),
                             stack.raw_template_id, stack.prev_raw_template_id)
+
+    def _nested_stacks(self, stack: StackRecord, depth: int, *,
+                       deleted: bool = False) -> list[tuple[StackRecord, int]]:
+        """The stacks nested under ``stack``, down to ``depth`` levels, each with its level.
+
+        Parents come before their children, in creation order, as Heat walks them.
+        """
+        found: list[tuple[StackRecord, int]] = []
+        if depth <= 0:
+            return found
+        children = self._deps.store.list_stacks(
+            None, filters={"owner_id": str(stack.id)}, show_nested=True, show_deleted=deleted,
+            sort_keys=("created_at",), sort_dir="asc")
+        for child in children:
+            found.append((child, 1))
+            found.extend((grandchild, level + 1) for grandchild, level
+                         in self._nested_stacks(child, depth - 1, deleted=deleted))
+        return found

@@ -17,6 +17,7 @@ from hotplate.engine import abandon as abandoning
 from hotplate.engine import traversal as trav
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.lookups import identity_of, project_of, request_environment
+from hotplate.engine.nested import MAX_NESTED_DEPTH
 from hotplate.engine.outputs import OutputResolver
 from hotplate.engine.preview import preview_create, preview_update
 from hotplate.engine.service_catalog import CatalogMethods
@@ -243,9 +244,14 @@ class EngineService(ResourceMethods, CatalogMethods):
         stack = self._get_stack(ctxt, stack_identity, show_deleted=True)
         if sort_dir is None:
             sort_dir = "asc" if sort_keys else "desc"  # Heat: newest first unless asked
-        events = self._deps.store.list_events(stack.id, limit=limit, marker=marker,
-                                              sort_dir=sort_dir, filters=filters)
-        return [format_event(e, stack) for e in events]
+        depth = max(0, min(int(nested_depth or 0), MAX_NESTED_DEPTH))
+        stacks = {str(stack.id): stack}
+        stacks.update((str(child.id), child) for child, _ in
+                      self._nested_stacks(stack, depth, deleted=True))
+        events = self._deps.store.list_events(
+            [StackId(i) for i in stacks] if len(stacks) > 1 else stack.id,
+            limit=limit, marker=marker, sort_dir=sort_dir, filters=filters)
+        return [format_event(e, stacks[str(e.stack_id)]) for e in events]
 
     def list_outputs(self, ctxt: Mapping[str, Any], stack_identity: Any) -> list[dict[str, Any]]:
         stack = self._get_stack(ctxt, stack_identity, show_deleted=True)

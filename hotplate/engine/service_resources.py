@@ -11,7 +11,9 @@ from typing import Any
 from hotplate.engine import resource_actions
 from hotplate.engine.errors import ResourceNotAvailable, ResourceNotFound
 from hotplate.engine.lookups import StackLookups
+from hotplate.engine.nested import MAX_NESTED_DEPTH
 from hotplate.engine.views import format_resource
+from hotplate.model.records import StackRecord
 
 
 class ResourceMethods(StackLookups):
@@ -24,14 +26,28 @@ class ResourceMethods(StackLookups):
                              nested_depth: int = 0, with_detail: bool = False,
                              filters: Any = None) -> list[dict[str, Any]]:
         stack = self._get_stack(ctxt, stack_identity, show_deleted=True)
+        depth = max(0, min(int(nested_depth or 0), MAX_NESTED_DEPTH))
+        return _filter(self._resource_views(stack, with_detail, depth), filters)
+
+    def _resource_views(self, stack: StackRecord, with_detail: bool,
+                        depth: int) -> list[dict[str, Any]]:
+        """The stack's resources, each followed by its nested stack's, ``depth`` levels down."""
         rows = self._current_rows(stack)
         graph = self._deps.caches.for_stack(stack.raw_template_id, stack).dependencies()
+        children = {str(child.id): child for child, _ in self._nested_stacks(stack, 1)
+                    } if depth > 0 else {}
         views = []
         for name, row in rows.items():
             required_by = graph.required_by(name) if name in graph.nodes else ()
-            views.append(format_resource(row, stack, required_by=required_by,
-                                         with_detail=with_detail))
-        return _filter(views, filters)
+            view = format_resource(row, stack, required_by=required_by,
+                                   with_detail=with_detail)
+            if stack.owner_id is not None and stack.parent_resource_name:
+                view["parent_resource"] = stack.parent_resource_name
+            views.append(view)
+            child = children.get(row.physical_resource_id or "")
+            if child is not None:
+                views.extend(self._resource_views(child, with_detail, depth - 1))
+        return views
 
     def describe_stack_resource(self, ctxt: Mapping[str, Any], stack_identity: Any,
                                 resource_name: str, with_attr: Any = None) -> dict[str, Any]:

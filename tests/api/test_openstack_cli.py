@@ -194,3 +194,83 @@ def test_delete_waits_and_the_stack_is_gone(cli: Cli) -> None:
     proc = cli.run("stack", "show", "gone", check=False)
     assert proc.returncode != 0
     assert "Stack not found: gone" in proc.stderr or "could not be found" in proc.stderr
+
+
+NESTED_INNER = """\
+heat_template_version: 2021-04-16
+parameters:
+  word: {type: string}
+resources:
+  leaf:
+    type: OS::Heat::TestResource
+    properties: {value: {get_param: word}}
+outputs:
+  said: {value: {get_attr: [leaf, output]}}
+"""
+
+NESTED_OUTER = """\
+heat_template_version: 2021-04-16
+resources:
+  kid:
+    type: inner.yaml
+    properties: {word: nested}
+outputs:
+  said: {value: {get_attr: [kid, said]}}
+"""
+
+
+def test_a_template_resource_from_a_local_file_and_nested_listing(cli: Cli) -> None:
+    (cli.cwd / "inner.yaml").write_text(NESTED_INNER)
+    (cli.cwd / "outer.yaml").write_text(NESTED_OUTER)
+    cli.run("stack", "create", "-t", "outer.yaml", "--wait", "nest")
+    assert cli.value("stack", "output", "show", "nest", "said", "-c",
+                     "output_value") == "nested"
+    rows = cli.json("stack", "resource", "list", "--nested-depth", "2", "nest")
+    assert isinstance(rows, list)
+    by_name = {r["resource_name"]: r for r in rows}
+    assert set(by_name) == {"kid", "leaf"}
+    assert by_name["kid"]["stack_name"] == "nest"
+    assert by_name["leaf"]["stack_name"].startswith("nest-kid-")
+    assert "nest-kid-" not in cli.value("stack", "list", "-c", "Stack Name")
+
+
+def test_template_validate(cli: Cli) -> None:
+    shown = cli.json("orchestration", "template", "validate", "-t", "stack.yaml")
+    assert isinstance(shown, dict)
+    assert shown["Parameters"]["greeting"]["Default"] == "hello"
+    assert shown["Parameters"]["fail"]["Type"] == "Boolean"
+    (cli.cwd / "broken.yaml").write_text(
+        "heat_template_version: 2021-04-16\nresources:\n  r:\n    type: OS::Heat::None\n"
+        "    depends_on: ghost\n")
+    proc = cli.run("orchestration", "template", "validate", "-t", "broken.yaml",
+                   check=False)
+    assert proc.returncode != 0
+    assert 'The specified reference "ghost" (in r) is incorrect.' in proc.stderr
+
+
+def test_hook_poll_and_clear(cli: Cli) -> None:
+    (cli.cwd / "hooks.yaml").write_text(
+        "resource_registry:\n  resources:\n    source:\n      hooks: pre-create\n")
+    cli.run("stack", "create", "-t", "stack.yaml", "-e", "hooks.yaml", "hooked")
+    deadline = time.monotonic() + 30
+    while "pre-create" not in cli.run("stack", "hook", "poll", "hooked").stdout:
+        assert time.monotonic() < deadline, "the hook was never reached"
+        time.sleep(0.5)
+    assert cli.value("stack", "show", "hooked", "-c", "stack_status") == \
+        "CREATE_IN_PROGRESS"
+    cli.run("stack", "hook", "clear", "--pre-create", "hooked", "source")
+    deadline = time.monotonic() + 30
+    while cli.value("stack", "show", "hooked", "-c", "stack_status") != "CREATE_COMPLETE":
+        assert time.monotonic() < deadline, "the stack did not finish after the clear"
+        time.sleep(0.5)
+    events = cli.run("stack", "event", "list", "hooked").stdout
+    assert "CREATE paused until Hook pre-create is cleared" in events
+    assert "Hook pre-create is cleared" in events
+
+
+def test_signal_to_a_resource_that_takes_none(cli: Cli) -> None:
+    cli.run("stack", "create", "-t", "stack.yaml", "--wait", "sig")
+    proc = cli.run("stack", "resource", "signal", "sig", "source", "--data", '{"a": 1}',
+                   check=False)
+    assert proc.returncode != 0
+    assert "signal is not supported for resource." in proc.stderr

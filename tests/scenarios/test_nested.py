@@ -123,3 +123,26 @@ def test_os_heat_stack_makes_a_stack_of_its_own(engine) -> None:
     assert children(engine, sid) == []
     names = {s.name for s in engine.store.list_stacks(None)}
     assert any(n.startswith("r-remote-") for n in names)
+
+
+def test_listings_reach_into_nested_stacks(engine) -> None:
+    sid = engine.service.create_stack(CTXT, "p", outer(), {}, {"inner.yaml": INNER},
+                                      {})["stack_id"]
+    wait_for(lambda: settled(engine, sid))
+    [child] = children(engine, sid)
+    top = engine.service.list_stack_resources(CTXT, sid)
+    assert sorted(r["resource_name"] for r in top) == ["after", "kid"]
+    deep = engine.service.list_stack_resources(CTXT, sid, nested_depth=2)
+    names = [r["resource_name"] for r in deep]
+    assert sorted(names) == ["after", "kid", "leaf"]
+    assert names.index("leaf") == names.index("kid") + 1  # right after its parent
+    leaf = deep[names.index("leaf")]
+    assert (leaf["stack_name"], leaf["parent_resource"]) == (child.name, "kid")
+    assert "parent_resource" not in deep[names.index("kid")]
+    own = engine.service.list_events(CTXT, sid)
+    assert {e["stack_name"] for e in own} == {"p"}
+    nested = engine.service.list_events(CTXT, sid, nested_depth=1, sort_dir="asc")
+    assert {e["stack_name"] for e in nested} == {"p", child.name}
+    assert [e["resource_name"] for e in nested if e["stack_name"] == child.name] == [
+        child.name, "leaf", "leaf", child.name]
+    assert len(engine.service.list_events(CTXT, sid, nested_depth=1, limit=3)) == 3
