@@ -168,25 +168,40 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from hotplate.api import EngineRpc, create_app
     from hotplate.app import embedded
 
-    if args.noauth:
+    if args.noauth and args.keystone:
+        print("error: --noauth and --keystone exclude each other", file=sys.stderr)
+        return 2
+    if args.noauth or args.keystone:
         try:
             loopback = args.host in _LOOPBACK or ipaddress.ip_address(args.host).is_loopback
         except ValueError:
             loopback = False
         if not loopback and not args.force:
-            print(f"error: refusing to listen on non-loopback host {args.host} without "
-                  "authentication (pass --force to do it anyway)", file=sys.stderr)
+            mode = "--noauth" if args.noauth else "--keystone"
+            print(f"error: refusing to listen on non-loopback host {args.host} with {mode}: "
+                  "anyone could claim any identity (pass --force to do it anyway)",
+                  file=sys.stderr)
             return 2
-        print("WARNING: noauth mode: there is NO authentication; every caller is an "
-              "admin of every project.", file=sys.stderr)
+        if args.noauth:
+            print("WARNING: noauth mode: there is NO authentication; every caller is an "
+                  "admin of every project.", file=sys.stderr)
+        else:
+            print("keystone mode: trusting X-Identity-Status/X-Project-Id/X-Roles from "
+                  "keystonemiddleware in front; never expose this port directly.",
+                  file=sys.stderr)
     db_url = args.db_url or _default_db_url(args.data_dir)
     engine, transport = embedded(db_url)
-    auth = None if args.noauth else _auth_store(db_url)
+    if args.keystone:
+        from hotplate.api.keystone import KeystoneHeaders
+
+        auth: Any = KeystoneHeaders()
+    else:
+        auth = None if args.noauth else _auth_store(db_url)
     app = create_app(EngineRpc(transport, host=engine.deps.host), auth=auth)
     shown_host = f"[{args.host}]" if ":" in args.host else args.host
     endpoint = f"http://{shown_host}:{args.port}/v1/admin"
     print(f"hotplate API at {endpoint}", flush=True)
-    if auth is not None and not auth.has_tokens():
+    if auth is not None and not args.keystone and not auth.has_tokens():
         token = auth.create_token("admin", "admin")
         print("First start: created an admin token for project admin (shown only once):\n"
               f"  openstack --os-auth-type admin_token --os-token {token} "
@@ -223,8 +238,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8004)
     serve.add_argument("--noauth", action="store_true",
                        help="no authentication: every caller is an admin (loopback only)")
+    serve.add_argument("--keystone", action="store_true",
+                       help="trust keystonemiddleware's identity headers: run behind its "
+                            "auth_token filter (loopback only)")
     serve.add_argument("--force", action="store_true",
-                       help="with --noauth, allow listening on a non-loopback address")
+                       help="with --noauth or --keystone, allow a non-loopback address")
     serve.add_argument("--data-dir", dest="data_dir", default=argparse.SUPPRESS,
                        help="where the SQLite database lives (default: var)")
     serve.set_defaults(func=cmd_serve)

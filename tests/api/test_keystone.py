@@ -1,0 +1,71 @@
+"""``--keystone``: identity from keystonemiddleware's headers, mapped as hotplate's tokens."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from hotplate.api import EngineRpc, create_app
+from hotplate.api.background import BackgroundServer
+from hotplate.api.keystone import KeystoneHeaders, role_of
+from hotplate.app import embedded
+from hotplate.cli.main import main
+from tests.api.helpers import value_template
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    url = f"sqlite:///{Path(tmp_path_factory.mktemp('ks')) / 'hotplate.sqlite'}"
+    engine, transport = embedded(url, workers=4)
+    app = create_app(EngineRpc(transport, host=engine.deps.host), auth=KeystoneHeaders())
+    try:
+        with BackgroundServer(app) as root:
+            yield root
+    finally:
+        engine.stop()
+        transport.stop()
+
+
+def confirmed(project: str, roles: str) -> dict[str, str]:
+    return {"X-Identity-Status": "Confirmed", "X-Project-Id": project, "X-Roles": roles,
+            "X-Auth-Token": "checked-by-keystonemiddleware"}
+
+
+def test_unconfirmed_requests_are_refused(base: str) -> None:
+    assert httpx.get(f"{base}/v1/p1/stacks").status_code == 401
+    invalid = {"X-Identity-Status": "Invalid", "X-Project-Id": "p1", "X-Roles": "admin"}
+    assert httpx.get(f"{base}/v1/p1/stacks", headers=invalid).status_code == 401
+
+
+def test_projects_and_roles_map_as_tokens_do(base: str) -> None:
+    member = confirmed("p1", "member,heat_stack_owner")
+    body = {"stack_name": "ks", "template": value_template()}
+    created = httpx.post(f"{base}/v1/p1/stacks", json=body, headers=member)
+    assert created.status_code == 201, created.text
+    listed = httpx.get(f"{base}/v1/p1/stacks", headers=member).json()["stacks"]
+    assert [s["stack_name"] for s in listed] == ["ks"]
+    assert httpx.get(f"{base}/v1/p2/stacks", headers=member).status_code == 403
+    assert httpx.get(f"{base}/v1/p2/stacks", headers=confirmed("p2", "member")).json() == {
+        "stacks": []}
+    reader = confirmed("p1", "reader")
+    assert httpx.get(f"{base}/v1/p1/stacks", headers=reader).status_code == 200
+    assert httpx.post(f"{base}/v1/p1/stacks", json={**body, "stack_name": "no"},
+                      headers=reader).status_code == 403
+    admin = confirmed("ops", "admin,member")
+    assert httpx.get(f"{base}/v1/p1/stacks", headers=admin).status_code == 200
+
+
+def test_role_mapping() -> None:
+    assert role_of({"admin", "reader"}) == "admin"
+    assert role_of({"reader"}) == "reader"
+    assert role_of({"reader", "member"}) == "member"
+    assert role_of(set()) == "member"
+
+
+def test_serve_keeps_keystone_mode_on_loopback(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--keystone", "--host", "0.0.0.0"]) == 2
+    assert "--keystone" in capsys.readouterr().err
+    assert main(["serve", "--keystone", "--noauth"]) == 2
