@@ -20,6 +20,35 @@ _INSERT_EVENT = insert(s.event)
 EVENT_FILTERS = ("resource_action", "resource_status", "resource_name", "resource_type")
 
 
+def insert_events(
+    conn: Connection | PoolProxiedConnection,
+    events: Sequence[NewEvent],
+    now: datetime,
+    fast: FastPath,
+) -> None:
+    """INSERT several event rows with one executemany (in order: their ids ascend)."""
+    if len(events) == 1:
+        insert_event(conn, events[0], now, fast)
+    elif events:
+        rows = [_event_row(event, now) for event in events]
+        fast.execute_many(conn, _INSERT_EVENT, rows, set_keys=rows[0])
+
+
+def _event_row(event: NewEvent, now: datetime) -> dict[str, Any]:
+    return {
+        "uuid": event.uuid,
+        "stack_id": event.stack_id,
+        "resource_action": event.resource_action,
+        "resource_status": event.resource_status,
+        "resource_name": event.resource_name,
+        "physical_resource_id": event.physical_resource_id,
+        "resource_status_reason": event.resource_status_reason,
+        "resource_type": event.resource_type,
+        "created_at": now,
+        "updated_at": None,
+    }
+
+
 def insert_event(
     conn: Connection | PoolProxiedConnection,
     event: NewEvent | None,

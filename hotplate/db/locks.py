@@ -21,7 +21,7 @@ from sqlalchemy.pool import PoolProxiedConnection
 from hotplate.db import queries as q
 from hotplate.db import schema as s
 from hotplate.db.base import StoreBase
-from hotplate.db.events import insert_event
+from hotplate.db.events import insert_event, insert_events
 from hotplate.db.resources import new_resource_row
 from hotplate.db.rows import inserted_id, resource_values, to_resource
 from hotplate.db.tx import Rollback
@@ -197,8 +197,10 @@ class ResourceLockStore(StoreBase):
                     {"value": value, "redact": redact, "updated_at": now},
                 )
                 self._fast.execute(conn, upsert, upsert_params, set_keys=_DATA_COLUMNS)
-            for one in (event,) if event is None or isinstance(event, NewEvent) else event:
-                insert_event(conn, one, now, self._fast)
+            if event is None or isinstance(event, NewEvent):
+                insert_event(conn, event, now, self._fast)
+            else:
+                insert_events(conn, event, now, self._fast)
             if after is not None:
                 row["after"] = after(conn)
             return row
