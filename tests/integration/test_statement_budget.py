@@ -11,7 +11,7 @@ from typing import Any
 
 from hotplate.db.store import SqlStore
 from hotplate.model.ids import EngineId, ResourceId
-from hotplate.model.records import NewSyncPoint, SyncOutcome
+from hotplate.model.records import NewSyncPoint, SyncOutcome, SyncReport
 from hotplate.model.states import Action, Status
 from tests.integration.helpers import FakeClock, event_for, make_stack, new_id, new_resource
 
@@ -96,3 +96,23 @@ def test_stack_swap_and_replacement(store: SqlStore, clock: FakeClock) -> None:
         store, lambda: store.make_replacement(old, new_resource(stack), expected_engine_id=None)
     )
     assert new is not None and n == 2
+
+
+def test_a_local_action_settles_in_one_transaction(store: SqlStore, clock: FakeClock,
+                                                   backend: str) -> None:
+    extra = 1 if backend == "mariadb" else 0
+    stack = make_stack(store, clock)
+    [rid] = store.create_resources([new_resource(stack)])
+    store.create_sync_points(stack.id, stack.current_traversal, [NewSyncPoint("9", True, 2)])
+    report = SyncReport(stack.current_traversal, "9", True, f"{rid}:u", {"id": "x"})
+    events = [event_for(stack), event_for(stack, resource_status="COMPLETE")]
+    values = {"action": Action.CREATE, "status": Status.COMPLETE, "status_reason": "done",
+              "resource_data": {"k": ("v", False)}}
+    # The UPDATE, both events in one executemany, the data upsert, decrement + input
+    # (MariaDB reads back after the UPDATE and after the decrement).
+    n, (done, synced) = counted(
+        store, lambda: store.settle_resource(rid, 0, values, events, [report]))
+    assert done is not None and [r.outcome for r in synced] == [SyncOutcome.WAITING]
+    assert n == 5 + 2 * extra
+    assert [e.resource_status for e in store.list_events(stack.id)] == [
+        "IN_PROGRESS", "COMPLETE"]
