@@ -19,13 +19,17 @@ Waiting never blocks a thread: the handler returns when it started and
 ``attr_wait_secs``, which has no polling protocol to hook into, so it sleeps
 through ``ctx.clock`` (a fake clock in tests just advances).
 
-Not simulated: ``client_name``/``entity_name`` (Heat polls an OpenStack
-client with them while waiting) and ``constraint_prop_secs`` (Heat delays
-validation through a custom constraint); both are accepted and ignored.
+- ``constraint_prop_secs``: validating the properties takes that long (as
+  Heat's ``test_constr`` custom constraint; capped at an hour), at the
+  request's validation and again when the resource is created.
+
+Not simulated: ``client_name``/``entity_name`` (while waiting, Heat asks an
+OpenStack client for the entity and ignores the answer); accepted, no effect.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -34,7 +38,7 @@ from typing import Any
 from hotplate.model.errors import UpdateReplace
 from hotplate.resources.attributes import Attribute
 from hotplate.resources.base import Resource
-from hotplate.resources.properties import Schema
+from hotplate.resources.properties import PropertyPath, Schema
 from hotplate.resources.support import SupportStatus
 
 __all__ = ["TestResource", "Waiting"]
@@ -48,6 +52,7 @@ __all__ = ["TestResource", "Waiting"]
 )
 CREATE, UPDATE, DELETE = "create", "update", "delete"
 OUTPUT = "output"
+MAX_CONSTRAINT_SECS = 3600.0
 
 
 def _action_wait(action: str) -> Schema:
@@ -144,6 +149,16 @@ class TestResource(Resource):
             "the resource."
         ),
     }
+
+    @classmethod
+    def validate(cls, raw: Mapping[str, Any] | None, path: PropertyPath) -> dict[str, Any]:
+        """As Heat's ``test_constr`` custom constraint: validating takes
+        ``constraint_prop_secs`` seconds (it simulates a slow lookup)."""
+        props = super().validate(raw, path)
+        delay = props.get(CONSTRAINT_PROP_SECS) or 0
+        if delay > 0:
+            time.sleep(min(float(delay), MAX_CONSTRAINT_SECS))
+        return props
 
     @classmethod
     def needs_replace_with_prop_diff(

@@ -203,3 +203,16 @@ def test_unknown_attribute() -> None:
 
 def test_output_is_none_before_create() -> None:
     assert new().get_attribute("output") is None
+
+
+def test_constraint_prop_secs_makes_validation_slow() -> None:
+    import time
+
+    from hotplate.resources.test_resource import TestResource
+
+    started = time.monotonic()
+    TestResource.validate({"value": "x"}, ("properties",))
+    assert time.monotonic() - started < 0.1
+    started = time.monotonic()
+    TestResource.validate({"value": "x", "constraint_prop_secs": 0.3}, ("properties",))
+    assert time.monotonic() - started >= 0.3
