@@ -8,6 +8,7 @@ Heat's method names and arguments.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from hotplate.engine import template_catalog, type_schemas
@@ -16,6 +17,7 @@ from hotplate.engine.lookups import request_environment
 from hotplate.engine.template_check import validate_template
 from hotplate.engine.views import format_service
 from hotplate.model.errors import HotplateError
+from hotplate.model.ids import EngineId
 
 
 class CatalogMethods:
@@ -61,6 +63,20 @@ class CatalogMethods:
         return type_schemas.generate_template(self._deps.types, type_name, template_type)
 
     def list_services(self, ctxt: Mapping[str, Any]) -> list[dict[str, Any]]:
-        """The engines registered in the service table, ``up`` or ``down`` by heartbeat."""
-        now = self._deps.clock.now()
-        return [format_service(s, now) for s in self._deps.store.list_services()]
+        """The engines registered in the service table, ``up`` or ``down`` by heartbeat.
+
+        There is no heartbeat thread: an engine whose last report is stale is
+        asked whether it is listening (the check the workers use), and one
+        that answers gets its report refreshed on the spot. A dead engine
+        stays ``down``.
+        """
+        deps = self._deps
+        now = deps.clock.now()
+        views = []
+        for service in deps.store.list_services():
+            view = format_service(service, now)
+            if view["status"] == "down" and deps.is_engine_alive(EngineId(service.engine_id)):
+                deps.store.heartbeat_service(EngineId(service.engine_id))
+                view = format_service(replace(service, updated_at=now), now)
+            views.append(view)
+        return views
