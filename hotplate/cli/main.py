@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import signal
 import sys
 import time
@@ -219,10 +220,27 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _env_port(raw: str | None) -> int:
+    if not raw:
+        return 8004
+    try:
+        port = int(raw)
+    except ValueError:
+        port = -1
+    if not 0 < port < 65536:
+        raise SystemExit(f"error: HOTPLATE_PORT must be a port number, not {raw!r}")
+    return port
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hotplate", description=__doc__)
-    parser.add_argument("--db-url", help="database URL (default: SQLite under --data-dir)")
-    parser.add_argument("--data-dir", default=DEFAULT_DATA_DIR)
+    env = os.environ
+    parser.add_argument("--db-url", default=env.get("HOTPLATE_DB_URL") or None,
+                        help="database URL (default: SQLite under --data-dir; "
+                             "HOTPLATE_DB_URL)")
+    parser.add_argument("--data-dir", default=env.get("HOTPLATE_DATA_DIR") or DEFAULT_DATA_DIR,
+                        help="where the SQLite database lives (default: var; "
+                             "HOTPLATE_DATA_DIR)")
     parser.add_argument("-v", "--verbose", action="store_true")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="converge a template in-process and show the result")
@@ -234,8 +252,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(func=cmd_run)
     serve = sub.add_parser("serve", help="serve Heat's orchestration API with an embedded "
                                          "engine")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8004)
+    serve.add_argument("--host", default=env.get("HOTPLATE_HOST") or "127.0.0.1",
+                       help="address to listen on (default: 127.0.0.1; HOTPLATE_HOST)")
+    serve.add_argument("--port", type=int, default=_env_port(env.get("HOTPLATE_PORT")),
+                       help="port to listen on (default: 8004; HOTPLATE_PORT)")
     serve.add_argument("--noauth", action="store_true",
                        help="no authentication: every caller is an admin (loopback only)")
     serve.add_argument("--keystone", action="store_true",

@@ -67,3 +67,18 @@ def test_serve_drives_a_stack(served: tuple[Api, subprocess.Popen[str]],
     assert proc.wait(20) == 0
     assert proc.stderr is not None
     assert "noauth" in proc.stderr.read()
+
+
+def test_serve_reads_its_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hotplate.cli.main import build_parser
+
+    monkeypatch.setenv("HOTPLATE_HOST", "::1")
+    monkeypatch.setenv("HOTPLATE_PORT", "18123")
+    monkeypatch.setenv("HOTPLATE_DATA_DIR", "/srv/hotplate")
+    args = build_parser().parse_args(["serve"])
+    assert (args.host, args.port, args.data_dir) == ("::1", 18123, "/srv/hotplate")
+    flagged = build_parser().parse_args(["serve", "--port", "9000", "--data-dir", "d"])
+    assert (flagged.port, flagged.data_dir) == (9000, "d")
+    monkeypatch.setenv("HOTPLATE_PORT", "http")
+    with pytest.raises(SystemExit, match="HOTPLATE_PORT"):
+        build_parser()
