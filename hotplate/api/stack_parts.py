@@ -12,7 +12,6 @@ from hotplate import __version__
 from hotplate.api import params, views
 from hotplate.api.calls import canonical, engine
 from hotplate.api.faults import HTTPError, bad_request
-from hotplate.model.errors import NotSupported
 
 router = APIRouter(prefix="/v1/{project_id}")
 STACK = "/stacks/{stack_name}/{stack_id}"
@@ -159,8 +158,9 @@ async def stack_action(request: Request, project_id: str, stack_name: str,
     if action not in ACTIONS:
         raise bad_request(f"Invalid action {action} specified")
     identity = await _identity(request, project_id, stack_name, stack_id)
-    if action not in ("cancel_update", "cancel_without_rollback"):
-        raise NotSupported(f"Stack action {action} is not supported yet.")
+    if action in ("suspend", "resume", "check"):
+        await engine(request, project_id, f"stack_{action}", stack_identity=identity)
+        return JSONResponse(None)
     await engine(request, project_id, "stack_cancel_update", stack_identity=identity,
                  cancel_with_rollback=action == "cancel_update")
     return JSONResponse(None)

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hotplate.engine import abandon as abandoning
+from hotplate.engine import stack_actions
 from hotplate.engine import traversal as trav
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.lookups import identity_of, project_of, request_environment
@@ -25,7 +26,7 @@ from hotplate.engine.service_resources import ResourceMethods
 from hotplate.engine.validation import located_in, validate_stack_request
 from hotplate.engine.views import format_event, format_stack, parameter_texts
 from hotplate.engine.worker import WorkerService
-from hotplate.model.errors import EntityNotFound, NotSupported, StackExists
+from hotplate.model.errors import ActionInProgress, EntityNotFound, NotSupported, StackExists
 from hotplate.model.ids import NO_TRAVERSAL, StackId, TemplateId
 from hotplate.model.records import StackRecord
 from hotplate.model.states import Action, Status
@@ -38,7 +39,7 @@ class EngineService(ResourceMethods, CatalogMethods):
         "create_stack", "update_stack", "delete_stack", "show_stack", "list_stacks",
         "identify_stack", "list_events", "stack_cancel_update", "show_output", "list_outputs",
         "get_template", "get_environment", "get_files", "preview_stack", "preview_update_stack",
-        "abandon_stack", "export_stack",
+        "abandon_stack", "export_stack", "stack_suspend", "stack_resume", "stack_check",
     })
     ALLOWED = (STACK_METHODS | ResourceMethods.RESOURCE_METHODS
                | CatalogMethods.CATALOG_METHODS)
@@ -104,6 +105,8 @@ class EngineService(ResourceMethods, CatalogMethods):
             raise NotSupported("Updating a stack when it is deleting is not supported.")
         if stack.action is Action.SUSPEND:
             raise NotSupported("Updating a stack when it is suspended is not supported.")
+        if stack.status is Status.IN_PROGRESS and stack.action in stack_actions.STACK_ACTIONS:
+            raise ActionInProgress(stack.name, str(stack.action))
         args = dict(args or {})
         env = request_environment(params, files or {}, environment_files)
         with located_in(template):
@@ -205,6 +208,15 @@ class EngineService(ResourceMethods, CatalogMethods):
             trav.rollback(self._deps, stack)
         else:
             trav.stop_traversal(self._deps, stack)
+
+    def stack_suspend(self, ctxt: Mapping[str, Any], stack_identity: Any) -> None:
+        stack_actions.start(self._deps, self._get_stack(ctxt, stack_identity), Action.SUSPEND)
+
+    def stack_resume(self, ctxt: Mapping[str, Any], stack_identity: Any) -> None:
+        stack_actions.start(self._deps, self._get_stack(ctxt, stack_identity), Action.RESUME)
+
+    def stack_check(self, ctxt: Mapping[str, Any], stack_identity: Any) -> None:
+        stack_actions.start(self._deps, self._get_stack(ctxt, stack_identity), Action.CHECK)
 
     # -- reads -----------------------------------------------------------------------
     def show_stack(self, ctxt: Mapping[str, Any], stack_identity: Any,

@@ -11,19 +11,20 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
+from hotplate.engine import stack_actions
 from hotplate.engine import traversal as trav
 from hotplate.engine.check_resource import CheckResource
 from hotplate.engine.deps import EngineDeps
 from hotplate.model.ids import ResourceId, StackId, TraversalId
 from hotplate.model.records import StackRecord
-from hotplate.model.states import Status
+from hotplate.model.states import Action, Status
 from hotplate.rpc.topics import WORKER_TOPIC
 
 LOG = logging.getLogger(__name__)
 
 
 class WorkerService:
-    ALLOWED = frozenset({"check_resource", "cancel_check_resource"})
+    ALLOWED = frozenset({"check_resource", "cancel_check_resource", "stack_action"})
 
     def __init__(self, deps: EngineDeps) -> None:
         self._deps = deps
@@ -42,6 +43,15 @@ class WorkerService:
         with self._deps.slots.held():
             self._check.check(ResourceId(int(resource_id)), TraversalId(current_traversal),
                               data or {}, bool(is_update))
+
+    def stack_action(self, ctxt: Mapping[str, Any], stack_id: str, action: str,
+                     traversal_id: str) -> None:
+        """Suspend, resume or check a whole stack (see ``stack_actions``)."""
+        if action not in stack_actions.STACK_ACTIONS:
+            raise ValueError(f"not a stack action: {action!r}")
+        with self._deps.slots.held():
+            stack_actions.run(self._deps, StackId(stack_id), Action(action),
+                              TraversalId(traversal_id))
 
     def cancel_check_resource(self, ctxt: Mapping[str, Any], stack_id: str) -> None:
         count = self._deps.cancels.cancel(StackId(stack_id))

@@ -274,3 +274,13 @@ def test_signal_to_a_resource_that_takes_none(cli: Cli) -> None:
                    check=False)
     assert proc.returncode != 0
     assert "signal is not supported for resource." in proc.stderr
+
+
+def test_suspend_resume_and_check(cli: Cli) -> None:
+    cli.run("stack", "create", "-t", "stack.yaml", "--wait", "sus")
+    cli.run("stack", "suspend", "--wait", "sus")
+    assert cli.value("stack", "show", "sus", "-c", "stack_status") == "SUSPEND_COMPLETE"
+    cli.run("stack", "resume", "--wait", "sus")
+    assert cli.value("stack", "show", "sus", "-c", "stack_status") == "RESUME_COMPLETE"
+    cli.run("stack", "check", "--wait", "sus")
+    assert cli.value("stack", "show", "sus", "-c", "stack_status") == "CHECK_COMPLETE"

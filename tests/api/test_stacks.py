@@ -210,9 +210,24 @@ def test_actions(hc: Any) -> None:
     with pytest.raises(exc.HTTPBadRequest) as cancel:
         hc.actions.cancel_update("acted")
     assert "Cancelling update when stack is CREATE_COMPLETE" in str(cancel.value)
-    with pytest.raises(exc.HTTPBadRequest) as suspend:
-        hc.actions.suspend("acted")
-    assert "not supported yet" in str(suspend.value)
+    hc.actions.suspend("acted")
+    assert wait_status(hc, "acted").stack_status == "SUSPEND_COMPLETE"
+    assert {r.resource_status for r in hc.resources.list("acted")} == {"SUSPEND_COMPLETE"}
+    with pytest.raises(exc.HTTPBadRequest) as update:
+        hc.stacks.update("acted", existing=True, parameters={"greeting": "no"})
+    assert "suspended is not supported" in str(update.value)
+    hc.actions.resume("acted")
+    assert wait_status(hc, "acted").stack_status == "RESUME_COMPLETE"
+    hc.actions.check("acted")
+    checked = wait_status(hc, "acted")
+    assert (checked.stack_status, checked.stack_status_reason) == (
+        "CHECK_COMPLETE", "Stack CHECK completed successfully")
+    reasons = {r.resource_name: r.resource_status_reason for r in hc.resources.list("acted")}
+    assert reasons["source"] == "CHECK not supported for OS::Heat::TestResource"
+    events = [f"{e.resource_name} {e.resource_status}" for e in
+              hc.events.list("acted", sort_dir="asc")]
+    suspended = [e.split()[0] for e in events if e.endswith("SUSPEND_COMPLETE")]
+    assert suspended == ["message", "source", "acted"]  # dependants first, then the stack
 
 
 def test_session_client_as_openstackclient_uses_it(api: Api) -> None:

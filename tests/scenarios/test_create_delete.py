@@ -165,3 +165,53 @@ def test_a_refused_create_leaves_no_template_behind_for_the_next(tmp_path) -> No
     sid = h.create("other", tmpl({"y": res("y")}))
     h.run()
     assert set(h.resources(sid)) == {"y"}
+
+
+def test_suspend_resume_check_under_the_scheduler(tmp_path) -> None:
+    from hotplate.model.errors import ActionInProgress, NotSupported
+
+    from .harness import CTXT
+
+    h = Harness(tmp_path, seed=5)
+    sid = h.create("s", chain(3))
+    h.run()
+    h.service.stack_suspend(CTXT, sid)
+    assert h.status(sid) == "SUSPEND_IN_PROGRESS"
+    with pytest.raises(NotSupported, match="suspended"):  # Heat's first check
+        h.update(sid, chain(3, "other"))
+    with pytest.raises(ActionInProgress):
+        h.service.stack_check(CTXT, sid)
+    h.run()
+    assert h.status(sid) == "SUSPEND_COMPLETE"
+    suspended = [e["resource_name"] for e in h.events(sid)
+                 if (e["resource_action"], e["resource_status"]) == ("SUSPEND", "COMPLETE")]
+    assert suspended == ["r2", "r1", "r0", "s"]
+    h.service.stack_suspend(CTXT, sid)  # already suspended: nothing happens
+    assert h.status(sid) == "SUSPEND_COMPLETE"
+    h.service.stack_resume(CTXT, sid)
+    h.run()
+    assert h.status(sid) == "RESUME_COMPLETE"
+    assert set(h.resource_states(sid).values()) == {"RESUME_COMPLETE"}
+    h.service.stack_resume(CTXT, sid)  # already resumed
+    h.service.stack_check(CTXT, sid)
+    with pytest.raises(ActionInProgress):
+        h.update(sid, chain(3, "other"))
+    h.run()
+    assert h.status(sid) == "CHECK_COMPLETE"
+    h.delete(sid)
+    h.run()
+    assert h.status(sid) == "DELETE_COMPLETE"
+
+
+def test_resume_of_a_stack_never_suspended_fails_as_heat(tmp_path) -> None:
+    from .harness import CTXT
+
+    h = Harness(tmp_path)
+    sid = h.create("s", chain(1))
+    h.run()
+    h.service.stack_resume(CTXT, sid)
+    h.run()
+    assert h.status(sid) == "RESUME_FAILED"
+    assert h.stack(sid)["stack_status_reason"] == (
+        "Resource RESUME failed: Error: resources.r0: State ('CREATE', 'COMPLETE') "
+        "invalid for resume")

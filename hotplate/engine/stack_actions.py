@@ -1,0 +1,161 @@
+"""Suspend, resume and check: whole-stack actions outside convergence, as in Heat.
+
+Heat runs these as one task per stack, resource by resource (suspend in
+reverse dependency order, so dependants go first), rather than as a
+convergence traversal. Here the request swaps the stack's traversal id (the
+same compare-and-swap an update makes, so the two cannot both win) and
+sets ``<ACTION>_IN_PROGRESS``; a worker then walks the resources, each
+under its resource lock, and ends the stack ``COMPLETE`` or ``FAILED`` with
+Heat's texts. A newer request (a delete) swaps the traversal again and the
+walk stops at the next resource.
+
+Per resource, Heat's rules: a plugin's ``handle_suspend`` / ``handle_resume``
+/ ``handle_check`` runs when it has one; without it suspend and resume only
+record the state change, and check records ``CHECK_COMPLETE`` with "CHECK
+not supported for <type>". Resources never created are skipped.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from hotplate.convergence import outcome
+from hotplate.engine import traversal as trav
+from hotplate.engine.deps import EngineDeps
+from hotplate.engine.events import resource_event
+from hotplate.engine.resource_context import EngineResourceContext
+from hotplate.model.errors import ActionInProgress
+from hotplate.model.ids import StackId, TraversalId
+from hotplate.model.records import ResourceRecord, StackRecord
+from hotplate.model.states import Action, Status
+from hotplate.rpc.topics import WORKER_TOPIC
+
+LOG = logging.getLogger(__name__)
+
+STACK_ACTIONS = (Action.SUSPEND, Action.RESUME, Action.CHECK)
+
+
+def start(deps: EngineDeps, stack: StackRecord, action: Action) -> None:
+    """Mark the stack ``<ACTION>_IN_PROGRESS`` and hand the walk to a worker.
+
+    Raises:
+        ActionInProgress: the stack is busy (Heat's 409).
+    """
+    if stack.status is Status.IN_PROGRESS:
+        raise ActionInProgress(stack.name, str(stack.action))
+    if action is not Action.CHECK and (stack.action, stack.status) == (action, Status.COMPLETE):
+        return  # already suspended (or resumed): Heat does nothing
+    traversal = TraversalId(deps.ids.new_uuid())
+    reason = outcome.started_reason(action)
+    event = trav.stack_event(deps, stack, action, Status.IN_PROGRESS, reason)
+    values = {"action": action, "status": Status.IN_PROGRESS, "status_reason": reason,
+              "current_traversal": traversal}
+    if not deps.store.update_stack_if_traversal(stack.id, stack.current_traversal, values,
+                                                event):
+        raise ActionInProgress(stack.name, str(stack.action))
+    deps.transport.cast({}, WORKER_TOPIC, "stack_action",
+                        {"stack_id": str(stack.id), "action": str(action),
+                         "traversal_id": traversal})
+
+
+def run(deps: EngineDeps, stack_id: StackId, action: Action,
+        traversal: TraversalId) -> None:
+    """Walk the resources; the stack ends COMPLETE or FAILED unless superseded."""
+    stack = deps.store.get_stack(stack_id)
+    if stack is None or stack.current_traversal != traversal:
+        return
+    order = _order(deps, stack, reverse=action is Action.SUSPEND)
+    failure: str | None = None
+    for row in order:
+        current = deps.store.get_stack(stack_id)
+        if current is None or current.current_traversal != traversal:
+            LOG.info("stack %s: %s superseded", stack_id, action)
+            return
+        failure = _one(deps, stack, row, action)
+        if failure is not None:
+            break
+    status = Status.COMPLETE if failure is None else Status.FAILED
+    reason = (outcome.completed_reason(action) if failure is None
+              else outcome.resource_failed_reason(action, failure))
+    event = trav.stack_event(deps, stack, action, status, reason)
+    deps.store.update_stack_if_traversal(stack.id, traversal,
+                                         {"status": status, "status_reason": reason}, event)
+
+
+def _order(deps: EngineDeps, stack: StackRecord, *, reverse: bool) -> list[ResourceRecord]:
+    """The stack's created resources, dependencies first (or last, with ``reverse``)."""
+    template = deps.caches.for_stack(stack.raw_template_id, stack)
+    rows = {r.name: r for r in deps.store.list_resources(stack.id)
+            if r.current_template_id == stack.raw_template_id and r.action is not Action.INIT}
+    names = [n for n in template.dependencies().toposort() if n in rows]
+    if reverse:
+        names.reverse()
+    return [rows[n] for n in names]
+
+
+def _one(deps: EngineDeps, stack: StackRecord, row: ResourceRecord,
+         action: Action) -> str | None:
+    """One resource's action; the failure text, or None."""
+    invalid = _invalid_state(row, action)
+    if invalid is not None:
+        return f"Error: resources.{row.name}: State {invalid} invalid for {action.lower()}"
+    cls = _plugin(deps, row)
+    handler: Callable[..., Any] | None = getattr(cls, f"handle_{action.lower()}", None)
+    if action is Action.CHECK and handler is None:
+        reason = f"CHECK not supported for {row.resource_type}"
+        event = resource_event(deps, row, action, Status.COMPLETE, reason)
+        if deps.store.update_resource_if_unlocked(
+                row.id, row.atomic_key,
+                {"action": action, "status": Status.COMPLETE, "status_reason": reason}, event
+        ) is None:
+            return f"Error: resources.{row.name}: the resource is busy"
+        return None
+    started = deps.store.acquire_resource(
+        row.id, deps.engine_id, row.atomic_key,
+        {"action": action, "status": Status.IN_PROGRESS, "status_reason": outcome.STATE_CHANGED},
+        resource_event(deps, row, action, Status.IN_PROGRESS, outcome.STATE_CHANGED))
+    if started is None:
+        return f"Error: resources.{row.name}: the resource is busy"
+    status, reason = Status.COMPLETE, outcome.STATE_CHANGED
+    if handler is not None:
+        try:
+            instance = cls(row.name, row.properties_data or {}, _context(deps, row, stack),
+                           resource_id=row.physical_resource_id)
+            deps.runner.run(getattr(instance, f"handle_{action.lower()}"),
+                            getattr(instance, f"check_{action.lower()}_complete", None),
+                            deadline=None, cancelled=None)
+        except Exception as exc:
+            LOG.info("resource %s %s failed", row.name, action, exc_info=True)
+            status, reason = Status.FAILED, f"{type(exc).__name__}: resources.{row.name}: {exc}"
+    deps.store.update_resource_locked(
+        row.id, deps.engine_id, {"status": status, "status_reason": reason},
+        resource_event(deps, row, action, status, reason), release=True)
+    return reason if status is Status.FAILED else None
+
+
+def _invalid_state(row: ResourceRecord, action: Action) -> str | None:
+    state = f"('{row.action}', '{row.status}')"
+    if action is Action.SUSPEND and (
+            row.action is Action.DELETE
+            or (row.action is not Action.SUSPEND and row.status is not Status.COMPLETE)):
+        return state
+    if action is Action.RESUME and (row.action, row.status) not in (
+            (Action.SUSPEND, Status.COMPLETE), (Action.RESUME, Status.FAILED)):
+        return state
+    return None
+
+
+def _plugin(deps: EngineDeps, row: ResourceRecord) -> Any:
+    loaded = deps.caches.template(row.current_template_id) if row.current_template_id else None
+    env = loaded.env if loaded is not None else None
+    files = loaded.files if loaded is not None else None
+    return deps.types.for_resource(env, row.name, row.resource_type, files)
+
+
+def _context(deps: EngineDeps, row: ResourceRecord, stack: StackRecord
+             ) -> EngineResourceContext:
+    return EngineResourceContext(
+        deps.store, deps.clock, resource_id=row.id, uuid=row.uuid, resource_name=row.name,
+        stack_id=stack.id, stack_name=stack.name, project_id=stack.project_id)
