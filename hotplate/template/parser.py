@@ -36,6 +36,7 @@ from hotplate.template.context import ResolveContext
 from hotplate.template.document import normalize
 from hotplate.template.errors import with_path
 from hotplate.template.functions import ConditionTable, ParseScope, compile_conditions
+from hotplate.template.parameter_groups import check_parameter_groups
 from hotplate.template.parameters import ParameterSchema, parse_parameters
 from hotplate.template.references import attributes_read, dependency_graph
 from hotplate.template.resource_parser import (
@@ -78,6 +79,8 @@ def parse_data(
                 InvalidTemplateSection(f"The template section is invalid: {key}"), (key,)
             )
     parameters = _parameters(data.get(names.parameters), version)
+    if "parameter_groups" in version.sections:
+        check_parameter_groups(data.get("parameter_groups"), parameters)
     conditions = parse_conditions(data.get(names.conditions), names)
     resource_data = check_resources(data.get(names.resources), version)
     scope = ParseScope(

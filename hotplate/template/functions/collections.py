@@ -11,7 +11,13 @@ from typing import Any
 from hotplate.template.functions.base import Node, Static
 from hotplate.template.functions.whole import WholeArgs
 
-DIGEST_ALGORITHMS = ("md5", "sha1", "sha224", "sha256", "sha384", "sha512")
+DIGEST_ALGORITHMS = frozenset(
+    name for name in hashlib.algorithms_available if not name.startswith("shake"))
+"""Heat's list: whatever hashlib offers (less the variable-length shake digests,
+whose hex digest needs a length Heat never gives)."""
+_NAMED_ALGORITHMS = ", ".join(sorted(
+    name for name in hashlib.algorithms_guaranteed if not name.startswith("shake")))
+"""The ones every platform has, for the error message (the rest vary with OpenSSL)."""
 
 
 def _is_list(value: Any) -> bool:
@@ -213,7 +219,11 @@ class StrSplit(WholeArgs):
 
 
 class Digest(WholeArgs):
-    """``digest: [algorithm, value]``: the hex digest of the value's UTF-8 bytes."""
+    """``digest: [algorithm, value]``: the hex digest of the value's Latin-1 bytes.
+
+    Latin-1, as Heat encodes: a digest must match the one Heat computed for the
+    same template. Text outside Latin-1 is refused (Heat fails on it too).
+    """
 
     __slots__ = ()
 
@@ -224,9 +234,9 @@ class Digest(WholeArgs):
             self.fail(f'Function "{self.fn_name}" usage: ["<algorithm>", "<value>"]')
         algorithm = args[0].lower()
         if algorithm not in DIGEST_ALGORITHMS:
-            self.fail(f"Algorithm must be one of {', '.join(DIGEST_ALGORITHMS)}")
+            self.fail(f"Algorithm must be one of {_NAMED_ALGORITHMS}")
         try:
-            data = args[1].encode()
-        except UnicodeEncodeError as exc:  # lone surrogates have no UTF-8 form
-            self.fail(f'The value to "{self.fn_name}" cannot be encoded: {exc}')
+            data = args[1].encode("latin-1")
+        except UnicodeEncodeError as exc:
+            self.fail(f'The value to "{self.fn_name}" must be Latin-1 text: {exc}')
         return hashlib.new(algorithm, data).hexdigest()

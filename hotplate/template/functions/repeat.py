@@ -65,6 +65,12 @@ class Repeat(WholeArgs):
             )
         combos = itertools.product(*values) if nested else zip(*values, strict=False)
         body = args["template"]
+        if _has_text(body):
+            for key, items in zip(keys, values, strict=True):
+                odd = next((item for item in items if not isinstance(item, str)), None)
+                if odd is not None:  # Heat's str.replace refuses them, so do we
+                    self.fail(f'The values of the "for_each" argument to "{self.fn_name}" '
+                              f'must be strings to replace "{key}" in text, not {odd!r}')
         return [_replace(body, keys, list(combo)) for combo in combos]
 
     def _values(self, value: Any, nested: bool) -> list[Any]:
@@ -91,6 +97,16 @@ class RepeatWithNestedLoop(RepeatWithMap):
 
     __slots__ = ()
     allow_permutations = True
+
+
+def _has_text(body: Any) -> bool:
+    if isinstance(body, str):
+        return True
+    if isinstance(body, list):
+        return any(_has_text(item) for item in body)
+    if isinstance(body, dict):
+        return any(_has_text(k) or _has_text(v) for k, v in body.items())
+    return False
 
 
 def _replace(body: Any, keys: list[str], values: list[Any]) -> Any:

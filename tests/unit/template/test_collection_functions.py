@@ -22,7 +22,8 @@ GOOD: list[tuple[str, Any, str, Any]] = [
     ("repeat list", {"repeat": {"for_each": {"%v%": ["a", "b"]}, "template": "n-%v%"}},
      "2015-04-30", ["n-a", "n-b"]),
     ("repeat nested body",
-     {"repeat": {"for_each": {"<p>": [80, 443]}, "template": {"port": "<p>", "k<p>": ["<p>"]}}},
+     {"repeat": {"for_each": {"<p>": ["80", "443"]},
+                 "template": {"port": "<p>", "k<p>": ["<p>"]}}},
      W, [{"port": "80", "k80": ["80"]}, {"port": "443", "k443": ["443"]}]),
     ("repeat permutations",
      {"repeat": {"for_each": {"%a%": ["1", "2"], "%b%": ["x", "y"]}, "template": "%a%%b%"}},
@@ -140,7 +141,11 @@ BAD: list[tuple[str, Any, str, str]] = [
     ("digest arity", {"digest": ["md5"]}, W,
      'digest: Function "digest" usage: ["<algorithm>", "<value>"]'),
     ("digest algorithm", {"digest": ["crc", "x"]}, W,
-     "digest: Algorithm must be one of md5, sha1, sha224, sha256, sha384, sha512"),
+     "digest: Algorithm must be one of blake2b, blake2s, md5, sha1, sha224, sha256, "
+     "sha384, sha3_224, sha3_256, sha3_384, sha3_512, sha512"),
+    ("repeat numbers in text", {"repeat": {"for_each": {"<p>": [80]}, "template": "p<p>"}}, W,
+     'repeat: The values of the "for_each" argument to "repeat" must be strings to replace '
+     '"<p>" in text, not 80'),
     ("map_merge not list", {"map_merge": {"a": 1}}, W,
      'map_merge: Incorrect arguments to "map_merge" should be: '
      '"map_merge" : [ { "key1": "val1" }, { "key2": "val2" } ]'),
