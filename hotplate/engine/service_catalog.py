@@ -38,7 +38,8 @@ class CatalogMethods:
             env = request_environment(params, files or {}, environment_files)
         except HotplateError as exc:
             return {"Error": str(exc)}
-        return validate_template(self._deps, template, env, files or {}, ignorable_errors)
+        return validate_template(self._deps, template, env, files or {}, ignorable_errors,
+                                 show_nested=bool(show_nested))
 
     def list_template_versions(self, ctxt: Mapping[str, Any]) -> list[dict[str, Any]]:
         return template_catalog.list_template_versions()

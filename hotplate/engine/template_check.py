@@ -20,15 +20,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from hotplate.engine.deps import EngineDeps
+from hotplate.engine.nested import MAX_NESTED_DEPTH
 from hotplate.engine.validation import located_in, parse_checked
 from hotplate.model.errors import HotplateError, StackValidationFailed, UnknownUserParameter
 from hotplate.resources.base import Resource
+from hotplate.resources.template_resource import TemplateResource
 from hotplate.template import (
     Environment,
     InvalidSchemaError,
     ParameterSchema,
     Template,
     parse_environment,
+    parse_template,
 )
 from hotplate.template.constraints import (
     AllowedPattern,
@@ -49,7 +52,7 @@ API_TYPES = {"string": "String", "number": "Number", "comma_delimited_list": "Co
 
 def validate_template(deps: EngineDeps, template: Any, environment: Mapping[str, Any],
                       files: Mapping[str, Any], ignorable_errors: Any = None,
-                      ) -> dict[str, Any]:
+                      show_nested: bool = False) -> dict[str, Any]:
     """Heat's answer: the template's description, parameters, groups and environment,
     or ``{"Error": message}`` (which heat-api turns into a 400)."""
     if template is None:
@@ -69,8 +72,42 @@ def validate_template(deps: EngineDeps, template: Any, environment: Mapping[str,
     }
     if parsed.parameter_groups:
         result["ParameterGroups"] = parsed.parameter_groups
+    if show_nested:
+        nested = _nested_parameters(deps, parsed, env, files, depth=1)
+        if nested:
+            result["NestedParameters"] = nested
     result["Environment"] = env.to_dict()
     return result
+
+
+def _nested_parameters(deps: EngineDeps, parsed: Template, env: Environment,
+                       files: Mapping[str, Any], depth: int) -> dict[str, Any]:
+    """Heat's ``NestedParameters``: per template resource, its template's parameters
+    (with the values its properties give literally), recursively."""
+    found: dict[str, Any] = {}
+    if depth > MAX_NESTED_DEPTH:
+        return found
+    for name, defn in parsed.resources.items():
+        cls = deps.types.for_resource(env, name, defn.type, files)
+        if not issubclass(cls, TemplateResource):
+            continue
+        child = parse_template(cls.template_source, files=files)
+        raw = _raw_properties(parsed, name)
+        child_env = parse_environment({"parameters": {
+            k: v for k, v in raw.items() if k in child.parameters and _is_literal(v)}})
+        view: dict[str, Any] = {
+            "Type": defn.type,
+            "Description": child.description,
+            "Parameters": {p: parameter_view(schema, child_env)
+                           for p, schema in child.parameters.items()},
+        }
+        if child.parameter_groups:
+            view["ParameterGroups"] = child.parameter_groups
+        deeper = _nested_parameters(deps, child, env, files, depth + 1)
+        if deeper:
+            view["NestedParameters"] = deeper
+        found[name] = view
+    return found
 
 
 def _check(deps: EngineDeps, template: Any, environment: Mapping[str, Any],
@@ -102,6 +139,22 @@ def _check(deps: EngineDeps, template: Any, environment: Mapping[str, Any],
                     raise StackValidationFailed(f"Unknown Property {key}",
                                                 ("resources", name, "properties"))
     return parsed, env
+
+
+def _raw_properties(parsed: Template, name: str) -> Mapping[str, Any]:
+    data = parsed.to_dict()
+    entry = (data.get("resources") or data.get("Resources") or {}).get(name) or {}
+    props = entry.get("properties", entry.get("Properties"))
+    return props if isinstance(props, Mapping) else {}
+
+
+def _is_literal(value: Any) -> bool:
+    """Plain data, no function call anywhere in it (only such values are known here)."""
+    if isinstance(value, Mapping):
+        return False  # a map may be a function call; Heat shows no value for it either
+    if isinstance(value, list):
+        return all(_is_literal(item) for item in value)
+    return value is not None
 
 
 def _checks_own_properties(cls: type[Resource]) -> bool:

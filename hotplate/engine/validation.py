@@ -18,7 +18,6 @@ from hotplate.engine.deps import EngineDeps
 from hotplate.engine.options import UNLIMITED, EngineOptions
 from hotplate.model.errors import RequestLimitExceeded, StackValidationFailed
 from hotplate.template import (
-    PSEUDO_PARAMETERS,
     Template,
     parse_environment,
     parse_template,
@@ -96,44 +95,7 @@ def parse_checked(deps: EngineDeps, template: Any, files: Mapping[str, Any]) -> 
     check_template_size(deps.options, template)
     parsed = parse_template(template, files=files)
     check_resource_count(deps.options, template, parsed)
-    check_parameter_groups(parsed)
     return parsed
-
-
-def check_parameter_groups(parsed: Template) -> None:
-    """Heat's parameter-group rules: a list of groups, each listing known parameters
-    once across all groups."""
-    groups = parsed.parameter_groups
-    if not groups:
-        return
-    if not isinstance(groups, list):
-        raise _group_error((), "The parameter_groups should be a list.")
-    known = set(parsed.parameters) | set(PSEUDO_PARAMETERS)
-    grouped: set[Any] = set()
-    for group in groups:
-        label = group.get("label", "") if isinstance(group, Mapping) else ""
-        names = group.get("parameters") if isinstance(group, Mapping) else None
-        if names is None:
-            raise _group_error((label,), "The parameters must be provided for each "
-                                         "parameter group.")
-        if not isinstance(names, list):
-            raise _group_error((label,), "The parameters of parameter group should be a "
-                                         "list.")
-        for name in names:
-            if name in grouped:
-                raise _group_error((label,), f"The {name} parameter must be assigned to "
-                                             "one parameter group only.")
-            grouped.add(name)
-            if name not in known:
-                raise _group_error((label,), f"The grouped parameter {name} does not "
-                                             "reference a valid parameter.")
-
-
-def _group_error(where: tuple[Any, ...], message: str) -> StackValidationFailed:
-    path = ("parameter_groups", *(str(p) for p in where))
-    error = StackValidationFailed(f"Parameter Groups error: {'.'.join(path)}: {message}")
-    error.path = path
-    return error
 
 
 def validate_stack_request(

@@ -7,7 +7,7 @@ parameter_groups.<label>: ..."; so do we.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from hotplate.model.errors import StackValidationFailed
@@ -16,8 +16,11 @@ from hotplate.template.errors import with_path
 SECTION = "parameter_groups"
 
 
-def check_parameter_groups(groups: Any, declared: Mapping[str, Any]) -> None:
-    """Raises StackValidationFailed naming the group and the rule broken."""
+def check_parameter_groups(groups: Any, declared: Collection[str]) -> None:
+    """``declared``: the template's parameters and pseudo parameters.
+
+    Raises StackValidationFailed naming the group and the rule broken.
+    """
     if not groups:
         return
     if not isinstance(groups, list):

@@ -80,7 +80,8 @@ def parse_data(
             )
     parameters = _parameters(data.get(names.parameters), version)
     if "parameter_groups" in version.sections:
-        check_parameter_groups(data.get("parameter_groups"), parameters)
+        check_parameter_groups(data.get("parameter_groups"),
+                               {*parameters, *version.pseudo_parameters})
     conditions = parse_conditions(data.get(names.conditions), names)
     resource_data = check_resources(data.get(names.resources), version)
     scope = ParseScope(

@@ -9,7 +9,6 @@ import pytest
 
 from hotplate.engine.options import UNLIMITED, EngineOptions
 from hotplate.engine.validation import (
-    check_parameter_groups,
     check_resource_count,
     check_template_size,
     located_in,
@@ -97,17 +96,16 @@ def test_resource_count_includes_resources_a_condition_leaves_out() -> None:
                                              "valid parameter."),
 ])
 def test_parameter_groups_follow_heats_rules(groups: Any, message: str) -> None:
-    parsed = parse_template({"heat_template_version": VERSION, "parameter_groups": groups,
-                             "parameters": {"a": {"type": "string"}}})
     with pytest.raises(StackValidationFailed) as failed:
-        check_parameter_groups(parsed)
+        parse_template({"heat_template_version": VERSION, "parameter_groups": groups,
+                        "parameters": {"a": {"type": "string"}}})
     assert str(failed.value) == message
 
 
 def test_parameter_groups_may_list_pseudo_parameters() -> None:
-    check_parameter_groups(parse_template({
+    parse_template({
         "heat_template_version": VERSION, "parameters": {"a": {"type": "string"}},
-        "parameter_groups": [{"label": "g", "parameters": ["a", "OS::stack_name"]}]}))
+        "parameter_groups": [{"label": "g", "parameters": ["a", "OS::stack_name"]}]})
 
 
 def test_position_text_keeps_the_full_stop_last() -> None:
