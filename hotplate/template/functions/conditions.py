@@ -280,8 +280,8 @@ class If(Function):
             branch = 1 if chosen else 2
             return compile_snippet(args[branch], scope, index_path(path, branch))
         branches = (
-            compile_snippet(args[1], scope, index_path(path, 1)),
-            compile_snippet(args[2], scope, index_path(path, 2)),
+            _branch(args[1], scope, index_path(path, 1)),
+            _branch(args[2], scope, index_path(path, 2)),
         )
         return cls(fn_name, path, condition, branches, scope.conditions)
 
@@ -300,3 +300,27 @@ class If(Function):
     def resolve(self, ctx: ResolveContext) -> Any:
         chosen = truth(self.condition.resolve(ctx), self.table, ctx, self.path)
         return self.branches[0 if chosen else 1].resolve(ctx)
+
+
+class _Deferred(Node):
+    """A branch that did not parse: an error only if the branch is ever taken.
+
+    Heat parses just the branch its condition picks, so a broken branch that
+    is never taken is never seen. Before the condition is known both are
+    parsed here; the broken one keeps its error for when it is chosen.
+    """
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: StackValidationFailed) -> None:
+        self.error = error
+
+    def resolve(self, ctx: ResolveContext) -> Any:
+        raise self.error
+
+
+def _branch(snippet: Any, scope: ParseScope, path: Path) -> Node:
+    try:
+        return compile_snippet(snippet, scope, path)
+    except StackValidationFailed as exc:
+        return _Deferred(exc)

@@ -24,11 +24,6 @@ def _resolve(template_data: dict[str, Any], **params: Any) -> dict[str, Any]:
     return decided.resources["web"].resolve_properties(FakeContext(params=values))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Heat's `if` is a macro: only the chosen branch is parsed, so a branch that "
-    "would fail is never evaluated. hotplate parses both branches when the template "
-    "is first parsed (without parameter values) and folds pure calls there, so the "
-    "untaken branch's error refuses the template."))
 def test_an_untaken_if_branch_is_never_evaluated() -> None:
     data = {
         "heat_template_version": "2017-02-24",
