@@ -117,12 +117,25 @@ class ListConcat(WholeArgs):
 
 
 def _last_of_each(items: list[Any]) -> list[Any]:
-    """Heat keeps the last occurrence of each repeated item, in list order."""
-    return [item for i, item in enumerate(items) if item not in items[i + 1 :]]
+    """Heat's way: walk the list, dropping first copies of each item seen repeated.
+
+    Heat removes from the list it walks, so the walk skips the item after
+    each removal: usually every value ends once, at its last place, but a
+    skipped repeat stays ([0, 1] + [0, 2, 1, 2] gives [1, 0, 1, 2]).
+    Templates that relied on that must keep working, so it is kept.
+    """
+    result = list(items)
+    index = 0
+    while index < len(result):
+        item = result[index]
+        while result.count(item) > 1:
+            result.remove(item)  # the first copy; later items slide towards this place
+        index += 1
+    return result
 
 
 class ListConcatUnique(ListConcat):
-    """``list_concat_unique``: as ``list_concat``, each value once (its last place)."""
+    """``list_concat_unique``: as ``list_concat``, repeats dropped as Heat drops them."""
 
     __slots__ = ()
     unique = True

@@ -5,6 +5,8 @@ import hashlib
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from hotplate.model.errors import StackValidationFailed
 from tests.unit.template.fakes import FakeContext, resolve_web, template_with
@@ -271,3 +273,14 @@ def test_function_errors_at_resolve(value: Any, message: str) -> None:
     with pytest.raises(StackValidationFailed) as info:
         template.resources["web"].resolve_properties(CTX)
     assert str(info.value) == P + value.__iter__().__next__() + ": " + message
+
+
+@given(st.lists(st.integers(0, 4), max_size=12))
+def test_list_concat_unique_drops_repeats_as_heat_walks_them(items: list[int]) -> None:
+    from hotplate.template.functions.collections import _last_of_each
+
+    expected = list(items)  # Heat: for each item met, drop first copies while repeated
+    for item in expected:
+        while expected.count(item) > 1:
+            del expected[expected.index(item)]
+    assert _last_of_each(items) == expected

@@ -43,10 +43,6 @@ def test_repeat_over_numbers_fails_as_in_heat() -> None:
         resolve_web({"v": {"repeat": {"template": "n-%i%", "for_each": {"%i%": [1, 2]}}}})
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Heat's ListConcatUnique deletes from the list it is iterating over, which skips "
-    "items: [0, 1] + [0, 2, 1, 2] gives [1, 0, 1, 2] in Heat. hotplate keeps the last "
-    "occurrence of every item ([0, 1, 2])."))
 def test_list_concat_unique_keeps_heats_skipped_duplicates() -> None:
     assert resolve_web({"v": {"list_concat_unique": [[0, 1], [0, 2, 1, 2]]}}) == {
         "v": [1, 0, 1, 2]
