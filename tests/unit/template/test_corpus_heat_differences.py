@@ -1,8 +1,8 @@
-"""Where hotplate's templates behave differently from Heat's, found while building the corpus.
+"""Heat's less obvious template behaviours, found while building the corpus.
 
-Each test asserts what Heat does and is expected to fail (strict): when
-hotplate changes to match Heat, the test passes, pytest reports it, and
-the marker comes off. The reason names Heat's code that decides it.
+Each test asserts what Heat does. A new difference goes here as an
+``xfail(strict=True)`` test whose reason names Heat's code that decides it;
+once hotplate matches, the marker comes off and the test guards it.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def test_parameter_groups_are_validated() -> None:
         parse_template(data)
 
 
-# -- environment merging (heat/common/environment_util.py): hotplate now matches these --
+# -- environment merging (heat/common/environment_util.py) --
 
 _FLAGS = parse_template({
     "heat_template_version": "2021-04-16",
