@@ -76,6 +76,11 @@ class LruCache(Generic[K, V]):
             self._data.clear()
 
 
+FACADE = "OS::resource_facade"
+"""Where a nested stack's parameter values carry its parent resource's facade
+(``resource_facade``); never shown among the stack's parameters."""
+
+
 def pseudo_parameters(stack: StackRecord) -> dict[str, Any]:
     return {"OS::stack_name": stack.name, "OS::stack_id": stack.id,
             "OS::project_id": stack.project_id}
@@ -157,9 +162,29 @@ class EngineCaches:
                 param_defaults=loaded.parameter_defaults,
             )
             values.update(pseudo)
+            stack = self._store.get_stack(stack_id, include_deleted=True)
+            if stack is not None and stack.owner_id is not None and stack.parent_resource_name:
+                values[FACADE] = self._facade(stack.owner_id, stack.parent_resource_name,
+                                              stack_id)
             return values
 
         return self._params.get_or_load((template_id, stack_id), load)
+
+    def _facade(self, owner_id: StackId, resource_name: str, stack_id: StackId,
+                ) -> dict[str, Any]:
+        """The parent resource's metadata and policies, as ``resource_facade`` reads them."""
+        parent = self._store.get_stack(owner_id, include_deleted=True)
+        if parent is None:
+            return {}
+        defn = self.template(parent.raw_template_id).template.resources.get(resource_name)
+        rows = [r for r in self._store.list_resources(owner_id) if r.name == resource_name]
+        mine = [r for r in rows if r.physical_resource_id == str(stack_id)] or rows
+        metadata = dict(mine[-1].metadata or {}) if mine else {}
+        return {
+            "metadata": metadata,
+            "deletion_policy": defn.deletion_policy if defn is not None else "Delete",
+            "update_policy": dict(getattr(defn, "update_policy", None) or {}),
+        }
 
     def for_stack(self, template_id: TemplateId, stack: StackRecord) -> Template:
         """The template as this stack sees it: its conditions decided by its parameters.

@@ -72,7 +72,7 @@ class EngineService(ResourceMethods, CatalogMethods):
         env = request_environment(params, files or {}, environment_files)
         with located_in(template):
             parsed = validate_stack_request(deps, template, env, files or {},
-                                            stack_name=stack_name)
+                                            stack_name=stack_name, nested=bool(owner_id))
         tid = deps.store.create_raw_template(parsed.to_dict(), files or {}, env)
         deps.caches.remember_template(tid, parsed, files or {}, env)
         stack = StackRecord(
@@ -111,7 +111,8 @@ class EngineService(ResourceMethods, CatalogMethods):
         env = request_environment(params, files or {}, environment_files)
         with located_in(template):
             parsed = validate_stack_request(deps, template, env, files or {},
-                                            stack_name=stack.name)
+                                            stack_name=stack.name,
+                                            nested=stack.owner_id is not None)
         tid = deps.store.create_raw_template(parsed.to_dict(), files or {}, env)
         deps.caches.remember_template(tid, parsed, files or {}, env)
         settings: dict[str, Any] = {}

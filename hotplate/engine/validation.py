@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+from hotplate.engine.cache import FACADE
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.options import UNLIMITED, EngineOptions
 from hotplate.model.errors import RequestLimitExceeded, StackValidationFailed
@@ -105,6 +106,7 @@ def validate_stack_request(
     files: Mapping[str, Any],
     *,
     stack_name: str,
+    nested: bool = False,
 ) -> Template:
     """Parse and check a stack request; raises StackValidationFailed naming the path,
     or RequestLimitExceeded."""
@@ -117,6 +119,8 @@ def validate_stack_request(
         param_defaults=environment.get("parameter_defaults") or {},
     )
     params.update({"OS::stack_name": stack_name, "OS::stack_id": "", "OS::project_id": ""})
+    if nested:  # the parent resource's facade is known once the stack exists
+        params[FACADE] = {"metadata": {}, "deletion_policy": "Delete", "update_policy": {}}
     decided = parsed.with_parameters(params)
     decided.dependencies()
     ctx = _NoResources(params)

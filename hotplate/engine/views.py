@@ -134,7 +134,8 @@ def parameter_text(schema: ParameterSchema | None, value: Any) -> str:
 def parameter_texts(schemas: Mapping[str, ParameterSchema], values: Mapping[str, Any],
                     ) -> dict[str, str]:
     """Every parameter (pseudo parameters included) as Heat's stack view shows it."""
-    return {name: parameter_text(schemas.get(name), value) for name, value in values.items()}
+    return {name: parameter_text(schemas.get(name), value) for name, value in values.items()
+            if name != "OS::resource_facade"}
 
 
 def format_service(service: ServiceRecord, now: datetime) -> dict[str, Any]:

@@ -146,3 +146,32 @@ def test_listings_reach_into_nested_stacks(engine) -> None:
     assert [e["resource_name"] for e in nested if e["stack_name"] == child.name] == [
         child.name, "leaf", "leaf", child.name]
     assert len(engine.service.list_events(CTXT, sid, nested_depth=1, limit=3)) == 3
+
+
+def test_resource_facade_reads_the_parent_resource(engine) -> None:
+    inner = """\
+heat_template_version: 2021-04-16
+resources:
+  leaf:
+    type: OS::Heat::Value
+    properties:
+      value: {resource_facade: metadata}
+outputs:
+  meta: {value: {get_attr: [leaf, value]}}
+  policy: {value: {resource_facade: deletion_policy}}
+"""
+    body = {"heat_template_version": "2021-04-16", "resources": {"kid": {
+        "type": "inner.yaml", "metadata": {"role": "db"}, "deletion_policy": "Retain"}},
+        "outputs": {"meta": {"value": {"get_attr": ["kid", "meta"]}},
+                    "policy": {"value": {"get_attr": ["kid", "policy"]}}}}
+    sid = engine.service.create_stack(CTXT, "f", body, {}, {"inner.yaml": inner},
+                                      {})["stack_id"]
+    wait_for(lambda: settled(engine, sid))
+    view = engine.service.show_stack(CTXT, sid, resolve_outputs=True)[0]
+    assert (view["stack_action"], view["stack_status"]) == ("CREATE", "COMPLETE"), \
+        view["stack_status_reason"]
+    outputs = {o["output_key"]: o["output_value"] for o in view["outputs"]}
+    assert outputs == {"meta": {"role": "db"}, "policy": "Retain"}
+    [child] = children(engine, sid)
+    shown = engine.service.show_stack(CTXT, child.id, resolve_outputs=False)[0]
+    assert "OS::resource_facade" not in shown["parameters"]

@@ -1,7 +1,8 @@
 """``resource_facade`` and CFN's ``Fn::ResourceFacade``: data of a nested stack's parent.
 
-hotplate runs top-level stacks only, so the argument is checked as Heat
-checks it and resolving reports that there is no parent resource.
+The engine hands a nested stack its parent resource's metadata and policies
+as the ``OS::resource_facade`` value of its resolve context; a top-level
+stack has none, and resolving there is an error, as in Heat.
 """
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ from hotplate.template.functions.base import Function, Node, ParseScope, Static,
 from hotplate.template.paths import Path
 
 FACADE_ATTRIBUTES = ("metadata", "deletion_policy", "update_policy")
+FACADE_PARAMETER = "OS::resource_facade"
+_KEYS = {"Metadata": "metadata", "DeletionPolicy": "deletion_policy",
+         "UpdatePolicy": "update_policy"}
 
 
 class ResourceFacade(Function):
@@ -37,10 +41,16 @@ class ResourceFacade(Function):
         return cls(fn_name, path, value)
 
     def resolve(self, ctx: ResolveContext) -> Any:
-        self.fail(
-            f'"{self.fn_name}" is not supported for a top-level stack: '
-            "it reads the parent resource of a nested stack"
-        )
+        try:
+            facade = ctx.parameter(FACADE_PARAMETER)
+        except KeyError:
+            facade = None
+        if not isinstance(facade, dict):
+            self.fail(
+                f'"{self.fn_name}" is not supported for a top-level stack: '
+                "it reads the parent resource of a nested stack"
+            )
+        return facade.get(_KEYS.get(self.attribute, self.attribute))
 
 
 class CfnResourceFacade(ResourceFacade):

@@ -331,8 +331,9 @@ class _Builder:
     def _digest(self, depth: int) -> Expr:
         algorithm = self.draw(st.sampled_from(("md5", "sha1", "sha256", "SHA512", "sha3_256")))
         # Heat digests Latin-1 bytes: generated text could fall outside it, so a literal.
-        data = self.draw(st.text(st.characters(max_codepoint=255, exclude_categories=("Cs",)),
-                                 max_size=20))
+        data = self.draw(st.text(st.characters(min_codepoint=32, max_codepoint=255,
+                                               exclude_categories=("Cc", "Cs")),
+                                 max_size=20))  # printable: YAML keeps it as it is
         return Expr({"digest": [algorithm, data]}, frozenset())
 
     def _yaql_text(self, depth: int) -> Expr:
