@@ -18,13 +18,21 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+KEEP_ALIVE_SECS = 75
+"""How long an idle client connection stays open. uvicorn's default (5 s)
+equals the poll interval of heatclient's ``--wait`` (5 s), so the server
+would close a connection just as the client reuses it; clients then fail
+with "Remote end closed connection without response"."""
+
+
 class BackgroundServer:
     """``with BackgroundServer(app) as base_url:`` serves ``app`` on loopback meanwhile."""
 
     def __init__(self, app: Any, *, port: int | None = None, start_timeout: float = 15.0) -> None:
         self.port = port or free_port()
-        self._server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port,
-                                                     log_level="warning", lifespan="off"))
+        self._server = uvicorn.Server(uvicorn.Config(
+            app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="off",
+            timeout_keep_alive=KEEP_ALIVE_SECS))
         self._thread = threading.Thread(target=self._server.run, name="hotplate-api",
                                         daemon=True)
         self._start_timeout = start_timeout

@@ -167,6 +167,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from hotplate.api import EngineRpc, create_app
+    from hotplate.api.background import KEEP_ALIVE_SECS
     from hotplate.app import embedded
 
     if args.noauth and args.keystone:
@@ -210,7 +211,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # uvicorn shuts down gracefully on SIGTERM, then re-raises it: end with the engine stopped.
     signal.signal(signal.SIGTERM, _exit_quietly)
     try:
-        uvicorn.run(app, host=args.host, port=args.port,
+        uvicorn.run(app, host=args.host, port=args.port, timeout_keep_alive=KEEP_ALIVE_SECS,
                     log_level="debug" if args.verbose else "warning")
     except (KeyboardInterrupt, SystemExit):
         pass

@@ -284,3 +284,25 @@ def test_suspend_resume_and_check(cli: Cli) -> None:
     assert cli.value("stack", "show", "sus", "-c", "stack_status") == "RESUME_COMPLETE"
     cli.run("stack", "check", "--wait", "sus")
     assert cli.value("stack", "show", "sus", "-c", "stack_status") == "CHECK_COMPLETE"
+
+
+SLOW_UPDATE = """\
+heat_template_version: 2021-04-16
+parameters:
+  v: {type: string, default: one}
+resources:
+  slow:
+    type: OS::Heat::TestResource
+    properties: {value: {get_param: v}, action_wait_secs: {update: 4}}
+"""
+
+
+def test_cancel_a_running_update_rolls_back(cli: Cli) -> None:
+    (cli.cwd / "slow.yaml").write_text(SLOW_UPDATE)
+    cli.run("stack", "create", "-t", "slow.yaml", "--wait", "slowpoke")
+    cli.run("stack", "update", "--existing", "--parameter", "v=two", "slowpoke")
+    assert cli.value("stack", "show", "slowpoke", "-c", "stack_status") == \
+        "UPDATE_IN_PROGRESS"
+    cli.run("stack", "cancel", "--wait", "slowpoke")
+    status = cli.value("stack", "show", "slowpoke", "-c", "stack_status")
+    assert status == "ROLLBACK_COMPLETE"
