@@ -21,6 +21,7 @@ from typing import Any
 
 from hotplate.convergence import outcome
 from hotplate.engine import traversal as trav
+from hotplate.engine.adopt import visible_files
 from hotplate.engine.deps import EngineDeps
 from hotplate.model.errors import ActionInProgress, NotSupported
 from hotplate.model.records import ResourceRecord, StackRecord
@@ -42,7 +43,7 @@ def abandon_document(deps: EngineDeps, stack: StackRecord,
         "status": str(stack.status),
         "template": dict(loaded.raw),
         "environment": loaded.env.to_dict(),
-        "files": dict(loaded.files),
+        "files": visible_files(loaded.files),
         "resources": {name: _resource(deps, row) for name, row in rows.items()},
         "project_id": stack.project_id,
         "stack_user_project_id": stack.project_id,

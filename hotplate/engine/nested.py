@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hotplate.convergence.node_plan import time_remaining
+from hotplate.engine.adopt import visible_files
 from hotplate.engine.deps import EngineDeps
 from hotplate.model.errors import EntityNotFound, StackExists, StackValidationFailed
 from hotplate.model.ids import StackId
@@ -93,7 +94,7 @@ class EngineNestedStacks:
         return self._deps.caches.template(self._parent.raw_template_id)
 
     def _files(self) -> dict[str, Any]:
-        return dict(self._loaded().files)
+        return visible_files(self._loaded().files)
 
     def _environment(self, parameters: Mapping[str, Any]) -> dict[str, Any]:
         env = self._loaded().env.to_dict()

@@ -8,6 +8,7 @@ requests and the stack's deadline.
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections.abc import Callable, Mapping
@@ -17,6 +18,7 @@ from typing import Any
 from hotplate.convergence import outcome
 from hotplate.convergence.node_plan import stack_deadline
 from hotplate.convergence.update_diff import UpdateDecision, UpdateKind, decide_update
+from hotplate.engine.adopt import resource_entry
 from hotplate.engine.breakpoints import Breakpoints
 from hotplate.engine.cache import pseudo_parameters
 from hotplate.engine.deps import EngineDeps
@@ -250,6 +252,8 @@ class ResourceOps:
         except Exception as exc:
             return self._fail_before_running(work, row, Action.CREATE, values, exc)
         values |= {"properties_data": props, "metadata": metadata}
+        if work.stack.action is Action.ADOPT:
+            return self._adopt(work, cls, values, props, reporter, cancelled)
         ctx = self._context(row, work.stack)
         instance = cls(row.name, props, ctx)
         if self._ran_locally(work, instance, instance.handle_create,
@@ -265,6 +269,30 @@ class ResourceOps:
             return failed
         return self._complete(work, locked, instance, ctx, Action.CREATE, props, reporter,
                               cancelled)
+
+    def _adopt(self, work: NodeWork, cls: type[Resource], values: dict[str, Any],
+               props: Mapping[str, Any], reporter: Reporter,
+               cancelled: threading.Event) -> OpResult:
+        """Take over an existing resource as the adopt document describes it (adopt.py)."""
+        row = work.row
+        entry = resource_entry(self._deps.caches.template(work.template_id).files, row.name)
+        locked = self._acquire(row, values, Action.ADOPT)
+        physical = entry.get("resource_id") if entry is not None else None
+        if not physical:
+            reason = f"Exception: resources.{row.name}: Resource ID was not provided."
+            self._release(locked, Action.ADOPT, Status.FAILED, reason)
+            return OpResult(failure=outcome.resource_failed_reason(Action.ADOPT, reason))
+        ctx = self._context(locked, work.stack)
+        data = entry.get("resource_data") if entry is not None else None
+        for key, value in (data.items() if isinstance(data, Mapping) else ()):
+            ctx.data_set(str(key), value if isinstance(value, str) else json.dumps(value))
+        metadata = entry.get("metadata") if entry is not None else None
+        extra = dict(values)
+        if isinstance(metadata, Mapping):
+            extra["metadata"] = dict(metadata)
+        instance = cls(row.name, props, ctx, resource_id=str(physical))
+        return self._complete(work, locked, instance, ctx, Action.ADOPT, props, reporter,
+                              cancelled, extra)
 
     def _ran_locally(self, work: NodeWork, instance: Resource, handle: Callable[[], Any],
                      check: Callable[[Any], bool], cancelled: threading.Event) -> bool:

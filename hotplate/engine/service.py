@@ -16,6 +16,7 @@ from typing import Any
 from hotplate.engine import abandon as abandoning
 from hotplate.engine import stack_actions
 from hotplate.engine import traversal as trav
+from hotplate.engine.adopt import parse_adopt_data, visible_files, with_adopt_data
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.lookups import identity_of, project_of, request_environment
 from hotplate.engine.nested import MAX_NESTED_DEPTH
@@ -64,11 +65,13 @@ class EngineService(ResourceMethods, CatalogMethods):
     ) -> dict[str, str]:
         deps = self._deps
         args = dict(args or {})
+        action = Action.CREATE
         if args.get("adopt_stack_data"):
             if not deps.options.enable_stack_adopt:
                 raise NotSupported("Stack Adopt is not supported.")
-            raise NotSupported("Stack Adopt (creating a stack around existing resources) "
-                               "is not supported yet.")
+            adopt_data = parse_adopt_data(args["adopt_stack_data"])
+            files = with_adopt_data(files or {}, adopt_data)
+            action = Action.ADOPT
         env = request_environment(params, files or {}, environment_files)
         with located_in(template):
             parsed = validate_stack_request(deps, template, env, files or {},
@@ -91,7 +94,7 @@ class EngineService(ResourceMethods, CatalogMethods):
         except Exception:
             deps.store.delete_raw_template(tid)
             raise
-        trav.converge_stack(deps, stack, tid, Action.CREATE, prev_template_id=None)
+        trav.converge_stack(deps, stack, tid, action, prev_template_id=None)
         return identity_of(stack)
 
     def update_stack(
@@ -291,7 +294,7 @@ class EngineService(ResourceMethods, CatalogMethods):
 
     def get_files(self, ctxt: Mapping[str, Any], stack_identity: Any) -> dict[str, Any]:
         stack = self._get_stack(ctxt, stack_identity, show_deleted=True)
-        return dict(self._deps.caches.template(stack.raw_template_id).files)
+        return visible_files(self._deps.caches.template(stack.raw_template_id).files)
 
 
 def _timeout(args: Mapping[str, Any]) -> int | None:

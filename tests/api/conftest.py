@@ -16,8 +16,8 @@ from hotplate.app import embedded
 from hotplate.engine.options import EngineOptions
 
 LIMITED = EngineOptions(max_resources_per_stack=3, max_template_size=2000,
-                        enable_stack_abandon=True)
-"""The options of the ``limited`` server: small limits, abandon and export enabled."""
+                        enable_stack_abandon=True, enable_stack_adopt=True)
+"""The options of the ``limited`` server: small limits; abandon, export and adopt on."""
 LIMITED_BODY_SIZE = 4000
 
 

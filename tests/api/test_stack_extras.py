@@ -264,7 +264,7 @@ def test_abandon_export_and_adopt_are_off_by_default(hc: Any) -> None:
     assert "Stack Adopt is not supported." in str(adopt.value)
 
 
-def test_export_then_abandon_when_enabled(limited: Api) -> None:
+def test_export_abandon_and_adopt_when_enabled(limited: Api) -> None:
     hc = limited.client()
     assert LIMITED.enable_stack_abandon
     stack_id = _created(hc, "leaving", value_template(), parameters={"greeting": "bye"},
@@ -287,6 +287,14 @@ def test_export_then_abandon_when_enabled(limited: Api) -> None:
         hc.stacks.get("leaving")
     gone = hc.stacks.get(stack_id)
     assert gone.stack_status == "DELETE_COMPLETE"
+    # ... and adopted again, into a new stack (its resources stay what they were).
+    hc.stacks.create(stack_name="arrived", adopt_stack_data=json.dumps(abandoned),
+                     parameters={"greeting": "bye"})
+    arrived = wait_status(hc, "arrived")
+    assert arrived.stack_status == "ADOPT_COMPLETE", arrived.stack_status_reason
+    resource = hc.resources.get("arrived", "source")
+    assert resource.physical_resource_id == source["resource_id"]
+    assert resource.resource_status == "ADOPT_COMPLETE"
 
 
 # -- limits -------------------------------------------------------------------
