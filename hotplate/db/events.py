@@ -58,18 +58,7 @@ def insert_event(
     """INSERT one event row (nothing when ``event`` is None)."""
     if event is None:
         return
-    params = {
-            "uuid": event.uuid,
-            "stack_id": event.stack_id,
-            "resource_action": event.resource_action,
-            "resource_status": event.resource_status,
-            "resource_name": event.resource_name,
-            "physical_resource_id": event.physical_resource_id,
-            "resource_status_reason": event.resource_status_reason,
-            "resource_type": event.resource_type,
-            "created_at": now,
-            "updated_at": None,
-    }
+    params = _event_row(event, now)
     if fast is not None:
         fast.execute(conn, _INSERT_EVENT, params, set_keys=params)
     else:
