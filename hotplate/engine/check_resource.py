@@ -19,7 +19,8 @@ from hotplate.convergence.node_plan import NodeContext, Plan, plan_node
 from hotplate.convergence.propagation import graph_key_for, is_root, reports_for, retrigger_key
 from hotplate.engine import traversal as trav
 from hotplate.engine.deps import EngineDeps
-from hotplate.engine.resource_ops import LockLost, NodeWork, ResourceOps
+from hotplate.engine.node_work import LockLost, NodeWork, failure_text
+from hotplate.engine.resource_ops import ResourceOps
 from hotplate.engine.runner import ActionTimeout
 from hotplate.model.errors import CancelOperation
 from hotplate.model.ids import NO_TRAVERSAL, ResourceId, TraversalId
@@ -97,7 +98,7 @@ class CheckResource:
     def _unexpected(self, work: NodeWork, exc: Exception) -> None:
         """Fail the resource and the traversal, as Heat does, so nothing waits forever."""
         action = work.row.action if work.row.action is not Action.INIT else Action.CREATE
-        reason = f"{type(exc).__name__}: resources.{work.row.name}: {exc}"
+        reason = failure_text(exc, work.row.name)
         try:
             # Drop our lock if we still hold it, or no later traversal could take the row.
             event = self._ops.event(work.row, action, "FAILED", reason)

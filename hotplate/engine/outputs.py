@@ -12,8 +12,7 @@ from typing import Any
 
 from hotplate.engine.cache import pseudo_parameters
 from hotplate.engine.deps import EngineDeps
-from hotplate.engine.nested import EngineNestedStacks
-from hotplate.engine.resource_context import EngineResourceContext
+from hotplate.engine.row_plugins import row_instance
 from hotplate.engine.views import visible_rows
 from hotplate.model.records import ResourceRecord, StackRecord
 from hotplate.model.states import Action
@@ -36,17 +35,7 @@ class _RowsContext:
         row = self._rows.get(name)
         if row is None or row.action is Action.INIT:
             return None
-        deps, stack = self._deps, self._stack
-        loaded = deps.caches.template(stack.raw_template_id)
-        cls = deps.types.for_resource(loaded.env, row.name, row.resource_type, loaded.files)
-        ctx = EngineResourceContext(
-            deps.store, deps.clock, resource_id=row.id, uuid=row.uuid,
-            resource_name=row.name, stack_id=stack.id, stack_name=stack.name,
-            project_id=stack.project_id,
-            nested=lambda: EngineNestedStacks(deps, stack, row.name),
-        )
-        return cls(row.name, row.properties_data or {}, ctx,
-                   resource_id=row.physical_resource_id)
+        return row_instance(self._deps, row, self._stack)
 
     def resource_reference(self, name: str) -> str | None:
         instance = self._instance(name)

@@ -33,7 +33,7 @@ from hotplate.engine.errors import (
     ResourceNotFound,
 )
 from hotplate.engine.events import resource_event
-from hotplate.engine.resource_context import EngineResourceContext
+from hotplate.engine.row_plugins import row_context
 from hotplate.model.errors import ActionInProgress, NotSupported
 from hotplate.model.records import ResourceRecord, StackRecord
 from hotplate.model.states import Action, Status
@@ -117,10 +117,7 @@ def _handle_signal(deps: EngineDeps, stack: StackRecord, row: ResourceRecord,
                    cls: type[Any], details: Any) -> None:
     """Run the plugin's handler. Heat runs it in the background, so its failure is
     logged, not answered; a success is recorded as a SIGNAL event."""
-    ctx = EngineResourceContext(
-        deps.store, deps.clock, resource_id=row.id, uuid=row.uuid, resource_name=row.name,
-        stack_id=stack.id, stack_name=stack.name, project_id=stack.project_id,
-    )
+    ctx = row_context(deps, row, stack)
     instance = cls(row.name, row.properties_data or {}, ctx,
                    resource_id=row.physical_resource_id)
     try:

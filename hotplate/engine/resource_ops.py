@@ -12,7 +12,6 @@ import json
 import logging
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from hotplate.convergence import outcome
@@ -23,12 +22,12 @@ from hotplate.engine.breakpoints import Breakpoints
 from hotplate.engine.cache import pseudo_parameters
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.events import resource_event
-from hotplate.engine.nested import EngineNestedStacks
+from hotplate.engine.node_work import LockLost, NodeWork, OpResult, Reporter, failure_text
 from hotplate.engine.resolve import InputsContext, required_ids
 from hotplate.engine.resource_context import EngineResourceContext
+from hotplate.engine.row_plugins import row_class, row_context
 from hotplate.engine.runner import ActionTimeout
-from hotplate.model.errors import CancelOperation, StackValidationFailed, UpdateReplace
-from hotplate.model.ids import ResourceId, TemplateId, TraversalId
+from hotplate.model.errors import CancelOperation, UpdateReplace
 from hotplate.model.nodes import NodeData
 from hotplate.model.records import (
     NewEvent,
@@ -40,56 +39,8 @@ from hotplate.model.records import (
 )
 from hotplate.model.states import Action, Status
 from hotplate.resources.base import Resource
-from hotplate.resources.nested import NestedStackFailed
 
 LOG = logging.getLogger(__name__)
-
-
-class LockLost(Exception):
-    """The row was locked or changed by someone else before we could take it."""
-
-
-@dataclass(frozen=True, slots=True)
-class NodeWork:
-    row: ResourceRecord
-    stack: StackRecord
-    traversal_id: TraversalId
-    is_update: bool
-    input_data: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def template_id(self) -> TemplateId:
-        return self.stack.raw_template_id
-
-
-Reporter = Callable[[ResourceRecord, Mapping[str, Any] | None], list[SyncReport]]
-"""Given the finished row and its node data, the reports to make onward."""
-
-
-@dataclass(frozen=True, slots=True)
-class OpResult:
-    """What an operation left behind; ``row`` None means: stop here, report nothing.
-
-    ``synced`` holds the outcomes when the reports were already made in the
-    operation's final transaction; otherwise the caller makes them.
-    """
-
-    row: ResourceRecord | None = None
-    node_data: Mapping[str, Any] | None = None
-    failure: str | None = None
-    cancelled: bool = False
-    replaced_by: ResourceId | None = None
-    synced: list[SyncResult] | None = None
-    reports: list[SyncReport] | None = None
-
-
-def failure_text(exc: BaseException, name: str) -> str:
-    """Heat's ResourceFailure text: ``<Type>: resources.<name>: <message>``."""
-    if isinstance(exc, StackValidationFailed) and exc.path:
-        return f"{type(exc).__name__}: {exc}"
-    if isinstance(exc, NestedStackFailed):
-        return exc.text_for(name)
-    return f"{type(exc).__name__}: resources.{name}: {exc}"
 
 
 class ResourceOps:
@@ -103,21 +54,7 @@ class ResourceOps:
         return resource_event(self._deps, row, action, status, reason, physical_id)
 
     def _context(self, row: ResourceRecord, stack: StackRecord) -> EngineResourceContext:
-        deps = self._deps
-        return EngineResourceContext(
-            deps.store, deps.clock, resource_id=row.id, uuid=row.uuid,
-            resource_name=row.name, stack_id=stack.id, stack_name=stack.name,
-            project_id=stack.project_id,
-            nested=lambda: EngineNestedStacks(deps, stack, row.name,
-                                              self._template_name(row, stack)),
-        )
-
-    def _template_name(self, row: ResourceRecord, stack: StackRecord) -> str | None:
-        """The template file a template resource runs, as the registry maps its type."""
-        loaded = self._deps.caches.template(stack.raw_template_id)
-        target = loaded.env.resource_registry.resolve_type(
-            row.name, row.resource_type, is_known=self._deps.types.exists)
-        return target if target != row.resource_type else None
+        return row_context(self._deps, row, stack)
 
     def _inputs(self, work: NodeWork) -> InputsContext:
         deps = self._deps
@@ -491,15 +428,7 @@ class ResourceOps:
         return OpResult(row=work.row)
 
     def _row_class(self, row: ResourceRecord) -> type[Resource]:
-        """The plugin a row was made with: its type under its own template's environment."""
-        env, files = None, None
-        if row.current_template_id is not None:
-            try:
-                loaded = self._deps.caches.template(row.current_template_id)
-                env, files = loaded.env, loaded.files
-            except Exception:  # its template is gone: plain type lookup
-                env = None
-        return self._deps.types.for_resource(env, row.name, row.resource_type, files)
+        return row_class(self._deps, row)
 
     def _deletion_policy(self, row: ResourceRecord) -> str:
         if row.current_template_id is None:

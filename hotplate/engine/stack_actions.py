@@ -25,7 +25,8 @@ from hotplate.convergence import outcome
 from hotplate.engine import traversal as trav
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.events import resource_event
-from hotplate.engine.resource_context import EngineResourceContext
+from hotplate.engine.node_work import failure_text
+from hotplate.engine.row_plugins import row_class, row_instance
 from hotplate.model.errors import ActionInProgress
 from hotplate.model.ids import StackId, TraversalId
 from hotplate.model.records import ResourceRecord, StackRecord
@@ -101,7 +102,7 @@ def _one(deps: EngineDeps, stack: StackRecord, row: ResourceRecord,
     invalid = _invalid_state(row, action)
     if invalid is not None:
         return f"Error: resources.{row.name}: State {invalid} invalid for {action.lower()}"
-    cls = _plugin(deps, row)
+    cls = row_class(deps, row)
     handler: Callable[..., Any] | None = getattr(cls, f"handle_{action.lower()}", None)
     if action is Action.CHECK and handler is None:
         reason = f"CHECK not supported for {row.resource_type}"
@@ -121,14 +122,13 @@ def _one(deps: EngineDeps, stack: StackRecord, row: ResourceRecord,
     status, reason = Status.COMPLETE, outcome.STATE_CHANGED
     if handler is not None:
         try:
-            instance = cls(row.name, row.properties_data or {}, _context(deps, row, stack),
-                           resource_id=row.physical_resource_id)
+            instance = row_instance(deps, row, stack, cls)
             deps.runner.run(getattr(instance, f"handle_{action.lower()}"),
                             getattr(instance, f"check_{action.lower()}_complete", None),
                             deadline=None, cancelled=None)
         except Exception as exc:
             LOG.info("resource %s %s failed", row.name, action, exc_info=True)
-            status, reason = Status.FAILED, f"{type(exc).__name__}: resources.{row.name}: {exc}"
+            status, reason = Status.FAILED, failure_text(exc, row.name)
     deps.store.update_resource_locked(
         row.id, deps.engine_id, {"status": status, "status_reason": reason},
         resource_event(deps, row, action, status, reason), release=True)
@@ -145,17 +145,3 @@ def _invalid_state(row: ResourceRecord, action: Action) -> str | None:
             (Action.SUSPEND, Status.COMPLETE), (Action.RESUME, Status.FAILED)):
         return state
     return None
-
-
-def _plugin(deps: EngineDeps, row: ResourceRecord) -> Any:
-    loaded = deps.caches.template(row.current_template_id) if row.current_template_id else None
-    env = loaded.env if loaded is not None else None
-    files = loaded.files if loaded is not None else None
-    return deps.types.for_resource(env, row.name, row.resource_type, files)
-
-
-def _context(deps: EngineDeps, row: ResourceRecord, stack: StackRecord
-             ) -> EngineResourceContext:
-    return EngineResourceContext(
-        deps.store, deps.clock, resource_id=row.id, uuid=row.uuid, resource_name=row.name,
-        stack_id=stack.id, stack_name=stack.name, project_id=stack.project_id)

@@ -1,0 +1,64 @@
+"""What a node's operation works on and leaves behind, shared by check_resource and the ops.
+
+Kept apart from ``resource_ops`` so that the operations module holds only
+the operations, and so that other whole-resource actions (stack_actions)
+word failures the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from hotplate.model.errors import StackValidationFailed
+from hotplate.model.ids import ResourceId, TemplateId, TraversalId
+from hotplate.model.records import ResourceRecord, StackRecord, SyncReport, SyncResult
+from hotplate.resources.nested import NestedStackFailed
+
+
+class LockLost(Exception):
+    """The row was locked or changed by someone else before we could take it."""
+
+
+@dataclass(frozen=True, slots=True)
+class NodeWork:
+    row: ResourceRecord
+    stack: StackRecord
+    traversal_id: TraversalId
+    is_update: bool
+    input_data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def template_id(self) -> TemplateId:
+        return self.stack.raw_template_id
+
+
+Reporter = Callable[[ResourceRecord, Mapping[str, Any] | None], list[SyncReport]]
+"""Given the finished row and its node data, the reports to make onward."""
+
+
+@dataclass(frozen=True, slots=True)
+class OpResult:
+    """What an operation left behind; ``row`` None means: stop here, report nothing.
+
+    ``synced`` holds the outcomes when the reports were already made in the
+    operation's final transaction; otherwise the caller makes them.
+    """
+
+    row: ResourceRecord | None = None
+    node_data: Mapping[str, Any] | None = None
+    failure: str | None = None
+    cancelled: bool = False
+    replaced_by: ResourceId | None = None
+    synced: list[SyncResult] | None = None
+    reports: list[SyncReport] | None = None
+
+
+def failure_text(exc: BaseException, name: str) -> str:
+    """Heat's ResourceFailure text: ``<Type>: resources.<name>: <message>``."""
+    if isinstance(exc, StackValidationFailed) and exc.path:
+        return f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, NestedStackFailed):
+        return exc.text_for(name)
+    return f"{type(exc).__name__}: resources.{name}: {exc}"

@@ -1,0 +1,53 @@
+"""A resource row's plugin: its class, its context and an instance, built one way everywhere.
+
+Operations, outputs, stack actions and signals all need "the plugin of this
+row"; each building it alone is how they drifted apart (one without the
+nested-stack port, one reading the wrong template's registry).
+"""
+
+from __future__ import annotations
+
+from hotplate.engine.deps import EngineDeps
+from hotplate.engine.nested import EngineNestedStacks
+from hotplate.engine.resource_context import EngineResourceContext
+from hotplate.model.records import ResourceRecord, StackRecord
+from hotplate.resources.base import Resource
+
+
+def row_class(deps: EngineDeps, row: ResourceRecord) -> type[Resource]:
+    """The plugin a row was made with: its type under its own template's environment."""
+    env, files = None, None
+    if row.current_template_id is not None:
+        try:
+            loaded = deps.caches.template(row.current_template_id)
+            env, files = loaded.env, loaded.files
+        except Exception:  # its template is gone: plain type lookup
+            env = None
+    return deps.types.for_resource(env, row.name, row.resource_type, files)
+
+
+def row_context(deps: EngineDeps, row: ResourceRecord, stack: StackRecord
+                ) -> EngineResourceContext:
+    return EngineResourceContext(
+        deps.store, deps.clock, resource_id=row.id, uuid=row.uuid,
+        resource_name=row.name, stack_id=stack.id, stack_name=stack.name,
+        project_id=stack.project_id,
+        nested=lambda: EngineNestedStacks(deps, stack, row.name,
+                                          _template_name(deps, row, stack)),
+    )
+
+
+def row_instance(deps: EngineDeps, row: ResourceRecord, stack: StackRecord,
+                 cls: type[Resource] | None = None) -> Resource:
+    """The row's plugin over its stored properties and physical id."""
+    plugin = cls if cls is not None else row_class(deps, row)
+    return plugin(row.name, row.properties_data or {}, row_context(deps, row, stack),
+                  resource_id=row.physical_resource_id)
+
+
+def _template_name(deps: EngineDeps, row: ResourceRecord, stack: StackRecord) -> str | None:
+    """The template file a template resource runs, as the registry maps its type."""
+    loaded = deps.caches.template(stack.raw_template_id)
+    target = loaded.env.resource_registry.resolve_type(
+        row.name, row.resource_type, is_known=deps.types.exists)
+    return target if target != row.resource_type else None
