@@ -113,3 +113,35 @@ def embedded(db_url: str, *, workers: int = 16, options: EngineOptions | None = 
     options = options or EngineOptions.from_environ(os.environ)
     engine = start_engine(store, transport, clock=clock, work_slots=slots, options=options)
     return engine, transport
+
+
+def scale_out_engine(db_url: str, transport_url: str, *, workers: int = 16,
+                     host: str | None = None, options: EngineOptions | None = None,
+                     ) -> tuple[Engine, Transport]:
+    """One engine of many: a shared database and the broker at ``transport_url``.
+
+    ``host`` is Heat's [DEFAULT]/host, the engine topic's server (default:
+    this machine's name). On SQLite (one machine, several processes) the
+    engine's own work goes one worker at a time, as embedded.
+    """
+    from hotplate.rpc.messaging import OsloTransport
+
+    clock = SystemClock()
+    store = open_store(db_url, clock, pool_size=max(4, workers))
+    transport = OsloTransport(transport_url, workers_per_server=workers)
+    slots = 1 if db_url.startswith("sqlite") else None
+    options = options or EngineOptions.from_environ(os.environ)
+    try:
+        engine = start_engine(store, transport, clock=clock, work_slots=slots, options=options,
+                              host=host or socket.gethostname())
+    except BaseException:
+        transport.stop()
+        raise
+    return engine, transport
+
+
+def api_transport(transport_url: str, *, workers: int = 16) -> Transport:
+    """The API process's way to the engines: calls only, it serves nothing."""
+    from hotplate.rpc.messaging import OsloTransport
+
+    return OsloTransport(transport_url, workers_per_server=workers)

@@ -10,9 +10,13 @@ from hotplate.rpc.topics import ENGINE_TOPIC
 
 
 class EngineRpc:
-    """Calls EngineService methods by name, as heat-api's EngineClient does."""
+    """Calls EngineService methods by name, as heat-api's EngineClient does.
 
-    def __init__(self, transport: Transport, *, host: str = "hotplate",
+    With no ``host`` any engine takes the call (the topic's shared queue), as
+    heat-api sends them; the embedded server names its one engine.
+    """
+
+    def __init__(self, transport: Transport, *, host: str | None = None,
                  timeout: float | None = None) -> None:
         self._transport = transport
         self._host = host

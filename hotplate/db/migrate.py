@@ -15,7 +15,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, Engine, create_engine, pool
+from sqlalchemy import Connection, Engine, create_engine, pool, text
 from sqlalchemy.engine import URL
 
 from hotplate.db.engine import ensure_sqlite_directory
@@ -55,12 +55,38 @@ def current(db: Database) -> str | None:
         return MigrationContext.configure(conn).get_current_revision()
 
 
+_LOCK_KEY = 0x686F74706C617465  # "hotplate"
+"""The advisory lock that serialises migrations of engines starting together."""
+
+
 def _run(db: Database, action: Callable[[Config], None]) -> None:
     with _connection(db) as conn:
-        cfg = config()
-        cfg.attributes["connection"] = conn
-        action(cfg)
-        conn.commit()
+        _lock_migrations(conn, take=True)
+        try:
+            cfg = config()
+            cfg.attributes["connection"] = conn
+            action(cfg)
+            conn.commit()
+        finally:
+            conn.rollback()
+            _lock_migrations(conn, take=False)
+
+
+def _lock_migrations(conn: Connection, *, take: bool) -> None:
+    """Take (or release) the lock that makes a concurrent migration wait for this one.
+
+    Several engines started at once against a fresh server database would
+    otherwise each try to create the same tables. SQLite needs nothing: its
+    writer lock already serialises them.
+    """
+    dialect = conn.dialect.name
+    if dialect == "postgresql":
+        verb = "pg_advisory_lock" if take else "pg_advisory_unlock"
+        conn.execute(text(f"SELECT {verb}(:key)"), {"key": _LOCK_KEY})
+    elif dialect in ("mysql", "mariadb"):
+        conn.execute(text("SELECT GET_LOCK('hotplate_migrate', 300)" if take
+                          else "SELECT RELEASE_LOCK('hotplate_migrate')"))
+    conn.commit()
 
 
 @contextmanager

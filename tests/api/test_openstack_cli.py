@@ -293,7 +293,7 @@ parameters:
 resources:
   slow:
     type: OS::Heat::TestResource
-    properties: {value: {get_param: v}, action_wait_secs: {update: 4}}
+    properties: {value: {get_param: v}, action_wait_secs: {update: 10}}
 """
 
 

@@ -1,0 +1,297 @@
+"""The scale-out transport: oslo.messaging (RabbitMQ through kombu), as Heat uses it.
+
+The wire carries what a stock Heat process expects: topic ``engine`` with
+Heat's EngineClient version, the context as a dict, the arguments as
+keyword arguments. Before sending, the same strict JSON check as in-process
+runs (``codec.check_json``), so a value the embedded engine would refuse is
+refused here too, at the sender, naming its key path.
+
+Receiving, each served (topic, server) is one oslo RPC server with a bounded
+``threading`` executor. Its endpoint is a facade that exposes exactly the
+allowlisted methods; a refused name is as absent as a missing one. What an
+endpoint raises goes back as a ``WireFailure`` carrying the codec's error
+envelope, so the caller re-raises ``hotplate.model.errors`` by class, just
+as with the in-process transport; a Heat process calling us sees a
+RemoteError with the error's message.
+
+A message with no server goes to the topic's shared queue and RabbitMQ
+hands it to one consumer in turn; ``rabbit_qos_prefetch_count`` is set to
+the executor size so a busy engine cannot hoard queued work. A cast to a
+server nobody serves is dropped by the broker; a call to one times out,
+which is Heat's liveness rule for a dead engine.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import warnings
+from collections import Counter
+from collections.abc import Callable, Mapping
+from typing import Any, NoReturn
+
+from oslo_config import cfg
+
+from hotplate.model.errors import HotplateError, UpdateReplace
+from hotplate.rpc import codec
+from hotplate.rpc.dispatch import Counters, Served
+from hotplate.rpc.errors import MessagingTimeout, NoSuchMethod, RemoteError
+from hotplate.rpc.policy import AccessPolicy
+from hotplate.rpc.topics import (
+    ENGINE_API_VERSION,
+    ENGINE_TOPIC,
+    LISTENER_API_VERSION,
+    LISTENER_TOPIC,
+    WORKER_API_VERSION,
+    WORKER_TOPIC,
+)
+
+EVENTLET_WARNINGS = (
+    r"\s*Eventlet is deprecated",
+    r"eventletutils module is deprecated",
+    r"The 'oslo_service.eventlet_backdoor' module usage is deprecated",
+)
+"""What importing oslo.messaging warns about: oslo.service's eventlet backend,
+loaded even though the threading executor never touches eventlet."""
+
+with warnings.catch_warnings():
+    for _pattern in EVENTLET_WARNINGS:
+        warnings.filterwarnings("ignore", message=_pattern)
+    import oslo_messaging
+    from oslo_messaging.opts import list_opts as messaging_opts
+
+LOG = logging.getLogger(__name__)
+
+DEFAULT_EXCHANGE = "heat"
+"""Heat's control_exchange: the broker's queues read as Heat's."""
+
+_VERSIONS: Mapping[str, str] = {
+    ENGINE_TOPIC: ENGINE_API_VERSION,
+    WORKER_TOPIC: WORKER_API_VERSION,
+    LISTENER_TOPIC: LISTENER_API_VERSION,
+}
+
+_EXPECTED = (HotplateError, UpdateReplace)
+
+
+class WireFailure(Exception):
+    """What an endpoint raised, as it crosses the broker: the codec's error envelope.
+
+    oslo.messaging rebuilds a remote exception as ``cls(*args, **kwargs)``
+    when its module is allowed; this one rebuilds from the envelope alone.
+    """
+
+    def __init__(self, message: str = "", failure: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.failure = dict(failure or {})
+        self.kwargs = {"failure": self.failure}
+
+
+class _Facade:
+    """The endpoint oslo dispatches to, behind our allowlist.
+
+    Every public name resolves here, so that a refused one is answered by us
+    (a warning and NoSuchMethod, by class, at the caller) rather than logged
+    by oslo as an error with a traceback; ``Served.method`` decides.
+    """
+
+    def __init__(self, served: Served, version: str, tally: Callable[..., None]) -> None:
+        self.target = oslo_messaging.Target(version=version)
+        self._served = served
+        self._tally = tally
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith(("_", "oslo_")):  # oslo probes for its own hooks
+            raise AttributeError(name)
+
+        def invoke(ctxt: Mapping[str, Any], **kwargs: Any) -> Any:
+            return self._invoke(name, ctxt, kwargs)
+
+        return invoke
+
+    def _invoke(self, name: str, ctxt: Mapping[str, Any], kwargs: dict[str, Any]) -> Any:
+        where = f"{self._served.topic}/{self._served.server}"
+        try:
+            method = self._served.method(name)
+        except NoSuchMethod as exc:
+            LOG.warning("%s refused a message: %s", where, exc)
+            self._tally("refused")
+            _fail(exc)
+        context = {k: v for k, v in (ctxt or {}).items() if k != "client_timeout"}
+        try:
+            result = method(context, **kwargs)
+            codec.check_json(result, "result")
+        except _EXPECTED as exc:
+            LOG.debug("%s: %s raised %r", where, name, exc)
+            self._tally("delivered", "failed")
+            _fail(exc)
+        except Exception as exc:
+            LOG.exception("%s: %s failed", where, name)
+            self._tally("delivered", "failed")
+            _fail(exc)
+        self._tally("delivered")
+        return result
+
+
+def _fail(exc: BaseException) -> NoReturn:
+    """Send ``exc`` back to the caller as a WireFailure.
+
+    oslo sends an ExpectedException's cause without logging it again: the
+    line logged above (with a traceback for the unexpected) is enough.
+    """
+    try:
+        raise WireFailure(str(exc), codec.failure_of(exc)) from exc
+    except WireFailure:
+        raise oslo_messaging.ExpectedException()
+
+
+class OsloTransport:
+    """ports.Transport over oslo.messaging; see the module docstring."""
+
+    def __init__(self, url: str, *, workers_per_server: int = 16, call_timeout: float = 60.0,
+                 exchange: str = DEFAULT_EXCHANGE) -> None:
+        if workers_per_server < 1:
+            raise ValueError("workers_per_server must be at least 1")
+        self._conf = _sized_conf(workers_per_server)
+        try:
+            self._transport = oslo_messaging.get_rpc_transport(
+                self._conf, url=url, allowed_remote_exmods=[__name__])
+        except (oslo_messaging.InvalidTransportURL, oslo_messaging.DriverLoadFailure) as exc:
+            raise ValueError(f"transport URL {_safe(url)!r}: {exc}") from exc
+        self._exchange = exchange
+        self._call_timeout = call_timeout
+        self._lock = threading.Lock()
+        self._servers: dict[tuple[str, str], Any] = {}
+        self._clients: dict[str, Any] = {}
+        self._tally: Counter[str] = Counter()
+        self._stopped = False
+
+    # -- serving ---------------------------------------------------------------
+    def serve(self, topic: str, server: str, endpoint: Any, allowed: frozenset[str],
+              *, gate: Any = None) -> None:
+        """Serve (topic, server); ``gate`` is ignored (a database server takes many writers)."""
+        served = Served(topic, server, endpoint, AccessPolicy(frozenset(allowed)))
+        facade = _Facade(served, _VERSIONS.get(topic, "1.0"), self._count)
+        target = oslo_messaging.Target(exchange=self._exchange, topic=topic, server=server)
+        with self._lock:
+            if self._stopped:
+                raise RuntimeError("transport is stopped")
+            if (topic, server) in self._servers:
+                raise ValueError(f"({topic}, {server}) is already served")
+            rpc_server = oslo_messaging.get_rpc_server(
+                self._transport, target, [facade],
+                access_policy=oslo_messaging.DefaultRPCAccessPolicy)
+            self._servers[(topic, server)] = rpc_server
+        rpc_server.start()
+
+    def unserve(self, topic: str, server: str) -> None:
+        """Stop consuming for (topic, server); running messages finish first."""
+        with self._lock:
+            rpc_server = self._servers.pop((topic, server), None)
+        if rpc_server is not None:
+            _halt(rpc_server)
+
+    def stop(self) -> None:
+        """Stop every server and close the broker connections; idempotent."""
+        with self._lock:
+            if self._stopped:
+                return
+            self._stopped = True
+            servers = list(self._servers.values())
+            self._servers.clear()
+        for rpc_server in servers:
+            _halt(rpc_server)
+        self._transport.cleanup()
+
+    # -- sending ---------------------------------------------------------------
+    def cast(
+        self, ctxt: Mapping[str, Any], topic: str, method: str,
+        kwargs: Mapping[str, Any], *, server: str | None = None,
+    ) -> None:
+        codec.encode(ctxt, method, kwargs)  # refuse what JSON cannot carry, here
+        self._count("cast")
+        client = self._client(topic)
+        if client is None:
+            self._count("dropped")
+            LOG.warning("cast %s to %s/%s dropped: the transport is stopped",
+                        method, topic, server or "*")
+            return
+        client.prepare(server=server).cast(dict(ctxt), method, **kwargs)
+
+    def call(
+        self, ctxt: Mapping[str, Any], topic: str, method: str,
+        kwargs: Mapping[str, Any], *, server: str | None = None, timeout: float | None = None,
+    ) -> Any:
+        codec.encode(ctxt, method, kwargs)
+        self._count("called")
+        wait = self._call_timeout if timeout is None else timeout
+        client = self._client(topic)
+        if client is None:
+            self._count("dropped")
+            raise MessagingTimeout(f"{method} on {topic}/{server or '*'}: transport stopped")
+        try:
+            return client.prepare(server=server, timeout=wait).call(dict(ctxt), method,
+                                                                    **kwargs)
+        except oslo_messaging.MessagingTimeout:
+            raise MessagingTimeout(f"{method} on {topic}/{server or '*'}: "
+                                   f"no reply within {wait} s")
+        except WireFailure as exc:
+            raise codec.error_from(exc.failure)
+        except oslo_messaging.RemoteError as exc:
+            if exc.exc_type == "NoSuchMethod":
+                raise NoSuchMethod(method, "not allowed")
+            raise RemoteError(str(exc.exc_type), str(exc.value))
+
+    @property
+    def counters(self) -> Counters:
+        with self._lock:
+            return Counters(**self._tally)
+
+    # -- internals ---------------------------------------------------------------
+    def _client(self, topic: str) -> Any:
+        """The topic's RPC client; None once stopped (the broker connections are gone)."""
+        with self._lock:
+            if self._stopped:
+                return None
+            client = self._clients.get(topic)
+            if client is None:
+                target = oslo_messaging.Target(exchange=self._exchange, topic=topic,
+                                               version=_VERSIONS.get(topic, "1.0"))
+                client = oslo_messaging.get_rpc_client(self._transport, target)
+                self._clients[topic] = client
+            return client
+
+    def _count(self, *keys: str) -> None:
+        with self._lock:
+            self._tally.update(keys)
+
+
+def _sized_conf(workers: int) -> cfg.ConfigOpts:
+    """oslo's process-wide configuration, sized to ``workers``.
+
+    oslo.messaging registers some of its options (tracing, metrics) on the
+    global configuration only and reads them from whichever one it is given,
+    so a private ConfigOpts fails at the first call; Heat uses the global one
+    too. The sizes are process-wide: the last transport built sets them.
+    """
+    conf = cfg.CONF
+    for group, opts in messaging_opts():
+        conf.register_opts(opts, group=group)
+    conf.set_override("executor_thread_pool_size", workers)
+    conf.set_override("rabbit_qos_prefetch_count", workers, group="oslo_messaging_rabbit")
+    return conf
+
+
+def _halt(rpc_server: Any) -> None:
+    rpc_server.stop()
+    rpc_server.wait()
+
+
+def _safe(url: str) -> str:
+    """The URL without its password, for error messages."""
+    head, sep, tail = url.rpartition("@")
+    if not sep:
+        return url
+    scheme, _, userinfo = head.partition("://")
+    user = userinfo.split(":", 1)[0]
+    return f"{scheme}://{user}:***@{tail}"

@@ -1,0 +1,65 @@
+"""A real broker and a real database server for the scale-out tests.
+
+HOTPLATE_TEST_RABBIT_URL names the RabbitMQ server and
+HOTPLATE_TEST_POSTGRES_URL the PostgreSQL server; without them these tests
+skip. Each session gets a virtual host of its own when ``rabbitmqctl`` can
+make one (deleted afterwards), so queues left by another run never reach
+these engines, and a database of its own, created fresh.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import create_engine, pool, text
+from sqlalchemy.engine import make_url
+
+from hotplate.db import migrate
+
+
+def _rabbitmqctl(*args: str) -> bool:
+    tool = shutil.which("rabbitmqctl")
+    if tool is None:
+        return False
+    done = subprocess.run([tool, *args], capture_output=True, text=True, timeout=60)
+    return done.returncode == 0
+
+
+@pytest.fixture(scope="session")
+def broker_url() -> Iterator[str]:
+    url = os.environ.get("HOTPLATE_TEST_RABBIT_URL")
+    if not url:
+        pytest.skip("HOTPLATE_TEST_RABBIT_URL is not set")
+    vhost = f"hotplate-test-{uuid.uuid4().hex[:8]}"
+    user = url.split("://", 1)[1].split(":", 1)[0] or "guest"
+    if _rabbitmqctl("add_vhost", vhost) and _rabbitmqctl(
+            "set_permissions", "-p", vhost, user, ".*", ".*", ".*"):
+        yield f"{url.rstrip('/')}/{vhost}"
+        _rabbitmqctl("delete_vhost", vhost)
+    else:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def server_db_url() -> str:
+    """A PostgreSQL database of this session's, migrated."""
+    url = os.environ.get("HOTPLATE_TEST_POSTGRES_URL")
+    if not url:
+        pytest.skip("HOTPLATE_TEST_POSTGRES_URL is not set")
+    name = "hotplate_distributed"
+    admin = create_engine(make_url(url).set(database="postgres"),
+                          poolclass=pool.NullPool, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+            conn.execute(text(f"CREATE DATABASE {name}"))
+    finally:
+        admin.dispose()
+    ours = make_url(url).set(database=name).render_as_string(hide_password=False)
+    migrate.upgrade(ours)
+    return ours
