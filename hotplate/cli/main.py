@@ -296,12 +296,15 @@ def cmd_engine(args: argparse.Namespace) -> int:
     stopping = threading.Event()
     signal.signal(signal.SIGTERM, lambda signum, frame: stopping.set())
     try:
-        stopping.wait()
+        # The kernel may hand SIGTERM to any thread; Python runs the handler only
+        # when the main thread wakes, so it must wake now and then.
+        while not stopping.wait(0.5):
+            pass
     except KeyboardInterrupt:
         pass
     finally:
+        transport.stop()  # every server at once; running messages finish first
         engine.stop()
-        transport.stop()
     return 0
 
 
@@ -404,6 +407,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING)
+    if not args.verbose:
+        # py-amqp warns about every delivery racing a channel's close on shutdown.
+        logging.getLogger("amqp").setLevel(logging.ERROR)
     return int(args.func(args))
 
 

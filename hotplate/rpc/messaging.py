@@ -199,8 +199,7 @@ class OsloTransport:
             self._stopped = True
             servers = list(self._servers.values())
             self._servers.clear()
-        for rpc_server in servers:
-            _halt(rpc_server)
+        _halt(*servers)
         self._transport.cleanup()
 
     # -- sending ---------------------------------------------------------------
@@ -282,9 +281,23 @@ def _sized_conf(workers: int) -> cfg.ConfigOpts:
     return conf
 
 
-def _halt(rpc_server: Any) -> None:
-    rpc_server.stop()
-    rpc_server.wait()
+def _halt(*rpc_servers: Any) -> None:
+    """Stop the servers side by side: each blocks for seconds (its listener's poll
+    timeout) before its running messages are waited for."""
+
+    def halt(rpc_server: Any) -> None:
+        rpc_server.stop()
+        rpc_server.wait()
+
+    if len(rpc_servers) == 1:
+        halt(rpc_servers[0])
+        return
+    threads = [threading.Thread(target=halt, args=(rpc_server,), name="hotplate-halt")
+               for rpc_server in rpc_servers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
 
 
 def _safe(url: str) -> str:

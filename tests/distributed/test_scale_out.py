@@ -1,0 +1,198 @@
+"""Scale-out for real: ``hotplate api`` and two ``hotplate engine`` processes on
+RabbitMQ and PostgreSQL, driven through python-heatclient, one engine killed
+with SIGKILL in the middle of a create.
+
+What is checked is what a user of Heat sees: the stack converges across
+processes; a killed engine's resources stay IN_PROGRESS (nothing restarts
+them by itself, as in Heat) until an update takes over their stale locks
+with "Worker went down during resource CREATE" and finishes the work; the
+service list keeps both engines.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from hotplate.api.background import free_port
+from tests.api.helpers import wait_status
+
+pytestmark = pytest.mark.timeout(240)
+
+
+@dataclass
+class Cluster:
+    endpoint: str
+    token: str
+    engines: dict[str, subprocess.Popen[str]] = field(default_factory=dict)
+
+    def client(self) -> Any:
+        from heatclient.client import Client
+
+        return Client("1", endpoint=self.endpoint, token=self.token)
+
+    def kill(self, name: str) -> None:
+        proc = self.engines[name]
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+
+
+def _start(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[str]:
+    with log.open("w") as sink:  # the child keeps its own copy of the descriptor
+        return subprocess.Popen([sys.executable, "-m", "hotplate.cli.main", *args], env=env,
+                                stdout=subprocess.PIPE, stderr=sink, text=True)
+
+
+def _first_line(proc: subprocess.Popen[str], log: Path) -> str:
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    assert line, f"process ended: {log.read_text()}"
+    return line
+
+
+@pytest.fixture(scope="module")
+def cluster(broker_url: str, server_db_url: str,
+            tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    root = tmp_path_factory.mktemp("cluster")
+    env = {**os.environ, "HOTPLATE_DB_URL": server_db_url,
+           "HOTPLATE_TRANSPORT_URL": broker_url}
+    procs: list[subprocess.Popen[str]] = []
+    try:
+        engines = {}
+        for name in ("e1", "e2"):
+            proc = _start(["engine", "--engine-host", name, "--workers", "8"], env,
+                          root / f"{name}.log")
+            procs.append(proc)
+            engines[name] = proc
+        for name, proc in engines.items():
+            assert f"(host {name})" in _first_line(proc, root / f"{name}.log")
+        port = free_port()
+        api = _start(["api", "--port", str(port)], env, root / "api.log")
+        procs.append(api)
+        assert _first_line(api, root / "api.log").startswith("hotplate API at")
+        command = _first_line(api, root / "api.log") + _first_line(api, root / "api.log")
+        words = command.split()
+        token = words[words.index("--os-token") + 1]
+        endpoint = words[words.index("--os-endpoint") + 1]
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/", timeout=2)
+                break
+            except httpx.TransportError:
+                assert api.poll() is None, (root / "api.log").read_text()
+                assert time.monotonic() < deadline, "hotplate api did not start"
+                time.sleep(0.05)
+        yield Cluster(endpoint, token, engines)
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+            if proc.stdout is not None:
+                proc.stdout.close()
+
+
+def fan_template(count: int, value: str, *, wait_secs: float = 0.0) -> dict[str, Any]:
+    resources: dict[str, Any] = {
+        f"r{n}": {"type": "OS::Heat::TestResource",
+                  "properties": {"value": f"{value}-{n}", "wait_secs": wait_secs}}
+        for n in range(count)
+    }
+    resources["last"] = {
+        "type": "OS::Heat::Value",
+        "properties": {"value": {"list_join": [",", [{"get_attr": [f"r{n}", "output"]}
+                                                     for n in range(count)]]}},
+    }
+    return {"heat_template_version": "2021-04-16", "resources": resources,
+            "outputs": {"joined": {"value": {"get_attr": ["last", "value"]}}}}
+
+
+def output(hc: Any, stack: str) -> Any:
+    return hc.stacks.output_show(stack, "joined")["output"]["output_value"]
+
+
+def test_a_stack_lives_its_whole_life_across_processes(cluster: Cluster) -> None:
+    hc = cluster.client()
+    hc.stacks.create(stack_name="spread", template=fan_template(20, "a"))
+    created = wait_status(hc, "spread", timeout=60)
+    assert created.stack_status == "CREATE_COMPLETE", created.stack_status_reason
+    assert output(hc, "spread") == ",".join(f"a-{n}" for n in range(20))
+    hc.stacks.update("spread", template=fan_template(20, "b"))
+    time.sleep(0.2)
+    updated = wait_status(hc, "spread", timeout=60)
+    assert updated.stack_status == "UPDATE_COMPLETE", updated.stack_status_reason
+    assert output(hc, "spread") == ",".join(f"b-{n}" for n in range(20))
+    assert len(hc.resources.list("spread")) == 21
+    hc.stacks.delete("spread")
+    deadline = time.monotonic() + 60
+    while any(s.stack_name == "spread" for s in hc.stacks.list()):
+        assert time.monotonic() < deadline, "delete did not finish"
+        time.sleep(0.1)
+
+
+def test_engine_errors_reach_the_client_with_heats_status(cluster: Cluster) -> None:
+    from heatclient import exc
+
+    hc = cluster.client()
+    with pytest.raises(exc.HTTPNotFound, match="could not be found"):
+        hc.stacks.get("nowhere")
+    with pytest.raises(exc.HTTPBadRequest, match=r"resources\.bad"):
+        hc.stacks.validate(template={"heat_template_version": "2021-04-16",
+                                     "resources": {"bad": {"type": "OS::No::Such"}}})
+    hc.stacks.create(stack_name="twice", template=fan_template(1, "x"))
+    with pytest.raises(exc.HTTPConflict):
+        hc.stacks.create(stack_name="twice", template=fan_template(1, "x"))
+    assert wait_status(hc, "twice").stack_status == "CREATE_COMPLETE"
+
+
+def test_both_engines_are_registered_and_up(cluster: Cluster) -> None:
+    services = cluster.client().services.list()
+    hosts = {s.host: s.status for s in services}
+    assert hosts == {"e1": "up", "e2": "up"}
+
+
+def test_an_engine_killed_mid_create_leaves_work_an_update_finishes(cluster: Cluster) -> None:
+    hc = cluster.client()
+    hc.stacks.create(stack_name="crash", template=fan_template(8, "c", wait_secs=4))
+    deadline = time.monotonic() + 20
+    while sum(r.resource_status == "CREATE_IN_PROGRESS"
+              for r in hc.resources.list("crash")) < 8:
+        assert time.monotonic() < deadline, "the slow resources never all started"
+        time.sleep(0.05)
+    cluster.kill("e2")
+
+    # The survivor finishes its own share; the dead engine's share stays IN_PROGRESS.
+    time.sleep(6)
+    stuck = [r.resource_name for r in hc.resources.list("crash")
+             if r.resource_status == "CREATE_IN_PROGRESS"]
+    assert stuck, "the killed engine held no resource"
+    assert hc.stacks.get("crash").stack_status == "CREATE_IN_PROGRESS"
+
+    hc.stacks.update("crash", template=fan_template(8, "c", wait_secs=0))
+    time.sleep(0.2)
+    done = wait_status(hc, "crash", timeout=90)
+    assert done.stack_status == "UPDATE_COMPLETE", done.stack_status_reason
+    assert output(hc, "crash") == ",".join(f"c-{n}" for n in range(8))
+    reasons = {e.resource_status_reason for e in hc.events.list("crash")}
+    assert "Worker went down during resource CREATE" in reasons
+
+    # As in Heat, a killed engine reads ``up`` until its last report is a report
+    # interval old; both stay listed, and the survivor is up.
+    statuses = {s.host: s.status for s in hc.services.list()}
+    assert set(statuses) == {"e1", "e2"} and statuses["e1"] == "up"
