@@ -25,7 +25,7 @@ from starlette.routing import Match
 
 from hotplate.api.versions import versions_response, wrong_version
 from hotplate.model.errors import HotplateError
-from hotplate.rpc.errors import RemoteError, RpcError
+from hotplate.rpc.errors import MessagingTimeout, RemoteError, RpcError
 
 LOG = logging.getLogger(__name__)
 
@@ -112,6 +112,10 @@ def status_for(exc: BaseException) -> tuple[int, str, str | None]:
     if isinstance(exc, RemoteError):
         status = STATUS_BY_NAME.get(exc.exc_type, 500)
         return status, exc.exc_type, exc.message if status != 500 else None
+    if isinstance(exc, MessagingTimeout):
+        # Nothing internal to hide, and the one thing an operator needs to know.
+        return 500, "MessagingTimeout", ("Timed out waiting for a reply from an engine: "
+                                         "is any engine running?")
     for klass in type(exc).__mro__:
         mapped = STATUS_BY_NAME.get(klass.__name__)
         if mapped is not None:

@@ -24,8 +24,8 @@ LOG = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-# What an endpoint raises on purpose for its caller: no traceback in the log.
-_EXPECTED = (HotplateError, UpdateReplace)
+EXPECTED_ERRORS = (HotplateError, UpdateReplace)
+"""What an endpoint raises on purpose for its caller: logged without a traceback."""
 
 
 class Outcome(StrEnum):
@@ -145,7 +145,7 @@ class Served:
             return Outcome.REFUSED, codec.encode_failure(exc)
         try:
             return Outcome.DELIVERED, codec.encode_result(method(message.ctxt, **message.kwargs))
-        except _EXPECTED as exc:
+        except EXPECTED_ERRORS as exc:
             LOG.debug("%s/%s: %s raised %r", self.topic, self.server, message.method, exc)
             return Outcome.FAILED, codec.encode_failure(exc)
         except Exception as exc:

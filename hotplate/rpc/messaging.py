@@ -28,13 +28,13 @@ import threading
 import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NoReturn
 
 from oslo_config import cfg
 
-from hotplate.model.errors import HotplateError, UpdateReplace
 from hotplate.rpc import codec
-from hotplate.rpc.dispatch import Counters, Served
+from hotplate.rpc.dispatch import EXPECTED_ERRORS, Counters, Served
 from hotplate.rpc.errors import MessagingTimeout, NoSuchMethod, RemoteError
 from hotplate.rpc.policy import AccessPolicy
 from hotplate.rpc.topics import (
@@ -62,6 +62,13 @@ with warnings.catch_warnings():
 
 LOG = logging.getLogger(__name__)
 
+SENDERS = 8
+"""Threads publishing casts. oslo's rabbit driver waits for the broker to
+confirm each publish (a few ms), so one thread casting the leaves of a wide
+traversal would be held to a few hundred a second; casts go out from these
+threads instead, in any order (a message carries keys, its handler re-reads
+the state, so order never mattered)."""
+
 DEFAULT_EXCHANGE = "heat"
 """Heat's control_exchange: the broker's queues read as Heat's."""
 
@@ -70,8 +77,6 @@ _VERSIONS: Mapping[str, str] = {
     WORKER_TOPIC: WORKER_API_VERSION,
     LISTENER_TOPIC: LISTENER_API_VERSION,
 }
-
-_EXPECTED = (HotplateError, UpdateReplace)
 
 
 class WireFailure(Exception):
@@ -117,11 +122,12 @@ class _Facade:
             LOG.warning("%s refused a message: %s", where, exc)
             self._tally("refused")
             _fail(exc)
+        # The rabbit driver adds the caller's timeout to the context; ours never had it.
         context = {k: v for k, v in (ctxt or {}).items() if k != "client_timeout"}
         try:
             result = method(context, **kwargs)
             codec.check_json(result, "result")
-        except _EXPECTED as exc:
+        except EXPECTED_ERRORS as exc:
             LOG.debug("%s: %s raised %r", where, name, exc)
             self._tally("delivered", "failed")
             _fail(exc)
@@ -165,6 +171,7 @@ class OsloTransport:
         self._clients: dict[str, Any] = {}
         self._tally: Counter[str] = Counter()
         self._stopped = False
+        self._sender = ThreadPoolExecutor(SENDERS, thread_name_prefix="hotplate-cast")
 
     # -- serving ---------------------------------------------------------------
     def serve(self, topic: str, server: str, endpoint: Any, allowed: frozenset[str],
@@ -200,6 +207,7 @@ class OsloTransport:
             servers = list(self._servers.values())
             self._servers.clear()
         _halt(*servers)
+        self._sender.shutdown(wait=True)  # what running handlers cast still goes out
         self._transport.cleanup()
 
     # -- sending ---------------------------------------------------------------
@@ -215,7 +223,22 @@ class OsloTransport:
             LOG.warning("cast %s to %s/%s dropped: the transport is stopped",
                         method, topic, server or "*")
             return
-        client.prepare(server=server).cast(dict(ctxt), method, **kwargs)
+        prepared = client.prepare(server=server)
+        try:
+            self._sender.submit(self._publish, prepared, dict(ctxt), method, dict(kwargs),
+                                f"{topic}/{server or '*'}")
+        except RuntimeError:  # stopped meanwhile
+            self._count("dropped")
+            LOG.warning("cast %s to %s/%s dropped: the transport is stopped",
+                        method, topic, server or "*")
+
+    def _publish(self, prepared: Any, ctxt: dict[str, Any], method: str,
+                 kwargs: dict[str, Any], where: str) -> None:
+        try:
+            prepared.cast(ctxt, method, **kwargs)
+        except Exception:
+            self._count("dropped")
+            LOG.exception("cast %s to %s could not be published", method, where)
 
     def call(
         self, ctxt: Mapping[str, Any], topic: str, method: str,

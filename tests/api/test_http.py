@@ -136,3 +136,21 @@ def test_cancel_update_rolls_back(hc: Any) -> None:
     assert res.resource_status == "UPDATE_COMPLETE"
     with pytest.raises(exc.HTTPBadRequest):
         hc.actions.cancel_update("rolled")
+
+
+def test_no_engine_answering_is_a_500_that_says_so() -> None:
+    """An API process whose engines are all gone: Heat's 500, with a message to act on."""
+    from hotplate.api import EngineRpc, create_app
+    from hotplate.api.background import BackgroundServer
+    from hotplate.rpc import InProcessTransport
+
+    transport = InProcessTransport(workers_per_server=1, call_timeout=0.1)
+    try:
+        with BackgroundServer(create_app(EngineRpc(transport))) as base:
+            response = httpx.get(f"{base}/v1/admin/stacks", timeout=10)
+    finally:
+        transport.stop()
+    assert response.status_code == 500
+    error = response.json()["error"]
+    assert error["type"] == "MessagingTimeout"
+    assert "is any engine running?" in error["message"]

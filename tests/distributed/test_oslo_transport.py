@@ -108,7 +108,7 @@ def test_failing_cast_is_logged_and_does_not_stop_delivery(
     with caplog.at_level(logging.ERROR):
         transport.cast({}, TOPIC, "boom", {}, server="a")
         transport.cast({}, TOPIC, "note", {}, server="a")
-        eventually(lambda: a.methods() == ["boom", "note"])
+        eventually(lambda: sorted(a.methods()) == ["boom", "note"])  # casts go out in any order
     counters = transport.counters
     assert (counters.delivered, counters.failed) == (2, 1)
     ours = [r for r in caplog.records if r.levelno == logging.ERROR
