@@ -196,3 +196,31 @@ def test_an_engine_killed_mid_create_leaves_work_an_update_finishes(cluster: Clu
     # interval old; both stay listed, and the survivor is up.
     statuses = {s.host: s.status for s in hc.services.list()}
     assert set(statuses) == {"e1", "e2"} and statuses["e1"] == "up"
+
+
+KID = """\
+heat_template_version: 2021-04-16
+parameters:
+  word: {type: string}
+resources:
+  inner:
+    type: OS::Heat::TestResource
+    properties: {value: {get_param: word}}
+outputs:
+  said: {value: {get_attr: [inner, output]}}
+"""
+
+
+def test_nested_stacks_are_made_through_the_broker(cluster: Cluster) -> None:
+    hc = cluster.client()
+    parent = {"heat_template_version": "2021-04-16",
+              "resources": {f"kid{n}": {"type": "kid.yaml", "properties": {"word": f"w{n}"}}
+                            for n in range(3)},
+              "outputs": {"said": {"value": {"list_join": [",", [
+                  {"get_attr": [f"kid{n}", "said"]} for n in range(3)]]}}}}
+    hc.stacks.create(stack_name="family", template=parent, files={"kid.yaml": KID})
+    done = wait_status(hc, "family", timeout=60)
+    assert done.stack_status == "CREATE_COMPLETE", done.stack_status_reason
+    assert hc.stacks.output_show("family", "said")["output"]["output_value"] == "w0,w1,w2"
+    names = {r.resource_name for r in hc.resources.list("family", nested_depth=1)}
+    assert names == {"kid0", "kid1", "kid2", "inner"}
