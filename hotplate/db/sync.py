@@ -33,7 +33,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Insert, bindparam, delete, insert, select, update
+from sqlalchemy import (
+    Connection,
+    Insert,
+    Select,
+    bindparam,
+    delete,
+    func,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.dialects import mysql, postgresql, sqlite
 from sqlalchemy.pool import PoolProxiedConnection
 
@@ -80,6 +90,38 @@ def _insert_input(dialect: str) -> Insert:
 
 
 _INSERT_INPUT = {dialect: _insert_input(dialect) for dialect in ("sqlite", "postgresql", "mysql")}
+
+
+def _report_in_one_statement() -> Select[Any]:
+    """PostgreSQL: the decrement and the insert as one statement (data-modifying CTEs).
+
+    The same two steps in the same order, but one round trip instead of two
+    while the point's row lock is held: a wide fan-in queues every reporter
+    on that lock, so the time between taking it and committing is what sets
+    the pace. The insert reads the decrement's row, so it inserts nothing
+    when there is no point; ``fresh`` says whether it inserted.
+    """
+    dec = _DECREMENT.returning(_sp.c.remaining, _sp.c.entity_id, _sp.c.traversal_id,
+                               _sp.c.is_update).cte("dec")
+    rows = select(dec.c.entity_id, dec.c.traversal_id, dec.c.is_update,
+                  bindparam("sender", type_=_spi.c.sender.type),
+                  bindparam("data", type_=_spi.c.data.type),
+                  bindparam("created_at", type_=_spi.c.created_at.type))
+    ins = (
+        postgresql.insert(_spi)
+        .from_select(["entity_id", "traversal_id", "is_update", "sender", "data", "created_at"],
+                     rows)
+        .on_conflict_do_nothing()
+        .returning(_spi.c.sender)
+        .cte("ins")
+    )
+    return select(
+        select(dec.c.remaining).scalar_subquery().label("remaining"),
+        select(func.count()).select_from(ins).scalar_subquery().label("fresh"),
+    )
+
+
+_REPORT_PG = _report_in_one_statement()
 
 
 class SyncStore(StoreBase):
@@ -134,19 +176,28 @@ class SyncStore(StoreBase):
             "b_traversal_id": report.traversal_id,
             "b_is_update": report.is_update,
         }
-        remaining = self._decrement(conn, key | {"b_now": now})
-        if remaining is None:
-            return SyncResult(SyncOutcome.MISSING)
-        row = {
-            "entity_id": report.entity_id,
-            "traversal_id": report.traversal_id,
-            "is_update": report.is_update,
-            "sender": report.sender,
-            "data": report.data,
-            "created_at": now,
-        }
         fast = self._fast
-        if fast.execute(conn, self._insert_input, row, set_keys=row)[1] != 1:
+        if self._dialect == "postgresql":
+            found = fast.execute(conn, _REPORT_PG, key | {
+                "b_now": now, "sender": report.sender, "data": report.data,
+                "created_at": now})[0][0]
+            remaining, inserted = found["remaining"], found["fresh"] == 1
+            if remaining is None:
+                return SyncResult(SyncOutcome.MISSING)
+        else:
+            remaining = self._decrement(conn, key | {"b_now": now})
+            if remaining is None:
+                return SyncResult(SyncOutcome.MISSING)
+            row = {
+                "entity_id": report.entity_id,
+                "traversal_id": report.traversal_id,
+                "is_update": report.is_update,
+                "sender": report.sender,
+                "data": report.data,
+                "created_at": now,
+            }
+            inserted = fast.execute(conn, self._insert_input, row, set_keys=row)[1] == 1
+        if not inserted:
             # This sender already reported: give the decrement back (rare: re-deliveries).
             fast.execute(conn, _INCREMENT, key)
             return SyncResult(SyncOutcome.DUPLICATE)
