@@ -13,6 +13,10 @@ report. Each report is one transaction:
 3. ``remaining`` reached zero: SELECT every input and answer READY;
    otherwise WAITING.
 
+On PostgreSQL, steps 1 and 2 go as one statement (the decrement and the
+insert as data-modifying CTEs, in that order), saving a round trip while the
+point's row lock is held.
+
 The decrement serialises the reports to one point on its row lock, so exactly
 one report sees zero, with no read-merge-write loop and no retry however wide
 the fan-in. ``sync_in`` runs a report inside a caller's transaction, so a
