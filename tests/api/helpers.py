@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
 import time
+from collections.abc import Callable
 from typing import Any
+
+import httpx
 
 VERSION = "2021-04-16"
 
@@ -35,3 +39,20 @@ def wait_status(hc: Any, stack: str, *, timeout: float = 30.0) -> Any:
         if not found.stack_status.endswith("_IN_PROGRESS") or time.monotonic() > deadline:
             return found
         time.sleep(0.05)
+
+
+def wait_until_serving(url: str, proc: subprocess.Popen[str], *, timeout: float = 20.0,
+                       log: Callable[[], str] | None = None) -> None:
+    """Poll ``url`` until the server process answers; if it dies first, fail with its log
+    (``log``, else its stderr)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            httpx.get(url, timeout=2)
+            return
+        except httpx.TransportError:
+            if proc.poll() is not None:
+                text = log() if log else (proc.stderr.read() if proc.stderr else "")
+                raise AssertionError(f"{proc.args} ended: {text}") from None
+            assert time.monotonic() < deadline, f"{proc.args} did not start"
+            time.sleep(0.05)

@@ -17,10 +17,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 import pytest
 
 from hotplate.api.background import free_port
+from tests.api.helpers import wait_until_serving
 
 OPENSTACK = shutil.which("openstack", path=str(Path(sys.executable).parent))
 pytestmark = pytest.mark.skipif(OPENSTACK is None, reason="python-openstackclient missing")
@@ -84,15 +84,7 @@ def cli(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cli]:
         command = lines[2].split()
         token = command[command.index("--os-token") + 1]
         endpoint = command[command.index("--os-endpoint") + 1]
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                httpx.get(endpoint.rsplit("/v1/", 1)[0] + "/", timeout=2)
-                break
-            except httpx.TransportError:
-                assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-                assert time.monotonic() < deadline, "hotplate serve did not start"
-                time.sleep(0.05)
+        wait_until_serving(endpoint.rsplit("/v1/", 1)[0] + "/", proc)
         work = root / "work"
         work.mkdir()
         (work / "stack.yaml").write_text(TEMPLATE)

@@ -11,14 +11,13 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from hotplate.api.background import free_port
+from tests.api.helpers import wait_until_serving
 
 SCHEMATHESIS = shutil.which("schemathesis", path=str(Path(sys.executable).parent))
 pytestmark = pytest.mark.skipif(SCHEMATHESIS is None, reason="schemathesis missing")
@@ -34,15 +33,7 @@ def server(tmp_path: Path) -> Iterator[str]:
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                httpx.get(f"{url}/openapi.json", timeout=2)
-                break
-            except httpx.TransportError:
-                assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-                assert time.monotonic() < deadline, "hotplate serve did not start"
-                time.sleep(0.05)
+        wait_until_serving(f"{url}/openapi.json", proc)
         yield url
     finally:
         proc.terminate()

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from hotplate.api.background import free_port
 from hotplate.cli.main import main
 from tests.api.conftest import Api
-from tests.api.helpers import value_template, wait_status
+from tests.api.helpers import value_template, wait_status, wait_until_serving
 
 
 def test_serve_refuses_a_non_loopback_host(capsys: pytest.CaptureFixture[str]) -> None:
@@ -35,15 +33,7 @@ def served(tmp_path: Path) -> Iterator[tuple[Api, subprocess.Popen[str]]]:
         line = proc.stdout.readline()
         assert line.strip() == f"hotplate API at http://127.0.0.1:{port}/v1/admin"
         api = Api(f"http://127.0.0.1:{port}")
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                httpx.get(f"{api.endpoint}/build_info", timeout=2)
-                break
-            except httpx.TransportError:
-                assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-                assert time.monotonic() < deadline, "hotplate serve did not start"
-                time.sleep(0.05)
+        wait_until_serving(f"{api.endpoint}/build_info", proc)
         yield api, proc
     finally:
         proc.terminate()

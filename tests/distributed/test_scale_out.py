@@ -21,11 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from hotplate.api.background import free_port
-from tests.api.helpers import wait_status
+from tests.api.helpers import wait_status, wait_until_serving
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -84,15 +83,8 @@ def cluster(broker_url: str, server_db_url: str,
         words = command.split()
         token = words[words.index("--os-token") + 1]
         endpoint = words[words.index("--os-endpoint") + 1]
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/", timeout=2)
-                break
-            except httpx.TransportError:
-                assert api.poll() is None, (root / "api.log").read_text()
-                assert time.monotonic() < deadline, "hotplate api did not start"
-                time.sleep(0.05)
+        wait_until_serving(f"http://127.0.0.1:{port}/", api, timeout=30,
+                           log=(root / "api.log").read_text)
         yield Cluster(endpoint, token, engines)
     finally:
         for proc in procs:
