@@ -3,25 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import logging
 import os
-import signal
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from hotplate.cli.common import DEFAULT_DATA_DIR, auth_store, default_db_url
 from hotplate.cli.remote import add_commands as add_remote_commands
-
-DEFAULT_DATA_DIR = "var"
-
-
-def _default_db_url(data_dir: str) -> str:
-    path = Path(data_dir)
-    path.mkdir(parents=True, exist_ok=True)
-    return f"sqlite:///{path.resolve() / 'hotplate.sqlite'}"
+from hotplate.cli.servers import add_commands as add_server_commands
 
 
 def _parse_params(pairs: list[str]) -> dict[str, str]:
@@ -58,7 +50,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from hotplate.app import embedded
     from hotplate.model.errors import EntityNotFound, HotplateError
 
-    db_url = args.db_url or _default_db_url(args.data_dir)
+    db_url = args.db_url or default_db_url(args.data_dir)
     engine, transport = embedded(db_url)
     ctxt = {"project_id": "admin", "username": "admin", "is_admin": True}
     service = engine.service
@@ -104,41 +96,27 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_db_sync(args: argparse.Namespace) -> int:
     from hotplate.db.migrate import upgrade
 
-    db_url = args.db_url or _default_db_url(args.data_dir)
+    db_url = args.db_url or default_db_url(args.data_dir)
     upgrade(db_url)
     print(f"database at {db_url} is up to date")
     return 0
 
 
-_LOOPBACK = ("127.0.0.1", "::1", "localhost")
-
-
-def _exit_quietly(signum: int, frame: Any) -> None:
-    raise SystemExit(0)
-
-
-def _auth_store(db_url: str) -> Any:
-    from hotplate.db.auth_store import AuthStore
-    from hotplate.db.engine import make_engine
-
-    return AuthStore(make_engine(db_url, pool_size=4))
-
-
 def cmd_token_create(args: argparse.Namespace) -> int:
     from hotplate.db.migrate import upgrade
 
-    db_url = args.db_url or _default_db_url(args.data_dir)
+    db_url = args.db_url or default_db_url(args.data_dir)
     upgrade(db_url)
-    print(_auth_store(db_url).create_token(args.project, args.role))
+    print(auth_store(db_url).create_token(args.project, args.role))
     return 0
 
 
 def cmd_token_list(args: argparse.Namespace) -> int:
     from hotplate.db.migrate import upgrade
 
-    db_url = args.db_url or _default_db_url(args.data_dir)
+    db_url = args.db_url or default_db_url(args.data_dir)
     upgrade(db_url)
-    rows = _auth_store(db_url).list_tokens(args.project)
+    rows = auth_store(db_url).list_tokens(args.project)
 
     def when(value: Any) -> str:
         return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value is not None else ""
@@ -152,172 +130,13 @@ def cmd_token_list(args: argparse.Namespace) -> int:
 def cmd_token_revoke(args: argparse.Namespace) -> int:
     from hotplate.db.migrate import upgrade
 
-    db_url = args.db_url or _default_db_url(args.data_dir)
+    db_url = args.db_url or default_db_url(args.data_dir)
     upgrade(db_url)
-    if not _auth_store(db_url).revoke_token(args.token):
+    if not auth_store(db_url).revoke_token(args.token):
         print(f"error: no live token {args.token!r}", file=sys.stderr)
         return 1
     print("revoked")
     return 0
-
-
-def _auth_mode(args: argparse.Namespace) -> int | None:
-    """Check --noauth/--keystone against the listening address; 2 when refused."""
-    import ipaddress
-
-    if args.noauth and args.keystone:
-        print("error: --noauth and --keystone exclude each other", file=sys.stderr)
-        return 2
-    if not (args.noauth or args.keystone):
-        return None
-    try:
-        loopback = args.host in _LOOPBACK or ipaddress.ip_address(args.host).is_loopback
-    except ValueError:
-        loopback = False
-    if not loopback and not args.force:
-        mode = "--noauth" if args.noauth else "--keystone"
-        print(f"error: refusing to listen on non-loopback host {args.host} with {mode}: "
-              "anyone could claim any identity (pass --force to do it anyway)",
-              file=sys.stderr)
-        return 2
-    if args.noauth:
-        print("WARNING: noauth mode: there is NO authentication; every caller is an "
-              "admin of every project.", file=sys.stderr)
-    else:
-        print("keystone mode: trusting X-Identity-Status/X-Project-Id/X-Roles from "
-              "keystonemiddleware in front; never expose this port directly.",
-              file=sys.stderr)
-    return None
-
-
-def _authenticator(args: argparse.Namespace, db_url: str) -> Any:
-    if args.keystone:
-        from hotplate.api.keystone import KeystoneHeaders
-
-        return KeystoneHeaders()
-    return None if args.noauth else _auth_store(db_url)
-
-
-def _serve_api(args: argparse.Namespace, rpc: Any, auth: Any) -> None:
-    """Print the endpoint (and a first admin token), then serve until SIGTERM or ^C."""
-    import uvicorn
-
-    from hotplate.api import create_app
-    from hotplate.api.background import KEEP_ALIVE_SECS
-
-    app = create_app(rpc, auth=auth)
-    shown_host = f"[{args.host}]" if ":" in args.host else args.host
-    endpoint = f"http://{shown_host}:{args.port}/v1/admin"
-    print(f"hotplate API at {endpoint}", flush=True)
-    if auth is not None and not args.keystone and not auth.has_tokens():
-        token = auth.create_token("admin", "admin")
-        print("First start: created an admin token for project admin (shown only once):\n"
-              f"  openstack --os-auth-type admin_token --os-token {token} "
-              f"--os-endpoint {endpoint} stack list", flush=True)
-    # uvicorn shuts down gracefully on SIGTERM, then re-raises it: end with the engine stopped.
-    signal.signal(signal.SIGTERM, _exit_quietly)
-    with contextlib.suppress(KeyboardInterrupt, SystemExit):
-        uvicorn.run(app, host=args.host, port=args.port, timeout_keep_alive=KEEP_ALIVE_SECS,
-                    log_level="debug" if args.verbose else "warning")
-
-
-def cmd_serve(args: argparse.Namespace) -> int:
-    """The API and an embedded engine in one process (SQLite under --data-dir by default)."""
-    from hotplate.api import EngineRpc
-    from hotplate.app import embedded
-
-    refused = _auth_mode(args)
-    if refused is not None:
-        return refused
-    db_url = args.db_url or _default_db_url(args.data_dir)
-    engine, transport = embedded(db_url)
-    try:
-        _serve_api(args, EngineRpc(transport, host=engine.deps.host),
-                   _authenticator(args, db_url))
-    finally:
-        engine.stop()
-        transport.stop()
-    return 0
-
-
-def _transport_url(args: argparse.Namespace) -> str | None:
-    url: str | None = args.transport_url
-    if not url:
-        print("error: no message broker: pass --transport-url or set HOTPLATE_TRANSPORT_URL "
-              "(for example rabbit://guest:guest@127.0.0.1:5672/)", file=sys.stderr)
-    return url
-
-
-def cmd_api(args: argparse.Namespace) -> int:
-    """The API alone, reaching the engines through the broker (scale-out)."""
-    from hotplate.api import EngineRpc
-    from hotplate.app import api_transport
-    from hotplate.db.migrate import upgrade
-
-    refused = _auth_mode(args)
-    if refused is not None:
-        return refused
-    url = _transport_url(args)
-    if url is None:
-        return 2
-    db_url = args.db_url or _default_db_url(args.data_dir)
-    if not (args.noauth or args.keystone):
-        upgrade(db_url)  # the token tables
-    try:
-        transport = api_transport(url)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    try:
-        _serve_api(args, EngineRpc(transport), _authenticator(args, db_url))
-    finally:
-        transport.stop()
-    return 0
-
-
-def cmd_engine(args: argparse.Namespace) -> int:
-    """One engine, taking work from the broker, until SIGTERM or ^C."""
-    import threading
-
-    from hotplate.app import scale_out_engine
-
-    url = _transport_url(args)
-    if url is None:
-        return 2
-    db_url = args.db_url or _default_db_url(args.data_dir)
-    try:
-        engine, transport = scale_out_engine(db_url, url, workers=args.workers,
-                                             host=args.engine_host)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(f"hotplate engine {engine.deps.engine_id} (host {engine.deps.host}) "
-          f"with {args.workers} workers", flush=True)
-    stopping = threading.Event()
-    signal.signal(signal.SIGTERM, lambda signum, frame: stopping.set())
-    try:
-        # The kernel may hand SIGTERM to any thread; Python runs the handler only
-        # when the main thread wakes, so it must wake now and then.
-        while not stopping.wait(0.5):
-            pass
-    except KeyboardInterrupt:
-        pass
-    finally:
-        transport.stop()  # every server at once; running messages finish first
-        engine.stop()
-    return 0
-
-
-def _env_port(raw: str | None) -> int:
-    if not raw:
-        return 8004
-    try:
-        port = int(raw)
-    except ValueError:
-        port = -1
-    if not 0 < port < 65536:
-        raise SystemExit(f"error: HOTPLATE_PORT must be a port number, not {raw!r}")
-    return port
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -338,43 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--timeout", type=float, default=600.0)
     run.add_argument("--delete", action="store_true", help="delete the stack afterwards")
     run.set_defaults(func=cmd_run)
-    serve = sub.add_parser("serve", help="serve Heat's orchestration API with an embedded "
-                                         "engine")
-    api = sub.add_parser("api", help="serve Heat's orchestration API only, reaching the "
-                                     "engines through the message broker")
-    for command in (serve, api):
-        command.add_argument("--host", default=env.get("HOTPLATE_HOST") or "127.0.0.1",
-                             help="address to listen on (default: 127.0.0.1; HOTPLATE_HOST)")
-        command.add_argument("--port", type=int, default=_env_port(env.get("HOTPLATE_PORT")),
-                             help="port to listen on (default: 8004; HOTPLATE_PORT)")
-        command.add_argument("--noauth", action="store_true",
-                             help="no authentication: every caller is an admin (loopback "
-                                  "only)")
-        command.add_argument("--keystone", action="store_true",
-                             help="trust keystonemiddleware's identity headers: run behind "
-                                  "its auth_token filter (loopback only)")
-        command.add_argument("--force", action="store_true",
-                             help="with --noauth or --keystone, allow a non-loopback address")
-    engine = sub.add_parser("engine", help="run one engine taking work from the message "
-                                           "broker (scale-out)")
-    engine.add_argument("--workers", type=int, default=16,
-                        help="threads per topic (default: 16)")
-    engine.add_argument("--engine-host", default=env.get("HOTPLATE_ENGINE_HOST") or None,
-                        help="the engine topic's server name, Heat's [DEFAULT]/host "
-                             "(default: this machine's name; HOTPLATE_ENGINE_HOST)")
-    for command in (serve, api, engine):
-        command.add_argument("--data-dir", dest="data_dir", default=argparse.SUPPRESS,
-                             help="where the SQLite database lives (default: var)")
-    for command in (api, engine):
-        command.add_argument("--transport-url",
-                             default=env.get("HOTPLATE_TRANSPORT_URL") or None,
-                             help="the message broker, e.g. rabbit://guest:guest@host:5672/ "
-                                  "(HOTPLATE_TRANSPORT_URL)")
-        command.add_argument("--db-url", dest="db_url", default=argparse.SUPPRESS,
-                             help="database URL shared by every process (HOTPLATE_DB_URL)")
-    serve.set_defaults(func=cmd_serve)
-    api.set_defaults(func=cmd_api)
-    engine.set_defaults(func=cmd_engine)
+    add_server_commands(sub)
     db = sub.add_parser("db", help="database management")
     db_sub = db.add_subparsers(dest="db_command", required=True)
     sync = db_sub.add_parser("sync", help="migrate the database to the latest schema")

@@ -72,3 +72,25 @@ def test_serve_reads_its_settings_from_the_environment(monkeypatch: pytest.Monke
     monkeypatch.setenv("HOTPLATE_PORT", "http")
     with pytest.raises(SystemExit, match="HOTPLATE_PORT"):
         build_parser()
+
+
+@pytest.mark.parametrize("command", ["api", "engine"])
+def test_scale_out_commands_need_a_broker(command: str, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("HOTPLATE_TRANSPORT_URL", raising=False)
+    assert main([command]) == 2
+    assert "pass --transport-url or set HOTPLATE_TRANSPORT_URL" in capsys.readouterr().err
+
+
+def test_a_bad_broker_url_is_named_without_its_password(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = f"sqlite:///{tmp_path / 'hotplate.sqlite'}"
+    assert main(["--db-url", db, "api", "--transport-url", "nosuch://u:secret@h/"]) == 2
+    err = capsys.readouterr().err
+    assert "nosuch://u:***@h/" in err and "secret" not in err
+
+
+def test_api_refuses_noauth_on_a_public_address(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["api", "--noauth", "--host", "0.0.0.0",
+                 "--transport-url", "rabbit://guest:guest@127.0.0.1:5672/"]) == 2
+    assert "refusing to listen on non-loopback host 0.0.0.0" in capsys.readouterr().err

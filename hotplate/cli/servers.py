@@ -1,0 +1,219 @@
+"""The long-running commands: ``serve`` (all in one), ``api`` and ``engine`` (scale-out)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import sys
+from typing import Any
+
+from hotplate.cli.common import auth_store, default_db_url
+
+_LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def _exit_quietly(signum: int, frame: Any) -> None:
+    raise SystemExit(0)
+
+
+def _auth_mode(args: argparse.Namespace) -> int | None:
+    """Check --noauth/--keystone against the listening address; 2 when refused."""
+    import ipaddress
+
+    if args.noauth and args.keystone:
+        print("error: --noauth and --keystone exclude each other", file=sys.stderr)
+        return 2
+    if not (args.noauth or args.keystone):
+        return None
+    try:
+        loopback = args.host in _LOOPBACK or ipaddress.ip_address(args.host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback and not args.force:
+        mode = "--noauth" if args.noauth else "--keystone"
+        print(f"error: refusing to listen on non-loopback host {args.host} with {mode}: "
+              "anyone could claim any identity (pass --force to do it anyway)",
+              file=sys.stderr)
+        return 2
+    if args.noauth:
+        print("WARNING: noauth mode: there is NO authentication; every caller is an "
+              "admin of every project.", file=sys.stderr)
+    else:
+        print("keystone mode: trusting X-Identity-Status/X-Project-Id/X-Roles from "
+              "keystonemiddleware in front; never expose this port directly.",
+              file=sys.stderr)
+    return None
+
+
+def _authenticator(args: argparse.Namespace, db_url: str) -> Any:
+    if args.keystone:
+        from hotplate.api.keystone import KeystoneHeaders
+
+        return KeystoneHeaders()
+    return None if args.noauth else auth_store(db_url)
+
+
+def _serve_api(args: argparse.Namespace, rpc: Any, auth: Any) -> None:
+    """Print the endpoint (and a first admin token), then serve until SIGTERM or ^C."""
+    import uvicorn
+
+    from hotplate.api import create_app
+    from hotplate.api.background import KEEP_ALIVE_SECS
+
+    app = create_app(rpc, auth=auth)
+    shown_host = f"[{args.host}]" if ":" in args.host else args.host
+    endpoint = f"http://{shown_host}:{args.port}/v1/admin"
+    print(f"hotplate API at {endpoint}", flush=True)
+    if auth is not None and not args.keystone and not auth.has_tokens():
+        token = auth.create_token("admin", "admin")
+        print("First start: created an admin token for project admin (shown only once):\n"
+              f"  openstack --os-auth-type admin_token --os-token {token} "
+              f"--os-endpoint {endpoint} stack list", flush=True)
+    # uvicorn shuts down gracefully on SIGTERM, then re-raises it: end with the engine stopped.
+    signal.signal(signal.SIGTERM, _exit_quietly)
+    with contextlib.suppress(KeyboardInterrupt, SystemExit):
+        uvicorn.run(app, host=args.host, port=args.port, timeout_keep_alive=KEEP_ALIVE_SECS,
+                    log_level="debug" if args.verbose else "warning")
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """The API and an embedded engine in one process (SQLite under --data-dir by default)."""
+    from hotplate.api import EngineRpc
+    from hotplate.app import embedded
+
+    refused = _auth_mode(args)
+    if refused is not None:
+        return refused
+    db_url = args.db_url or default_db_url(args.data_dir)
+    engine, transport = embedded(db_url)
+    try:
+        _serve_api(args, EngineRpc(transport, host=engine.deps.host),
+                   _authenticator(args, db_url))
+    finally:
+        engine.stop()
+        transport.stop()
+    return 0
+
+
+def _transport_url(args: argparse.Namespace) -> str | None:
+    url: str | None = args.transport_url
+    if not url:
+        print("error: no message broker: pass --transport-url or set HOTPLATE_TRANSPORT_URL "
+              "(for example rabbit://guest:guest@127.0.0.1:5672/)", file=sys.stderr)
+    return url
+
+
+def cmd_api(args: argparse.Namespace) -> int:
+    """The API alone, reaching the engines through the broker (scale-out)."""
+    from hotplate.api import EngineRpc
+    from hotplate.app import api_transport
+    from hotplate.db.migrate import upgrade
+
+    refused = _auth_mode(args)
+    if refused is not None:
+        return refused
+    url = _transport_url(args)
+    if url is None:
+        return 2
+    db_url = args.db_url or default_db_url(args.data_dir)
+    if not (args.noauth or args.keystone):
+        upgrade(db_url)  # the token tables
+    try:
+        transport = api_transport(url)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        _serve_api(args, EngineRpc(transport), _authenticator(args, db_url))
+    finally:
+        transport.stop()
+    return 0
+
+
+def cmd_engine(args: argparse.Namespace) -> int:
+    """One engine, taking work from the broker, until SIGTERM or ^C."""
+    import threading
+
+    from hotplate.app import scale_out_engine
+
+    url = _transport_url(args)
+    if url is None:
+        return 2
+    db_url = args.db_url or default_db_url(args.data_dir)
+    try:
+        engine, transport = scale_out_engine(db_url, url, workers=args.workers,
+                                             host=args.engine_host)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"hotplate engine {engine.deps.engine_id} (host {engine.deps.host}) "
+          f"with {args.workers} workers", flush=True)
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda signum, frame: stopping.set())
+    try:
+        # The kernel may hand SIGTERM to any thread; Python runs the handler only
+        # when the main thread wakes, so it must wake now and then.
+        while not stopping.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        transport.stop()  # every server at once; running messages finish first
+        engine.stop()
+    return 0
+
+
+def _env_port(raw: str | None) -> int:
+    if not raw:
+        return 8004
+    try:
+        port = int(raw)
+    except ValueError:
+        port = -1
+    if not 0 < port < 65536:
+        raise SystemExit(f"error: HOTPLATE_PORT must be a port number, not {raw!r}")
+    return port
+
+
+def add_commands(sub: Any) -> None:
+    """The ``serve``, ``api`` and ``engine`` subcommands, on ``sub`` (argparse's subparsers)."""
+    env = os.environ
+    serve = sub.add_parser("serve", help="serve Heat's orchestration API with an embedded "
+                                         "engine")
+    api = sub.add_parser("api", help="serve Heat's orchestration API only, reaching the "
+                                     "engines through the message broker")
+    for command in (serve, api):
+        command.add_argument("--host", default=env.get("HOTPLATE_HOST") or "127.0.0.1",
+                             help="address to listen on (default: 127.0.0.1; HOTPLATE_HOST)")
+        command.add_argument("--port", type=int, default=_env_port(env.get("HOTPLATE_PORT")),
+                             help="port to listen on (default: 8004; HOTPLATE_PORT)")
+        command.add_argument("--noauth", action="store_true",
+                             help="no authentication: every caller is an admin (loopback "
+                                  "only)")
+        command.add_argument("--keystone", action="store_true",
+                             help="trust keystonemiddleware's identity headers: run behind "
+                                  "its auth_token filter (loopback only)")
+        command.add_argument("--force", action="store_true",
+                             help="with --noauth or --keystone, allow a non-loopback address")
+    engine = sub.add_parser("engine", help="run one engine taking work from the message "
+                                           "broker (scale-out)")
+    engine.add_argument("--workers", type=int, default=16,
+                        help="threads per topic (default: 16)")
+    engine.add_argument("--engine-host", default=env.get("HOTPLATE_ENGINE_HOST") or None,
+                        help="the engine topic's server name, Heat's [DEFAULT]/host "
+                             "(default: this machine's name; HOTPLATE_ENGINE_HOST)")
+    for command in (serve, api, engine):
+        command.add_argument("--data-dir", dest="data_dir", default=argparse.SUPPRESS,
+                             help="where the SQLite database lives (default: var)")
+    for command in (api, engine):
+        command.add_argument("--transport-url",
+                             default=env.get("HOTPLATE_TRANSPORT_URL") or None,
+                             help="the message broker, e.g. rabbit://guest:guest@host:5672/ "
+                                  "(HOTPLATE_TRANSPORT_URL)")
+        command.add_argument("--db-url", dest="db_url", default=argparse.SUPPRESS,
+                             help="database URL shared by every process (HOTPLATE_DB_URL)")
+    serve.set_defaults(func=cmd_serve)
+    api.set_defaults(func=cmd_api)
+    engine.set_defaults(func=cmd_engine)
