@@ -215,7 +215,9 @@ class OsloTransport:
         self, ctxt: Mapping[str, Any], topic: str, method: str,
         kwargs: Mapping[str, Any], *, server: str | None = None,
     ) -> None:
-        codec.encode(ctxt, method, kwargs)  # refuse what JSON cannot carry, here
+        # Refuse what JSON cannot carry, here; and publish a copy taken now, since
+        # the publish happens later and the caller may go on to change its values.
+        message = codec.decode(codec.encode(ctxt, method, kwargs))
         self._count("cast")
         client = self._client(topic)
         if client is None:
@@ -225,7 +227,7 @@ class OsloTransport:
             return
         prepared = client.prepare(server=server)
         try:
-            self._sender.submit(self._publish, prepared, dict(ctxt), method, dict(kwargs),
+            self._sender.submit(self._publish, prepared, message.ctxt, method, message.kwargs,
                                 f"{topic}/{server or '*'}")
         except RuntimeError:  # stopped meanwhile
             self._count("dropped")

@@ -193,3 +193,12 @@ def test_stop_is_idempotent_and_final(transport: OsloTransport) -> None:
 def test_a_bad_url_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match=r"transport URL 'nosuch://u:\*\*\*@h/'"):
         OsloTransport("nosuch://u:secret@h/")
+
+
+def test_a_cast_carries_its_values_as_they_were_when_cast(transport: OsloTransport) -> None:
+    """Casts are published from other threads: changing a value afterwards changes nothing."""
+    (a,) = serve(transport, "a")
+    data = {"xs": [1]}
+    transport.cast({}, TOPIC, "note", {"data": data}, server="a")
+    data["xs"].append(2)
+    eventually(lambda: a.seen == [("note", {"data": {"xs": [1]}})])
