@@ -99,20 +99,31 @@ def start_engine(
     return Engine(deps=deps, service=service, worker=worker)
 
 
-def embedded(db_url: str, *, workers: int = 16, options: EngineOptions | None = None,
-             ) -> tuple[Engine, InProcessTransport]:
-    """The all-in-one engine: SQLite (or any URL), the in-process transport.
+def _engine_on(db_url: str, transport: Transport, *, workers: int,
+               options: EngineOptions | None, host: str = "hotplate") -> Engine:
+    """An engine on ``db_url`` served on ``transport``, as ``embedded`` and
+    ``scale_out_engine`` both build it; the transport is stopped if it fails.
 
     Without ``options``, Heat's defaults apply, overridden by any
     ``HOTPLATE_<OPTION>`` environment variables (``EngineOptions.from_environ``).
+    On SQLite the engine's own work goes one worker at a time.
     """
-    clock = SystemClock()
-    store = open_store(db_url, clock, pool_size=max(4, workers))
+    try:
+        clock = SystemClock()
+        store = open_store(db_url, clock, pool_size=max(4, workers))
+        return start_engine(store, transport, clock=clock, host=host,
+                            work_slots=1 if db_url.startswith("sqlite") else None,
+                            options=options or EngineOptions.from_environ(os.environ))
+    except BaseException:
+        transport.stop()
+        raise
+
+
+def embedded(db_url: str, *, workers: int = 16, options: EngineOptions | None = None,
+             ) -> tuple[Engine, InProcessTransport]:
+    """The all-in-one engine: SQLite (or any URL), the in-process transport."""
     transport = InProcessTransport(workers_per_server=workers)
-    slots = 1 if db_url.startswith("sqlite") else None
-    options = options or EngineOptions.from_environ(os.environ)
-    engine = start_engine(store, transport, clock=clock, work_slots=slots, options=options)
-    return engine, transport
+    return _engine_on(db_url, transport, workers=workers, options=options), transport
 
 
 def scale_out_engine(db_url: str, transport_url: str, *, workers: int = 16,
@@ -121,22 +132,13 @@ def scale_out_engine(db_url: str, transport_url: str, *, workers: int = 16,
     """One engine of many: a shared database and the broker at ``transport_url``.
 
     ``host`` is Heat's [DEFAULT]/host, the engine topic's server (default:
-    this machine's name). On SQLite (one machine, several processes) the
-    engine's own work goes one worker at a time, as embedded.
+    this machine's name).
     """
     from hotplate.rpc.messaging import OsloTransport
 
-    clock = SystemClock()
-    store = open_store(db_url, clock, pool_size=max(4, workers))
     transport = OsloTransport(transport_url, workers_per_server=workers)
-    slots = 1 if db_url.startswith("sqlite") else None
-    options = options or EngineOptions.from_environ(os.environ)
-    try:
-        engine = start_engine(store, transport, clock=clock, work_slots=slots, options=options,
-                              host=host or socket.gethostname())
-    except BaseException:
-        transport.stop()
-        raise
+    engine = _engine_on(db_url, transport, workers=workers, options=options,
+                        host=host or socket.gethostname())
     return engine, transport
 
 
