@@ -106,9 +106,13 @@ def decode(data: str | bytes) -> Message:
     return Message(ctxt=body["ctxt"], method=body["method"], kwargs=body["kwargs"])
 
 
-def encode_result(value: Any) -> str:
-    """Serialise a call's return value; the endpoint's bug if it is not JSON."""
-    check_json(value, "result")
+def encode_result(value: Any, *, checked: bool = False) -> str:
+    """Serialise a call's return value; the endpoint's bug if it is not JSON.
+
+    ``checked``: ``check_json(value, "result")`` already passed (no second walk).
+    """
+    if not checked:
+        check_json(value, "result")
     return _dumps({"result": value})
 
 

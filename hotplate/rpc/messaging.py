@@ -34,7 +34,7 @@ from typing import Any, NoReturn
 from oslo_config import cfg
 
 from hotplate.rpc import codec
-from hotplate.rpc.dispatch import EXPECTED_ERRORS, Counters, Served
+from hotplate.rpc.dispatch import Counters, Outcome, Served, outcome_keys
 from hotplate.rpc.errors import MessagingTimeout, NoSuchMethod, RemoteError
 from hotplate.rpc.policy import AccessPolicy
 from hotplate.rpc.topics import (
@@ -115,35 +115,20 @@ class _Facade:
         return invoke
 
     def _invoke(self, name: str, ctxt: Mapping[str, Any], kwargs: dict[str, Any]) -> Any:
-        where = f"{self._served.topic}/{self._served.server}"
-        try:
-            method = self._served.method(name)
-        except NoSuchMethod as exc:
-            LOG.warning("%s refused a message: %s", where, exc)
-            self._tally("refused")
-            _fail(exc)
         # The rabbit driver adds the caller's timeout to the context; ours never had it.
         context = {k: v for k, v in (ctxt or {}).items() if k != "client_timeout"}
-        try:
-            result = method(context, **kwargs)
-            codec.check_json(result, "result")
-        except EXPECTED_ERRORS as exc:
-            LOG.debug("%s: %s raised %r", where, name, exc)
-            self._tally("delivered", "failed")
-            _fail(exc)
-        except Exception as exc:
-            LOG.exception("%s: %s failed", where, name)
-            self._tally("delivered", "failed")
-            _fail(exc)
-        self._tally("delivered")
-        return result
+        outcome, value = self._served.invoke(name, context, kwargs)
+        self._tally(*outcome_keys(outcome))
+        if outcome is not Outcome.DELIVERED:
+            _fail(value)
+        return value
 
 
 def _fail(exc: BaseException) -> NoReturn:
     """Send ``exc`` back to the caller as a WireFailure.
 
     oslo sends an ExpectedException's cause without logging it again: the
-    line logged above (with a traceback for the unexpected) is enough.
+    line ``Served.invoke`` logged (with a traceback for the unexpected) is enough.
     """
     try:
         raise WireFailure(str(exc), codec.failure_of(exc)) from exc
