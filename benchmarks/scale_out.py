@@ -25,29 +25,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sqlalchemy import create_engine, pool, text
-from sqlalchemy.engine import make_url
-
 from hotplate.app import api_transport
-from hotplate.db import migrate
 from hotplate.rpc.topics import ENGINE_TOPIC
+from tests.distributed.databases import fresh_postgres_database
 
 CTXT = {"project_id": "bench", "username": "bench", "is_admin": True}
 DATABASE = "hotplate_scale_bench"
-
-
-def fresh_database(url: str) -> str:
-    admin = create_engine(make_url(url).set(database="postgres"), poolclass=pool.NullPool,
-                          isolation_level="AUTOCOMMIT")
-    try:
-        with admin.connect() as conn:
-            conn.execute(text(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)"))
-            conn.execute(text(f"CREATE DATABASE {DATABASE}"))
-    finally:
-        admin.dispose()
-    ours = make_url(url).set(database=DATABASE).render_as_string(hide_password=False)
-    migrate.upgrade(ours)
-    return ours
 
 
 def template(n: int, generation: int) -> dict[str, Any]:
@@ -95,7 +78,7 @@ def wait_done(transport: Any, stack_id: str, timeout: float) -> str:
 
 
 def run(engines: int, n: int, args: argparse.Namespace) -> list[dict[str, Any]]:
-    db_url = fresh_database(args.db_url)
+    db_url = fresh_postgres_database(args.db_url, DATABASE)
     procs = start_engines(engines, db_url, args.broker, args.workers)
     transport = api_transport(args.broker, workers=1)
     rows = []

@@ -16,10 +16,8 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-from sqlalchemy import create_engine, pool, text
-from sqlalchemy.engine import make_url
 
-from hotplate.db import migrate
+from tests.distributed.databases import fresh_postgres_database
 
 
 def _rabbitmqctl(*args: str) -> bool:
@@ -51,15 +49,4 @@ def server_db_url() -> str:
     url = os.environ.get("HOTPLATE_TEST_POSTGRES_URL")
     if not url:
         pytest.skip("HOTPLATE_TEST_POSTGRES_URL is not set")
-    name = "hotplate_distributed"
-    admin = create_engine(make_url(url).set(database="postgres"),
-                          poolclass=pool.NullPool, isolation_level="AUTOCOMMIT")
-    try:
-        with admin.connect() as conn:
-            conn.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-            conn.execute(text(f"CREATE DATABASE {name}"))
-    finally:
-        admin.dispose()
-    ours = make_url(url).set(database=name).render_as_string(hide_password=False)
-    migrate.upgrade(ours)
-    return ours
+    return fresh_postgres_database(url, "hotplate_distributed")
