@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench heat-functional clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,10 @@ test: lint
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/converge.py
+
+# Heat's own functional tests against a fresh server; needs HEAT_MIRROR (not part of `test`).
+heat-functional: $(STAMP)
+	BIN=$(BIN) scripts/heat_functional.sh
 
 clean:
 	rm -rf $(VENV) var .pytest_cache

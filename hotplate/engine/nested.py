@@ -18,10 +18,12 @@ from typing import Any
 from hotplate.convergence.node_plan import time_remaining
 from hotplate.engine.adopt import visible_files
 from hotplate.engine.deps import EngineDeps
+from hotplate.engine.views import visible_rows
 from hotplate.model.errors import EntityNotFound, StackExists, StackValidationFailed
 from hotplate.model.ids import StackId
-from hotplate.model.records import StackRecord
-from hotplate.resources.nested import ChildState
+from hotplate.model.records import ResourceRecord, StackRecord
+from hotplate.model.states import Action
+from hotplate.resources.nested import ChildMember, ChildState
 from hotplate.rpc.topics import ENGINE_TOPIC
 
 MAX_NESTED_DEPTH = 5
@@ -83,7 +85,50 @@ class EngineNestedStacks:
         found: dict[str, str] = self._call("identify_stack", stack_name=stack_id)
         return found
 
+    def template(self, stack_id: str) -> Mapping[str, Any]:
+        stack = self._child(stack_id)
+        if stack is None:
+            return {}
+        return self._deps.caches.template(stack.raw_template_id).raw
+
+    def members(self, stack_id: str) -> list[ChildMember]:
+        from hotplate.engine.row_plugins import row_instance  # row_plugins builds this port
+
+        stack = self._child(stack_id)
+        if stack is None:
+            return []
+        members = []
+        for name, row in self._rows(stack).items():
+            reference = None
+            if row.action is not Action.INIT:
+                try:
+                    reference = row_instance(self._deps, row, stack).get_reference_id()
+                except Exception:  # a member whose type is gone still counts
+                    reference = row.physical_resource_id
+            members.append(ChildMember(name, row.resource_type, str(row.action),
+                                       str(row.status), reference))
+        return members
+
+    def member_attribute(self, stack_id: str, name: str, attribute: str) -> Any:
+        from hotplate.engine.row_plugins import row_instance
+
+        stack = self._child(stack_id)
+        row = self._rows(stack).get(name) if stack is not None else None
+        if stack is None or row is None or row.action is Action.INIT:
+            return None
+        if row.attr_data and attribute in row.attr_data:
+            return row.attr_data[attribute]
+        return row_instance(self._deps, row, stack).get_attribute(attribute)
+
     # -- helpers -----------------------------------------------------------------------
+    def _child(self, stack_id: str) -> StackRecord | None:
+        return self._deps.store.get_stack(StackId(stack_id))
+
+    def _rows(self, stack: StackRecord) -> dict[str, ResourceRecord]:
+        template = self._deps.caches.for_stack(stack.raw_template_id, stack)
+        return visible_rows(self._deps.store.list_resources(stack.id), list(template.resources),
+                            stack.raw_template_id, stack.prev_raw_template_id)
+
     def _call(self, method: str, **kwargs: Any) -> Any:
         parent = self._parent
         ctxt = {"project_id": parent.project_id, "tenant_id": parent.project_id,

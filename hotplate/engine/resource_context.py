@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import uuid
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from hotplate.model.ids import ResourceId
 from hotplate.ports import Clock, Store
@@ -30,9 +31,11 @@ class EngineResourceContext:
         stack_name: str,
         project_id: str,
         nested: Callable[[], NestedStacks] | None = None,
+        update_policy: Callable[[], Mapping[str, Any]] | None = None,
     ) -> None:
         self._store = store
         self._nested = nested
+        self._update_policy = update_policy
         self._resource_id = resource_id
         self._data: dict[str, str] | None = None
         self._pending: dict[str, tuple[str, bool]] = {}
@@ -48,6 +51,10 @@ class EngineResourceContext:
         if self._nested is None:
             raise RuntimeError("this context cannot create nested stacks")
         return self._nested()
+
+    def update_policy(self) -> Mapping[str, Any]:
+        """The resource's ``update_policy`` in the stack's current template."""
+        return self._update_policy() if self._update_policy is not None else {}
 
     def physical_resource_name(self) -> str:
         return f"{self.stack_name.rstrip('*')}-{self.resource_name}-{short_id(self.uuid)}"

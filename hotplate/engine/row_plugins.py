@@ -7,6 +7,9 @@ nested-stack port, one reading the wrong template's registry).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.nested import EngineNestedStacks
 from hotplate.engine.resource_context import EngineResourceContext
@@ -34,6 +37,7 @@ def row_context(deps: EngineDeps, row: ResourceRecord, stack: StackRecord
         project_id=stack.project_id,
         nested=lambda: EngineNestedStacks(deps, stack, row.name,
                                           _template_name(deps, row, stack)),
+        update_policy=lambda: _update_policy(deps, row, stack),
     )
 
 
@@ -43,6 +47,12 @@ def row_instance(deps: EngineDeps, row: ResourceRecord, stack: StackRecord,
     plugin = cls if cls is not None else row_class(deps, row)
     return plugin(row.name, row.properties_data or {}, row_context(deps, row, stack),
                   resource_id=row.physical_resource_id)
+
+
+def _update_policy(deps: EngineDeps, row: ResourceRecord, stack: StackRecord
+                   ) -> Mapping[str, Any]:
+    defn = deps.caches.for_stack(stack.raw_template_id, stack).resources.get(row.name)
+    return defn.update_policy if defn is not None else {}
 
 
 def _template_name(deps: EngineDeps, row: ResourceRecord, stack: StackRecord) -> str | None:

@@ -16,6 +16,7 @@ from typing import Any
 
 from hotplate.engine.cache import FACADE
 from hotplate.engine.deps import EngineDeps
+from hotplate.engine.nested_validation import validate_child
 from hotplate.engine.options import UNLIMITED, EngineOptions
 from hotplate.model.errors import RequestLimitExceeded, StackValidationFailed
 from hotplate.template import (
@@ -131,7 +132,9 @@ def validate_stack_request(
             raise StackValidationFailed(exc.detail, ("resources", name, "type")) from None
         if defn.references():
             continue  # values known only once the referenced resources exist
-        cls.validate(defn.resolve_properties(ctx), ("resources", name, "properties"))
+        props = cls.validate(defn.resolve_properties(ctx), ("resources", name, "properties"))
+        if not nested:  # the root validates the whole tree, as Heat's does
+            validate_child(deps, cls, name, props, environment, files)
     return parsed
 
 

@@ -181,6 +181,12 @@ class Resource:
     def data_delete(self, key: str) -> None:
         self.ctx.data_delete(key)
 
+    def update_policy(self) -> Mapping[str, Any]:
+        """The resource's ``update_policy`` in the template being applied (as written)."""
+        policy = getattr(self.ctx, "update_policy", None)
+        found = policy() if callable(policy) else None
+        return found if isinstance(found, Mapping) else {}
+
     def resource_id_set(self, value: str | None) -> None:
         """Record the physical id; the engine stores ``resource_id`` when the action ends."""
         self.resource_id = value

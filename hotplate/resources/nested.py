@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-__all__ = ["ChildState", "NestedStackFailed", "NestedStacks"]
+__all__ = ["ChildMember", "ChildState", "NestedStackFailed", "NestedStacks"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +21,17 @@ class ChildState:
     action: str
     status: str
     reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChildMember:
+    """One resource of a child stack, as a group sees its members."""
+
+    name: str
+    type: str
+    action: str
+    status: str
+    reference_id: str | None
 
 
 class NestedStacks(Protocol):
@@ -50,6 +61,18 @@ class NestedStacks(Protocol):
 
     def identity(self, stack_id: str) -> dict[str, str]:
         """The child's identity (stack_name, stack_id, tenant, path)."""
+        ...
+
+    def template(self, stack_id: str) -> Mapping[str, Any]:
+        """The child's current template, as it was last given."""
+        ...
+
+    def members(self, stack_id: str) -> list[ChildMember]:
+        """The child's current resources (one per name), in template order."""
+        ...
+
+    def member_attribute(self, stack_id: str, name: str, attribute: str) -> Any:
+        """Attribute ``attribute`` of the child's resource ``name`` (None if unknown)."""
         ...
 
 

@@ -33,6 +33,12 @@ class StackResource(Resource):
     def child_parameters(self) -> dict[str, Any]:
         raise NotImplementedError
 
+    @classmethod
+    def validation_template(cls, properties: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        """The child template to validate with the parent, before anything is created;
+        None: nothing to validate beyond the properties."""
+        return None
+
     # -- the port ---------------------------------------------------------------------
     def _stacks(self) -> NestedStacks:
         nested = getattr(self.ctx, "nested_stacks", None)
@@ -53,6 +59,20 @@ class StackResource(Resource):
         if state.status == "FAILED":
             raise NestedStackFailed(state.reason, action)
         return (state.action, state.status) == (action, "COMPLETE")
+
+    def apply_child_template(self, template: Mapping[str, Any] | str) -> str:
+        """Create the child with ``template``, or update it to it; the action to wait for."""
+        if self.resource_id is None:
+            stack_id = self._stacks().create(self.physical_resource_name(), template,
+                                             self.child_parameters(), owned=self.owned)
+            self.resource_id_set(stack_id)
+            return "CREATE"
+        self._stacks().update(str(self.resource_id), template, self.child_parameters())
+        return "UPDATE"
+
+    def child_done(self, action: str) -> bool:
+        """Whether the child finished ``action``; raises NestedStackFailed if it failed."""
+        return self._done(action)
 
     # -- handlers ---------------------------------------------------------------------
     def handle_create(self) -> Any:

@@ -1,0 +1,101 @@
+"""Validating nested stacks with their parent, before anything is created.
+
+Heat validates the whole tree when a stack is created or updated: a group's
+member definition and a template resource's template are checked as stacks
+of their own, so a bad member is a 400 at once, not a failed create later.
+An error names where it was found the way Heat's does:
+``resources.group<nested_stack>.resources.0<provider.yaml>.resources.random: : ...``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from hotplate.engine.deps import EngineDeps
+from hotplate.engine.nested import MAX_NESTED_DEPTH
+from hotplate.model.errors import StackValidationFailed
+from hotplate.resources.base import Resource
+from hotplate.resources.stack_resource import StackResource
+from hotplate.resources.template_resource import TemplateResource
+from hotplate.template import parse_environment, parse_template, resolve_parameters
+
+GROUP_URL = "nested_stack"
+"""Heat's placeholder for the location of a child template built by the plugin."""
+
+
+class _NoResources:
+    def __init__(self, params: Mapping[str, Any]) -> None:
+        self._params = params
+
+    def parameter(self, name: str) -> Any:
+        return self._params[name]
+
+    def resource_reference(self, name: str) -> str | None:
+        return None
+
+    def resource_attribute(self, name: str, attribute: str) -> Any:
+        return None
+
+
+def validate_child(deps: EngineDeps, cls: type[Resource], name: str,
+                   props: Mapping[str, Any], environment: Mapping[str, Any],
+                   files: Mapping[str, Any], depth: int = 1) -> None:
+    """Validate the child stack of resource ``name`` (if its type has one).
+
+    Raises:
+        StackValidationFailed: naming the resource and its child's template.
+    """
+    if not issubclass(cls, StackResource) or depth > MAX_NESTED_DEPTH:
+        return
+    if issubclass(cls, TemplateResource):
+        template: Any = cls.template_source
+        url = cls.template_name
+        params = cls(name, props, None).child_parameters()  # type: ignore[arg-type]
+    else:
+        template = cls.validation_template(props)
+        url, params = GROUP_URL, {}
+    if template is None:
+        return
+    registry = {key: target for key, target in
+                dict(environment.get("resource_registry") or {}).items()
+                if key != "resources" and target != url}
+    child_env = {"parameters": params,
+                 "parameter_defaults": environment.get("parameter_defaults") or {},
+                 "resource_registry": registry}
+    try:
+        _validate_stack(deps, template, child_env, files, depth)
+    except StackValidationFailed as exc:
+        raise _within(exc, name, url) from None
+
+
+def _validate_stack(deps: EngineDeps, template: Any, environment: Mapping[str, Any],
+                    files: Mapping[str, Any], depth: int) -> None:
+    parsed = parse_template(template, files=files)
+    env = parse_environment(environment)
+    params = resolve_parameters(parsed, environment.get("parameters") or {},
+                                param_defaults=environment.get("parameter_defaults") or {})
+    params.update({"OS::stack_name": "", "OS::stack_id": "", "OS::project_id": "",
+                   "OS::resource_facade": {"metadata": {}, "deletion_policy": "Delete",
+                                           "update_policy": {}}})
+    decided = parsed.with_parameters(params)
+    decided.dependencies()
+    ctx = _NoResources(params)
+    for name, defn in decided.resources.items():
+        try:
+            cls = deps.types.for_resource(env, name, defn.type, files)
+        except StackValidationFailed as exc:
+            raise StackValidationFailed(exc.detail, ("resources", name, "type")) from None
+        if defn.references():
+            continue  # values known only once the referenced resources exist
+        props = cls.validate(defn.resolve_properties(ctx), ("resources", name, "properties"))
+        validate_child(deps, cls, name, props, environment, files, depth + 1)
+
+
+def _within(exc: StackValidationFailed, name: str, url: str) -> StackValidationFailed:
+    """The child's error as the parent's, with Heat's ``name<url>`` step in its path."""
+    path = exc.path
+    detail = exc.detail
+    if len(path) > 2 and path[0] == "resources" and path[2] == "properties":
+        path, detail = path[:2], f": {detail}"  # Heat names the member, then the error
+    return StackValidationFailed(detail, ("resources", f"{name}<{url}>", *path))
