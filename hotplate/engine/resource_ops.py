@@ -324,6 +324,9 @@ class ResourceOps:
                                  metadata_changed=metadata != (row.metadata or {}))
         if decision.kind is UpdateKind.IN_PLACE and cls.needs_replacement(old_props, new_props):
             decision = UpdateDecision(UpdateKind.REPLACE, decision.prop_diff)
+        if (decision.kind is UpdateKind.NO_CHANGE and cls.always_updates
+                and row.physical_resource_id is not None):
+            decision = UpdateDecision(UpdateKind.IN_PLACE, {})
         if decision.kind is not UpdateKind.NO_CHANGE:
             try:
                 cls.check_immutable(old_props, new_props, name=row.name, type_name=defn.type)

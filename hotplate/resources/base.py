@@ -80,6 +80,9 @@ class Resource:
     attributes_schema: ClassVar[Mapping[str, Attribute]] = {}
     support_status: ClassVar[SupportStatus] = SupportStatus()
     description: ClassVar[str | None] = None
+    always_updates: ClassVar[bool] = False
+    """True when an update reaches the plugin even with no property changed: a
+    nested stack's own resources decide what changes (its template files may have)."""
     local_only: ClassVar[bool] = False
     """True when the handlers change nothing outside hotplate's own database.
 

@@ -24,6 +24,7 @@ class StackResource(Resource):
     """A resource implemented by a nested stack."""
 
     owned: bool = OWNED
+    always_updates = True
     """False for a stack that lives on its own (``OS::Heat::Stack``), as in Heat."""
 
     # -- what subclasses supply -------------------------------------------------------
