@@ -14,6 +14,7 @@ from hotplate.engine.cache import pseudo_parameters
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.row_plugins import row_instance
 from hotplate.engine.views import visible_rows
+from hotplate.model.nodes import path_key
 from hotplate.model.records import ResourceRecord, StackRecord
 from hotplate.model.states import Action
 
@@ -49,6 +50,21 @@ class _RowsContext:
             return row.attr_data[attribute]
         instance = self._instance(name)
         return instance.get_attribute(attribute) if instance is not None else None
+
+
+    def resource_attribute_path(self, name: str, attribute: str, path: tuple[Any, ...]
+                                ) -> tuple[bool, Any]:
+        """Types that resolve paths themselves answer here; others say not found."""
+        row = self._rows.get(name)
+        if row is None:
+            return False, None
+        key = path_key(attribute, path)
+        if row.attr_data and key in row.attr_data:
+            return True, row.attr_data[key]
+        instance = self._instance(name)
+        if instance is None or not instance.path_attributes:
+            return False, None
+        return True, instance.get_attribute_path(attribute, path)
 
 
 class OutputResolver:

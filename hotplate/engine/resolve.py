@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hotplate.model.ids import ResourceId
-from hotplate.model.nodes import NodeData
+from hotplate.model.nodes import NodeData, path_key
 
 
 def _node_datas(input_data: Mapping[str, Any]) -> list[NodeData]:
@@ -41,3 +41,12 @@ class InputsContext:
         if node is None:
             return None
         return node.attrs.get(attribute)
+
+    def resource_attribute_path(self, name: str, attribute: str, path: tuple[Any, ...]
+                                ) -> tuple[bool, Any]:
+        """The value at ``path`` if the resource resolved that path itself."""
+        node = self._by_name.get(name)
+        key = path_key(attribute, path)
+        if node is None or key not in node.attrs:
+            return False, None
+        return True, node.attrs[key]

@@ -28,7 +28,7 @@ from hotplate.engine.resource_context import EngineResourceContext
 from hotplate.engine.row_plugins import row_class, row_context
 from hotplate.engine.runner import ActionTimeout
 from hotplate.model.errors import CancelOperation, UpdateReplace
-from hotplate.model.nodes import NodeData
+from hotplate.model.nodes import NodeData, path_key
 from hotplate.model.records import (
     NewEvent,
     NewResource,
@@ -39,8 +39,23 @@ from hotplate.model.records import (
 )
 from hotplate.model.states import Action, Status
 from hotplate.resources.base import Resource
+from hotplate.template.references import attribute_paths_read
 
 LOG = logging.getLogger(__name__)
+
+
+def _path_attributes(instance: Resource, template: Any) -> dict[str, Any]:
+    """The attributes read with a literal path, for types that resolve paths themselves."""
+    found: dict[str, Any] = {}
+    for attribute, path in attribute_paths_read(template.resources, template.outputs,
+                                                instance.name):
+        try:
+            found[path_key(attribute, path)] = instance.get_attribute_path(attribute, path)
+        except Exception as exc:  # a bad attribute fails its reader, not its owner
+            LOG.info("resource %s: attribute %s%s unavailable: %s", instance.name, attribute,
+                     list(path), exc)
+            found[path_key(attribute, path)] = None
+    return found
 
 
 class ResourceOps:
@@ -72,6 +87,8 @@ class ResourceOps:
             except Exception as exc:  # a bad attribute fails its reader, not its owner
                 LOG.info("resource %s: attribute %s unavailable: %s", row.name, name, exc)
                 attrs[name] = None
+        if instance.path_attributes:
+            attrs.update(_path_attributes(instance, template))
         return NodeData(
             resource_id=row.id, name=row.name, reference_id=instance.get_reference_id(),
             attrs=attrs, action=str(action), status=str(status), uuid=row.uuid,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +37,12 @@ class NodeKey:
         return f"{'update' if self.is_update else 'cleanup'}({self.resource_id})"
 
 
+def path_key(attribute: str, path: tuple[Any, ...]) -> str:
+    """The ``attrs`` key of an attribute read with a path, for types that resolve
+    paths themselves: the JSON text of ``[attribute, *path]``."""
+    return json.dumps([attribute, *path])
+
+
 @dataclass(frozen=True, slots=True)
 class NodeData:
     """What a finished node tells the nodes that depend on it.
@@ -43,7 +50,8 @@ class NodeData:
     Attributes are resolved once, by the worker that finished the resource,
     and forwarded; dependants never reload the resource to read them.
     ``attrs`` maps an attribute name to its whole value (paths are applied by
-    the reader).
+    the reader), and, for types that resolve paths themselves, ``path_key``
+    to the value at that path.
     """
 
     resource_id: ResourceId

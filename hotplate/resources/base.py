@@ -45,7 +45,24 @@ from hotplate.resources.properties import (
 )
 from hotplate.resources.support import SupportStatus
 
-__all__ = ["Resource", "ResourceContext"]
+__all__ = ["Resource", "ResourceContext", "select_path"]
+
+
+def select_path(value: Any, path: tuple[Any, ...]) -> Any:
+    """Follow ``path`` (keys and indices) into ``value``; None at the first dead end."""
+    for key in path:
+        if isinstance(value, Mapping):
+            value = value.get(key)
+        elif isinstance(value, list) and isinstance(key, int | str) and not isinstance(key, bool):
+            try:
+                value = value[int(key)]
+            except (ValueError, IndexError):
+                return None
+        else:
+            return None
+        if value is None:
+            return None
+    return value
 
 
 class ResourceContext(Protocol):
@@ -80,6 +97,9 @@ class Resource:
     attributes_schema: ClassVar[Mapping[str, Attribute]] = {}
     support_status: ClassVar[SupportStatus] = SupportStatus()
     description: ClassVar[str | None] = None
+    path_attributes: ClassVar[bool] = False
+    """True when ``get_attribute_path`` gives more than the path applied to the whole
+    value (a group's ``[group, attr, key]`` reads ``key`` of each member's ``attr``)."""
     always_updates: ClassVar[bool] = False
     """True when an update reaches the plugin even with no property changed: a
     nested stack's own resources decide what changes (its template files may have)."""
@@ -240,6 +260,10 @@ class Resource:
         if name not in self.attributes_schema:
             raise InvalidTemplateAttribute(self.name, name)
         return self._resolve_attribute(name)
+
+    def get_attribute_path(self, name: str, path: tuple[Any, ...]) -> Any:
+        """Attribute ``name`` at ``path``; None where the path leads nowhere (Heat's rule)."""
+        return select_path(self.get_attribute(name), path)
 
     def _resolve_attribute(self, name: str) -> Any:
         """Override: the value of a declared attribute (None when unknown yet)."""

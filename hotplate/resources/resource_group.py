@@ -22,12 +22,13 @@ import itertools
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from hotplate.resources.attributes import Attribute, InvalidTemplateAttribute
+from hotplate.resources.attributes import Attribute
+from hotplate.resources.base import select_path
 from hotplate.resources.constraints import AllowedValues, Length, Range
 from hotplate.resources.group_steps import Apply, Pause, Steps
+from hotplate.resources.member_group import ATTRIBUTES, REFS, REFS_MAP, MemberGroup
 from hotplate.resources.properties import Schema, with_defaults
 from hotplate.resources.rolling_update import batches, member_definitions
-from hotplate.resources.stack_resource import StackResource
 from hotplate.resources.support import SupportStatus
 
 __all__ = ["ResourceGroup"]
@@ -36,20 +37,13 @@ COUNT, INDEX_VAR, RESOURCE_DEF = "count", "index_var", "resource_def"
 REMOVAL_POLICIES, REMOVAL_POLICIES_MODE = "removal_policies", "removal_policies_mode"
 DEF_TYPE, DEF_PROPERTIES, DEF_METADATA = "type", "properties", "metadata"
 RESOURCE_LIST = "resource_list"
-REFS, REFS_MAP, ATTRIBUTES, REMOVED_LIST = "refs", "refs_map", "attributes", "removed_rsrc_list"
+REMOVED_LIST = "removed_rsrc_list"
 ROLLING_UPDATE, BATCH_CREATE = "rolling_update", "batch_create"
 MIN_IN_SERVICE, MAX_BATCH_SIZE, PAUSE_TIME = "min_in_service", "max_batch_size", "pause_time"
 SKIPLIST_KEY = "name_blacklist"
-CHILD_VERSION = "2015-04-30"
-MEMBER_PREFIX = "resource."
 
 
-class MemberNotFound(Exception):
-    def __init__(self, member: str, group: str) -> None:
-        super().__init__(f"Member '{member}' not found in group resource '{group}'.")
-
-
-class ResourceGroup(StackResource):
+class ResourceGroup(MemberGroup):
     """Creates one or more identically configured nested resources.
 
     In addition to the `refs` attribute, this resource implements synthetic
@@ -155,10 +149,6 @@ class ResourceGroup(StackResource):
             snippet["metadata"] = copy.deepcopy(resource_def[DEF_METADATA])
         return snippet
 
-    def _template(self, members: list[tuple[str, Mapping[str, Any]]]) -> dict[str, Any]:
-        return {"heat_template_version": CHILD_VERSION,
-                "resources": {name: dict(defn) for name, defn in members}}
-
     def child_template(self) -> dict[str, Any]:
         return self._template([(n, self.member_definition(n)) for n in self._names()])
 
@@ -175,11 +165,6 @@ class ResourceGroup(StackResource):
         group = cls.__new__(cls)
         group.properties = props
         return group._template([("0", group.member_definition("0"))])
-
-    def _members(self) -> list[Any]:
-        if self.resource_id is None:
-            return []
-        return self._stacks().members(str(self.resource_id))
 
     def _current_definitions(self) -> list[tuple[str, Mapping[str, Any]]]:
         """The live members' definitions in the child's template, failed ones left out."""
@@ -257,36 +242,12 @@ class ResourceGroup(StackResource):
     def get_attribute(self, name: str) -> Any:
         if name == REMOVED_LIST:
             return self._skiplist()
-        if name == ATTRIBUTES:
-            raise InvalidTemplateAttribute(self.name, name)
-        if name in (REFS, REFS_MAP) or name.startswith(MEMBER_PREFIX):
-            return self._reference_attribute(name)
-        if name == "show":
-            return super().get_attribute(name)
-        return [self._member_attribute(n, name) for n in self._names()]
+        return super().get_attribute(name)
 
-    def _reference_attribute(self, name: str) -> Any:
-        refs = {m.name: m.reference_id for m in self._members()}
-        if name == REFS:
-            return [refs.get(n) for n in self._names()]
-        if name == REFS_MAP:
-            return {n: refs.get(n) for n in self._names()}
-        _, member, *rest = name.split(".", 2)
-        if rest:
-            return self._member_attribute(member, rest[0])
-        if self.resource_id is not None and member not in refs:
-            raise MemberNotFound(member, self.name)
-        return refs.get(member)
-
-    def _member_attribute(self, member: str, attribute: str) -> Any:
-        if self.resource_id is None:
-            return None
-        return self._stacks().member_attribute(str(self.resource_id), member, attribute)
-
-    def _resolve_attribute(self, name: str) -> Any:
-        if name == ATTRIBUTES:
-            return None
-        return self.get_attribute(name)
+    def get_attribute_path(self, name: str, path: tuple[Any, ...]) -> Any:
+        if name == REMOVED_LIST:
+            return select_path(self._skiplist(), path)
+        return super().get_attribute_path(name, path)
 
 
 def _with_index(value: Any, variable: str, name: str) -> Any:

@@ -7,9 +7,12 @@ them is linear in the number of references, not in the template's size.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from hotplate.graph import Graph
 from hotplate.template.definitions import OutputDefinition, ResourceDefinition
+from hotplate.template.functions.base import Static, iter_functions
+from hotplate.template.functions.references import GetAttr
 
 
 def dependency_graph(resources: Mapping[str, ResourceDefinition]) -> Graph[str]:
@@ -34,3 +37,26 @@ def attributes_read(
         for target, attribute in pairs:
             found.setdefault(target, set()).add(attribute)
     return {name: frozenset(attrs) for name, attrs in found.items()}
+
+
+def attribute_paths_read(
+    resources: Mapping[str, ResourceDefinition], outputs: Mapping[str, OutputDefinition],
+    target: str,
+) -> frozenset[tuple[str, tuple[Any, ...]]]:
+    """The ``(attribute, path)`` pairs get_attr reads from ``target`` with a literal path.
+
+    For the types that resolve a path themselves (a group's ``[group, attr, key]``
+    is the key of each member's attribute, not an item of the list); found on
+    demand, as only those types ask.
+    """
+    nodes = [n for d in resources.values() for n in (d.properties_node, d.metadata_node)]
+    nodes += [o.value_node for o in outputs.values()]
+    found: set[tuple[str, tuple[Any, ...]]] = set()
+    for node in nodes:
+        for function in iter_functions(node):
+            if (isinstance(function, GetAttr) and function.target == target
+                    and function.enabled and function.components
+                    and all(isinstance(c, Static) for c in function.components)):
+                path = tuple(c.value for c in function.components if isinstance(c, Static))
+                found.add((function.attribute, path))
+    return frozenset(found)

@@ -193,9 +193,15 @@ class GetAttr(Function):
     def resolve(self, ctx: ResolveContext) -> Any:
         if not self.enabled:
             return None
+        if self.components:
+            keys = [node.resolve(ctx) for node in self.components]
+            by_path = getattr(ctx, "resource_attribute_path", None)
+            if by_path is not None:  # some types resolve a path themselves (groups)
+                found, value = by_path(self.target, self.attribute, tuple(keys))
+                if found:
+                    return copy_data(value)
         value = ctx.resource_attribute(self.target, self.attribute)
         if value is not None and self.components:
-            keys = [node.resolve(ctx) for node in self.components]
             try:
                 value = reduce(_select, keys, value)
             except (KeyError, IndexError, TypeError):
