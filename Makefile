@@ -33,3 +33,8 @@ heat-functional: $(STAMP)
 
 clean:
 	rm -rf $(VENV) var .pytest_cache
+
+# Template functions against Heat 27.0.1's own code (builds its virtualenv once; not part of `test`).
+.PHONY: heat-oracle
+heat-oracle: $(STAMP)
+	$(BIN)/python scripts/heat_oracle.py
