@@ -5,15 +5,35 @@ Part of ``EngineService``; Heat's method names and arguments.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from hotplate.engine import resource_actions
 from hotplate.engine.errors import ResourceNotAvailable, ResourceNotFound
 from hotplate.engine.lookups import StackLookups
 from hotplate.engine.nested import MAX_NESTED_DEPTH
-from hotplate.engine.views import format_resource
-from hotplate.model.records import StackRecord
+from hotplate.engine.resource_attributes import shown_attributes
+from hotplate.engine.row_plugins import row_instance
+from hotplate.engine.views import format_resource, stored_attributes
+from hotplate.graph import Graph
+from hotplate.model.records import ResourceRecord, StackRecord
+from hotplate.template import Template
+
+LOG = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class ViewScope:
+    """What every resource view of one stack needs, read once per request."""
+
+    stack: StackRecord
+    template: Template
+    graph: Graph[str]
+    children: Mapping[str, StackRecord]
+    """The stacks this stack owns (deleted ones too), by id: a resource whose
+    physical id is one of them links to it as ``nested``."""
 
 
 class ResourceMethods(StackLookups):
@@ -25,6 +45,11 @@ class ResourceMethods(StackLookups):
     def list_stack_resources(self, ctxt: Mapping[str, Any], stack_identity: Any,
                              nested_depth: int = 0, with_detail: bool = False,
                              filters: Any = None) -> list[dict[str, Any]]:
+        """Every resource's view, ``nested_depth`` levels of nested stacks included.
+
+        As Heat's, only ``with_detail`` views resolve attributes (each one's
+        plugin is called); the plain listing reads rows and templates only.
+        """
         stack = self._get_stack(ctxt, stack_identity, show_deleted=True)
         depth = max(0, min(int(nested_depth or 0), MAX_NESTED_DEPTH))
         return _filter(self._resource_views(stack, with_detail, depth), filters)
@@ -32,26 +57,22 @@ class ResourceMethods(StackLookups):
     def _resource_views(self, stack: StackRecord, with_detail: bool,
                         depth: int) -> list[dict[str, Any]]:
         """The stack's resources, each followed by its nested stack's, ``depth`` levels down."""
-        rows = self._current_rows(stack)
-        graph = self._deps.caches.for_stack(stack.raw_template_id, stack).dependencies()
-        children = {str(child.id): child for child, _ in self._nested_stacks(stack, 1)
-                    } if depth > 0 else {}
+        scope = self._scope(stack)
         views = []
-        for name, row in rows.items():
-            required_by = graph.required_by(name) if name in graph.nodes else ()
-            view = format_resource(row, stack, required_by=required_by,
-                                   with_detail=with_detail)
-            if stack.owner_id is not None and stack.parent_resource_name:
-                view["parent_resource"] = stack.parent_resource_name
-            views.append(view)
-            child = children.get(row.physical_resource_id or "")
-            if child is not None:
+        for row in self._current_rows(stack).values():
+            views.append(self._view(scope, row, detail=with_detail))
+            child = scope.children.get(row.physical_resource_id or "")
+            if depth > 0 and child is not None and child.deleted_at is None:
                 views.extend(self._resource_views(child, with_detail, depth - 1))
         return views
 
     def describe_stack_resource(self, ctxt: Mapping[str, Any], stack_identity: Any,
                                 resource_name: str, with_attr: Any = None) -> dict[str, Any]:
-        """The resource with its detail (description, attributes, metadata).
+        """The resource with its detail: description, metadata and attributes.
+
+        ``attributes`` are every attribute of the type plus the ``with_attr``
+        names (see resource_attributes); ``with_attr=False`` leaves them out,
+        as Heat's does.
 
         Raises:
             ResourceNotFound: "The Resource (r) could not be found in Stack s."
@@ -60,9 +81,52 @@ class ResourceMethods(StackLookups):
         row = self._current_rows(stack).get(resource_name)
         if row is None:
             raise ResourceNotFound(resource_name, stack.name)
-        graph = self._deps.caches.for_stack(stack.raw_template_id, stack).dependencies()
-        required_by = graph.required_by(resource_name) if resource_name in graph.nodes else ()
-        return format_resource(row, stack, required_by=required_by, with_detail=True)
+        return self._view(self._scope(stack), row, detail=True, with_attr=with_attr)
+
+    def _scope(self, stack: StackRecord) -> ViewScope:
+        template = self._deps.caches.for_stack(stack.raw_template_id, stack)
+        owned = self._nested_stacks(stack, 1, deleted=True)
+        return ViewScope(stack, template, template.dependencies(),
+                         {str(child.id): child for child, _ in owned})
+
+    def _view(self, scope: ViewScope, row: ResourceRecord, *, detail: bool,
+              with_attr: Any = None) -> dict[str, Any]:
+        graph = scope.graph
+        required_by = graph.required_by(row.name) if row.name in graph.nodes else ()
+        nested = scope.children.get(row.physical_resource_id or "")
+        if not detail:
+            return format_resource(row, scope.stack, required_by=required_by, nested=nested)
+        attributes = (self._attributes(scope.stack, row, with_attr)
+                      if with_attr is not False else None)
+        view = format_resource(row, scope.stack, required_by=required_by, with_detail=True,
+                               description=self._description(scope, row),
+                               attributes=attributes, nested=nested)
+        if with_attr is False:
+            del view["attributes"]
+        return view
+
+    def _description(self, scope: ViewScope, row: ResourceRecord) -> str:
+        """The resource's ``description`` in the stack's template, else in the row's own
+        (a row being cleaned up is in the template it was made with)."""
+        defn = scope.template.resources.get(row.name)
+        if defn is None and row.current_template_id is not None:
+            try:
+                defn = self._deps.caches.template(row.current_template_id
+                                                  ).template.resources.get(row.name)
+            except Exception:  # its template is gone: no description to show
+                defn = None
+        return defn.description if defn is not None else ""
+
+    def _attributes(self, stack: StackRecord, row: ResourceRecord,
+                    with_attr: Any) -> dict[str, Any]:
+        names = [str(name) for name in _names(with_attr)]
+        try:
+            instance = row_instance(self._deps, row, stack)
+        except Exception:  # its type is gone: what it stored is all there is to show
+            LOG.warning("resource %s: no plugin to resolve attributes", row.name,
+                        exc_info=True)
+            return {**dict.fromkeys(names), **stored_attributes(row.attr_data)}
+        return shown_attributes(instance, names, stored_attributes(row.attr_data))
 
     def resource_mark_unhealthy(self, ctxt: Mapping[str, Any], stack_identity: Any,
                                 resource_name: str, mark_unhealthy: Any,
@@ -91,6 +155,13 @@ class ResourceMethods(StackLookups):
             stored = self._deps.store.get_resource(row.id)
             return dict(stored.metadata) if stored is not None else {}
         return None
+
+
+def _names(with_attr: Any) -> list[Any]:
+    """``with_attr`` as a list: None for none, one name, or a list of names."""
+    if not with_attr:
+        return []
+    return [with_attr] if isinstance(with_attr, str) else list(with_attr)
 
 
 def _filter(views: list[dict[str, Any]], filters: Any) -> list[dict[str, Any]]:

@@ -64,14 +64,21 @@ def format_stack(
 
 def format_resource(
     row: ResourceRecord, stack: StackRecord, *, required_by: Iterable[str] = (),
-    with_detail: bool = False,
+    with_detail: bool = False, description: str = "",
+    attributes: Mapping[str, Any] | None = None, nested: StackRecord | None = None,
 ) -> dict[str, Any]:
+    """Heat's engine view of one resource (heat/engine/api.py's keys).
+
+    ``nested`` is the child stack the resource owns, shown as
+    ``nested_stack_id`` (the API's ``nested`` link). Only the detailed view
+    has ``description`` and ``attributes``; without ``attributes`` it shows
+    the values stored when the resource's action completed.
+    """
     view: dict[str, Any] = {
         "resource_identity": {**stack_identity(stack), "path": f"/resources/{row.name}"},
         "stack_identity": stack_identity(stack),
         "stack_name": stack.name,
         "resource_name": row.name,
-        "description": "",
         "physical_resource_id": row.physical_resource_id or "",
         "resource_action": str(row.action),
         "resource_status": str(row.status),
@@ -82,10 +89,26 @@ def format_resource(
         "required_by": sorted(required_by),
         "metadata": row.metadata,
     }
+    if nested is not None:
+        view["nested_stack_id"] = stack_identity(nested)
+    if stack.parent_resource_name:
+        view["parent_resource"] = stack.parent_resource_name
     if with_detail:
-        view["attributes"] = dict(row.attr_data or {})
-        view["properties"] = dict(row.properties_data or {})
+        view["description"] = description
+        view["attributes"] = (stored_attributes(row.attr_data) if attributes is None
+                              else dict(attributes))
     return view
+
+
+def stored_attributes(attr_data: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The attribute values a row stored, by attribute name.
+
+    Values stored under a path key (``model.nodes.path_key``: the JSON text of
+    ``[attribute, *path]``, for types that resolve paths themselves) are what a
+    reader of that path saw, not attributes, and are left out.
+    """
+    return {key: value for key, value in (attr_data or {}).items()
+            if not key.startswith("[")}
 
 
 def format_event(event: EventRecord, stack: StackRecord) -> dict[str, Any]:
