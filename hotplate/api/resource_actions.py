@@ -33,8 +33,9 @@ async def _identity(request: Request, project_id: str, stack_name: str,
 async def resource_metadata(request: Request, project_id: str, stack_name: str,
                             stack_id: str, resource_name: str) -> JSONResponse:
     identity = await _identity(request, project_id, stack_name, stack_id)
+    # with_attr=False: the metadata alone, without calling the plugin for attributes
     res = await engine(request, project_id, "describe_stack_resource",
-                       stack_identity=identity, resource_name=resource_name)
+                       stack_identity=identity, resource_name=resource_name, with_attr=False)
     return JSONResponse({"metadata": res.get("metadata") or {}})
 
 

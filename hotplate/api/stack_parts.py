@@ -41,7 +41,7 @@ async def list_resources(request: Request, project_id: str, stack_name: str,
     identity = await _identity(request, project_id, stack_name, stack_id)
     rows = await engine(request, project_id, "list_stack_resources", stack_identity=identity,
                         nested_depth=nested_depth, with_detail=detail)
-    shown = [views.resource_view(request, r, detail=detail) for r in rows
+    shown = [views.resource_view(request, r) for r in rows
              if _resource_matches(request, r)]
     return JSONResponse({"resources": shown})
 
@@ -67,7 +67,7 @@ async def show_resource(request: Request, project_id: str, stack_name: str, stac
     res = await engine(request, project_id, "describe_stack_resource", stack_identity=identity,
                        resource_name=resource_name,
                        with_attr=params.query_list(request, "with_attr") or None)
-    return JSONResponse({"resource": views.resource_view(request, res, detail=True)})
+    return JSONResponse({"resource": views.resource_view(request, res)})
 
 
 # -- events ---------------------------------------------------------------

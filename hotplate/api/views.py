@@ -24,11 +24,12 @@ STACK_DETAIL_KEYS = (
     "notification_topics", "capabilities", "parameters", "outputs", "disable_rollback",
     "timeout_mins", "stack_owner", "parent", "stack_user_project_id", "tags",
 )
-RESOURCE_KEYS = (
-    "resource_name", "physical_resource_id", "resource_type", "resource_status",
-    "resource_status_reason", "creation_time", "updated_time", "required_by",
-    "parent_resource",
-)
+RESOURCE_HIDDEN_KEYS = frozenset({
+    "resource_identity", "stack_identity", "stack_name", "resource_action", "nested_stack_id",
+    "metadata",
+})
+"""Engine keys heat-api leaves out of a resource view (the identities become links;
+metadata has its own route)."""
 EVENT_SUMMARY_KEYS = (
     "event_time", "resource_name", "resource_status", "resource_status_reason",
     "physical_resource_id",
@@ -88,7 +89,15 @@ def preview_view(request: Request, stack: Mapping[str, Any]) -> dict[str, Any]:
     return view
 
 
-def resource_view(request: Request, res: Mapping[str, Any], *, detail: bool) -> dict[str, Any]:
+def resource_view(request: Request, res: Mapping[str, Any]) -> dict[str, Any]:
+    """heat-api's resource view: every engine key but the ones it hides.
+
+    The identities become ``links`` (``self``, ``stack``, and ``nested`` for
+    a resource that owns a child stack), the name is also
+    ``logical_resource_id``, and action and status join. So the detailed
+    views (show, ``with_detail`` listings) carry what the engine added:
+    ``description`` and ``attributes``.
+    """
     identity = res["stack_identity"]
     self_href = stack_url(request, identity, f"/resources/{_segment(res['resource_name'])}")
     links = [link(self_href), link(stack_url(request, identity), "stack")]
@@ -96,14 +105,11 @@ def resource_view(request: Request, res: Mapping[str, Any], *, detail: bool) -> 
     if nested:
         links.append(link(stack_url(request, nested), "nested"))
     view: dict[str, Any] = {"links": links, "logical_resource_id": res["resource_name"]}
-    for key in RESOURCE_KEYS:
+    for key, value in res.items():
         if key == "resource_status":
-            view[key] = joined_status(res.get("resource_action"), res.get("resource_status"))
-        elif key in res:
-            view[key] = res[key]
-    if detail:
-        view["description"] = res.get("description", "")
-        view["attributes"] = res.get("attributes", {})
+            view[key] = joined_status(res.get("resource_action"), value)
+        elif key not in RESOURCE_HIDDEN_KEYS:
+            view[key] = value
     return view
 
 
