@@ -10,7 +10,8 @@ values are not.
 
 The answer's ``Parameters`` is Heat's view of each declared parameter
 (``Type``, ``Description``, ``Default``, ``NoEcho``, ``Label``, constraint
-keys); hidden parameters show ``******`` instead of a default or value.
+keys); hidden parameters show their default and value too (only ``NoEcho``
+tells them apart), as Heat's ``format_validate_parameter`` does.
 """
 
 from __future__ import annotations
@@ -21,7 +22,12 @@ from typing import Any
 
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.nested import MAX_NESTED_DEPTH
-from hotplate.engine.validation import located_in, parse_checked
+from hotplate.engine.validation import (
+    attribute_names,
+    located_in,
+    parse_checked,
+    resource_classes,
+)
 from hotplate.model.errors import HotplateError, StackValidationFailed, UnknownUserParameter
 from hotplate.resources.base import Resource
 from hotplate.resources.template_resource import TemplateResource
@@ -41,8 +47,8 @@ from hotplate.template.constraints import (
     Modulo,
     Range,
 )
+from hotplate.template.validation import validate_functions
 
-HIDDEN = "******"
 IGNORABLE_ERROR_CODES = frozenset({"99001"})
 """Heat's error codes (ERROR_CODE_MAP): 99001, a service not available for a type."""
 
@@ -76,7 +82,7 @@ def validate_template(deps: EngineDeps, template: Any, environment: Mapping[str,
         nested = _nested_parameters(deps, parsed, env, files, depth=1)
         if nested:
             result["NestedParameters"] = nested
-    result["Environment"] = env.to_dict()
+    result["Environment"] = env.user_dict()
     return result
 
 
@@ -122,13 +128,12 @@ def _check(deps: EngineDeps, template: Any, environment: Mapping[str, Any],
     for schema in parsed.parameters.values():
         _check_default(schema)
     parsed.dependencies()
+    classes = resource_classes(deps, env, parsed, files)
+    validate_functions(parsed, attribute_names(classes))
     data = parsed.to_dict()
     raw = data.get("resources") or data.get("Resources") or {}
-    for name, defn in parsed.resources.items():
-        try:
-            cls = deps.types.for_resource(env, name, defn.type, files)
-        except StackValidationFailed as exc:
-            raise StackValidationFailed(exc.detail, ("resources", name, "type")) from None
+    for name in parsed.resources:
+        cls = classes[name]
         if _checks_own_properties(cls):
             continue
         entry = raw.get(name) or {}
@@ -199,10 +204,10 @@ def parameter_view(schema: ParameterSchema, env: Environment) -> dict[str, Any]:
     if default is None:
         default = schema.default
     if default is not None:
-        view["Default"] = HIDDEN if schema.hidden else default
+        view["Default"] = default
     value = env.parameters.get(schema.name)
     if value:
-        view["Value"] = HIDDEN if schema.hidden else value
+        view["Value"] = value
     if schema.tags:
         view["Tags"] = list(schema.tags)
     view.update(constraint_view(schema))

@@ -2,7 +2,9 @@
 
 Checks run in Heat's order: the template's size, its structure, the number
 of resources it declares (``max_resources_per_stack``), parameter groups,
-then parameters and each resource. A template error names its path; when
+then parameters, the calls of template functions (``validate_functions``:
+references, attribute names, what Heat validates before a create) and each
+resource. A template error names its path; when
 the template came as text, ``located_in`` adds where in the text
 ("... at line 12, column 5").
 """
@@ -19,13 +21,16 @@ from hotplate.engine.deps import EngineDeps
 from hotplate.engine.nested_validation import validate_child
 from hotplate.engine.options import UNLIMITED, EngineOptions
 from hotplate.model.errors import RequestLimitExceeded, StackValidationFailed
+from hotplate.resources.base import Resource
 from hotplate.template import (
+    Environment,
     Template,
     parse_environment,
     parse_template,
     resolve_parameters,
 )
 from hotplate.template.positions import locate
+from hotplate.template.validation import validate_functions
 
 _STACK_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_.-]*$")
 _RESOURCE_SECTIONS = ("resources", "Resources")
@@ -124,18 +129,39 @@ def validate_stack_request(
         params[FACADE] = {"metadata": {}, "deletion_policy": "Delete", "update_policy": {}}
     decided = parsed.with_parameters(params)
     decided.dependencies()
+    classes = resource_classes(deps, env, decided, files)
+    validate_functions(decided, attribute_names(classes))
     ctx = _NoResources(params)
     for name, defn in decided.resources.items():
-        try:
-            cls = deps.types.for_resource(env, name, defn.type, files)
-        except StackValidationFailed as exc:
-            raise StackValidationFailed(exc.detail, ("resources", name, "type")) from None
+        cls = classes[name]
         if defn.references():
             continue  # values known only once the referenced resources exist
         props = cls.validate(defn.resolve_properties(ctx), ("resources", name, "properties"))
         if not nested:  # the root validates the whole tree, as Heat's does
             validate_child(deps, cls, name, props, environment, files)
     return parsed
+
+
+def resource_classes(deps: EngineDeps, env: Environment, template: Template,
+                     files: Mapping[str, Any]) -> dict[str, type[Resource]]:
+    """Each enabled resource's plugin class; an unknown type fails at its ``type``."""
+    classes = {}
+    for name, defn in template.resources.items():
+        try:
+            classes[name] = deps.types.for_resource(env, name, defn.type, files)
+        except StackValidationFailed as exc:
+            raise StackValidationFailed(exc.detail, ("resources", name, "type")) from None
+    return classes
+
+
+def attribute_names(classes: Mapping[str, type[Resource]]) -> dict[str, frozenset[str]]:
+    """What ``get_attr`` may read of each resource: its type's attributes and ``show``.
+
+    A type that answers attributes itself (a group mirrors its members') is left
+    out: any name may be read of it, as Heat allows when ``get_attribute`` is overridden.
+    """
+    return {name: frozenset(cls.all_attributes()) for name, cls in classes.items()
+            if cls.get_attribute is Resource.get_attribute}
 
 
 def position_text(message: str, line: int, column: int) -> str:

@@ -225,6 +225,19 @@ class Environment:
             out[PARAMETER_MERGE_STRATEGIES] = dict(self.parameter_merge_strategies)
         return out
 
+    def user_dict(self) -> dict[str, Any]:
+        """The sections a user may set, as Heat's validate answer shows them.
+
+        Heat's ``user_env_as_dict``: the registry always has its ``resources``
+        entry, and neither ``encrypted_param_names`` nor merge strategies show.
+        """
+        return {
+            PARAMETERS: copy.deepcopy(dict(self.parameters)),
+            PARAMETER_DEFAULTS: copy.deepcopy(dict(self.parameter_defaults)),
+            RESOURCE_REGISTRY: {RESOURCES: {}, **self.resource_registry.to_dict()},
+            EVENT_SINKS: [copy.deepcopy(dict(s)) for s in self.event_sinks],
+        }
+
 
 def parse_environment(
     source: str | Mapping[str, Any] | None, *, path: str = "environment"

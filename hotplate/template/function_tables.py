@@ -21,6 +21,7 @@ changed, mirroring the HOT specification's history::
     2017-02-24  ocata      + filter str_replace_strict
     2017-09-01  pike       + make_url list_concat list_concat_unique contains
                            str_replace_vstrict
+    2021-04-16  wallaby    if [condition, value]: false leaves the value out
 
 CFN has two versions: ``HeatTemplateFormatVersion: 2012-12-12`` (Ref,
 Fn::GetAtt, Fn::FindInMap and the data functions) and
@@ -59,6 +60,7 @@ from hotplate.template.functions import (
     GetParam,
     GetResource,
     If,
+    IfNullable,
     Invalid,
     Join,
     JoinMultiple,
@@ -167,6 +169,8 @@ F20170901 = _table(
     contains=Contains,
 )
 
+F20210416 = _table(F20170901, **{"if": IfNullable})
+
 C20161014 = _conditions(
     F20161014, get_param=GetParam, equals=Equals, **{"not": Not, "and": And, "or": Or}
 )
@@ -201,3 +205,5 @@ AWS_CONDITIONS_20100909 = _conditions(
         "Fn::Or": Or,
     },
 )
+C20210416 = _conditions(F20210416, **{k: v for k, v in C20170901.items()
+                                      if v is not Invalid})

@@ -14,7 +14,8 @@ reports problems:
    ``Template.with_parameters``);
 6. each resource's shape (entries in name order, as Heat checks them);
 7. each resource's properties and metadata, then outputs, parsed into
-   nodes, which checks function arguments and references;
+   nodes, which checks function arguments (what Heat checks when building
+   a call; references and the rest are ``validation.validate_functions``'s);
 8. the dependency graph and the attributes read, derived from step 7.
 """
 
@@ -98,11 +99,11 @@ def parse_data(
     compile_conditions(conditions, scope)
     enabled = enabled_resources(resource_data, conditions, scope, version)
     scope = replace(scope, enabled=enabled)
-    resources = {
-        name: parse_resource(name, entry, version, scope)
-        for name, entry in resource_data.items()
-        if name in scope.enabled
-    }
+    # Every resource is parsed, as Heat parses them all before it looks at
+    # their conditions; only the enabled ones are kept.
+    parsed = {name: parse_resource(name, entry, version, scope)
+              for name, entry in resource_data.items()}
+    resources = {name: defn for name, defn in parsed.items() if name in scope.enabled}
     outputs = parse_outputs(data.get(names.outputs), version, scope, conditions)
     graph = dependency_graph(resources)
     description = data.get(names.description)
@@ -121,6 +122,7 @@ def parse_data(
         _attributes=MappingProxyType(attributes_read(resources, outputs)),
         _files=scope.files,
         conditions_decided=values is not None,
+        declared_resources=frozenset(resource_data),
     )
 
 

@@ -25,7 +25,6 @@ from hotplate.template.definitions import (
     ResourceDefinition,
 )
 from hotplate.template.document import copy_data
-from hotplate.template.errors import InvalidTemplateReference
 from hotplate.template.functions import (
     Function,
     Node,
@@ -218,10 +217,7 @@ def _depends_on(fields: _Fields, scope: ParseScope) -> tuple[str, ...]:
         raise StackValidationFailed(
             f"Resource {fields.name} {key} must be a list of strings", fields.path(key)
         )
-    for dep in value:
-        if dep not in scope.resources:
-            raise InvalidTemplateReference(dep, fields.name, fields.path(key))
-    return tuple(dict.fromkeys(value))
+    return tuple(dict.fromkeys(value))  # names are checked by validate_functions
 
 
 def _deletion_policy(fields: _Fields, version: TemplateVersion) -> str:

@@ -48,6 +48,8 @@ class Template:
     _files: Mapping[str, Any] = field(default_factory=dict, repr=False)
     conditions_decided: bool = False
     """True once ``with_parameters`` has evaluated every condition."""
+    declared_resources: frozenset[str] = frozenset()
+    """Every resource the template names, those a false condition leaves out included."""
 
     def with_parameters(self, values: Mapping[str, Any]) -> Template:
         """This template with its conditions evaluated against parameter values.

@@ -143,7 +143,7 @@ VERSIONS: tuple[TemplateVersion, ...] = (
     _hot("2017-09-01", "pike", ft.F20170901, ft.C20170901),
     _hot("2018-03-02", "queens", ft.F20170901, ft.C20170901),
     _hot("2018-08-31", "rocky", ft.F20170901, ft.C20170901),
-    _hot("2021-04-16", "wallaby", ft.F20170901, ft.C20170901),
+    _hot("2021-04-16", "wallaby", ft.F20210416, ft.C20210416),
 )
 """The HOT versions, oldest first."""
 

@@ -43,9 +43,11 @@ from hotplate.template.functions.collections import (
 )
 from hotplate.template.functions.conditions import (
     And,
+    Chosen,
     ConditionTable,
     Equals,
     If,
+    IfNullable,
     Invalid,
     Not,
     NotList,
@@ -103,7 +105,9 @@ __all__ = [
     "GetFile",
     "GetParam",
     "GetResource",
+    "Chosen",
     "If",
+    "IfNullable",
     "Invalid",
     "Join",
     "JoinMultiple",

@@ -32,6 +32,24 @@ from hotplate.template.document import copy_data
 from hotplate.template.paths import Path, index_path
 
 
+class _Omitted:
+    """What a nullable ``if`` without a false branch resolves to: no value at all."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "OMITTED"
+
+
+OMITTED: Any = _Omitted()
+"""Dropped from the mapping or list holding it; None anywhere else (Heat's Ellipsis)."""
+
+
+def present(value: Any) -> Any:
+    """``value``, or None when a nullable ``if`` left it out."""
+    return None if value is OMITTED else value
+
+
 class Node:
     """A parsed snippet. Immutable and shareable across threads."""
 
@@ -87,7 +105,8 @@ class MapNode(Node):
         self.items = items
 
     def resolve(self, ctx: ResolveContext) -> Any:
-        return {key: node.resolve(ctx) for key, node in self.items}
+        resolved = ((key, node.resolve(ctx)) for key, node in self.items)
+        return {key: value for key, value in resolved if value is not OMITTED}
 
     def children(self) -> tuple[Node, ...]:
         return tuple(node for _, node in self.items)
@@ -103,7 +122,8 @@ class ListNode(Node):
         self.items = items
 
     def resolve(self, ctx: ResolveContext) -> Any:
-        return [node.resolve(ctx) for node in self.items]
+        resolved = (node.resolve(ctx) for node in self.items)
+        return [value for value in resolved if value is not OMITTED]
 
     def children(self) -> tuple[Node, ...]:
         return self.items
@@ -141,7 +161,7 @@ class Function(Node):
     (``resources.web.properties.name.str_replace``).
     """
 
-    __slots__ = ("fn_name", "path")
+    __slots__ = ("call_args", "fn_name", "path")
     pure: ClassVar[bool] = False
     """The result depends on the arguments alone: folded to Static when they are."""
     macro: ClassVar[bool] = False
@@ -150,6 +170,8 @@ class Function(Node):
     def __init__(self, fn_name: str, path: Path) -> None:
         self.fn_name = fn_name
         self.path = path
+        self.call_args: Node = Static(None)
+        """The arguments as parsed, for validating them where Heat does (see ``validate``)."""
 
     @classmethod
     def build(cls, fn_name: str, args: Node, path: Path, scope: ParseScope) -> Node:
@@ -163,6 +185,14 @@ class Function(Node):
 
     def fail(self, message: str) -> NoReturn:
         raise StackValidationFailed(message, self.path)
+
+    def validate(self, scope: Any) -> None:
+        """Heat's ``validate`` checks of this call, run before a create, never on resolve.
+
+        The arguments' own calls are validated first, by the caller
+        (``template.validation``), which also puts the path in front of what
+        this raises. ``scope`` is a ``validation.ValidationScope``.
+        """
 
     def resources_needed(self) -> Iterable[str]:
         """Resources this call reads (they become dependencies)."""
@@ -198,9 +228,16 @@ _NO_CONTEXT = _NoContext()
 
 
 def fold(node: Function) -> Node:
-    """Compute a pure call with literal arguments now, so errors surface at parse."""
+    """Compute a pure call with literal arguments now, once for every resolve.
+
+    A call that fails keeps its node: Heat reports a function's result errors
+    when the function is resolved, not when the template is parsed.
+    """
     if node.pure and all(child.is_static for child in node.children()):
-        return Static(node.resolve(_NO_CONTEXT))
+        try:
+            return Static(node.resolve(_NO_CONTEXT))
+        except StackValidationFailed:
+            return node
     return node
 
 
@@ -215,7 +252,10 @@ def compile_snippet(snippet: Any, scope: ParseScope, path: Path) -> Node:
                 if function.macro:
                     return function.build_macro(key, args, call_path, scope)
                 arguments = compile_snippet(args, scope, call_path)
-                return function.build(key, arguments, call_path, scope)
+                node = function.build(key, arguments, call_path, scope)
+                if isinstance(node, Function) and node.path == call_path:
+                    node.call_args = arguments
+                return node
         return _compile_mapping(snippet, scope, path)
     if isinstance(snippet, list):
         return _compile_list(snippet, scope, path)

@@ -60,12 +60,9 @@ class ParamRef(Function):
 
     @classmethod
     def build(cls, fn_name: str, args: Node, path: Path, scope: ParseScope) -> Node:
-        if not isinstance(args, Static):
-            return cls(fn_name, path, args, None)  # a computed name, checked when resolved
-        name = args.value
-        if not isinstance(name, str) or name not in scope.parameters:
-            raise InvalidTemplateReference(str(name), _UNKNOWN, path)
-        return cls(fn_name, path, args, name)
+        # Heat looks the name up when resolving, so an unknown one fails then.
+        name = args.value if isinstance(args, Static) else None
+        return cls(fn_name, path, args, name if isinstance(name, str) else None)
 
     def children(self) -> tuple[Node, ...]:
         return (self.args,)

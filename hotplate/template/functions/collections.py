@@ -113,29 +113,20 @@ class ListConcat(WholeArgs):
             if not _is_list(part):
                 self.fail("Incorrect arguments: Items to concat must be lists.")
             items.extend(part)
-        return _last_of_each(items) if self.unique else items
+        return _first_of_each(items) if self.unique else items
 
 
-def _last_of_each(items: list[Any]) -> list[Any]:
-    """Heat's way: walk the list, dropping first copies of each item seen repeated.
-
-    Heat removes from the list it walks, so the walk skips the item after
-    each removal: usually every value ends once, at its last place, but a
-    skipped repeat stays ([0, 1] + [0, 2, 1, 2] gives [1, 0, 1, 2]).
-    Templates that relied on that must keep working, so it is kept.
-    """
-    result = list(items)
-    index = 0
-    while index < len(result):
-        item = result[index]
-        while result.count(item) > 1:
-            result.remove(item)  # the first copy; later items slide towards this place
-        index += 1
+def _first_of_each(items: list[Any]) -> list[Any]:
+    """Each value once, where it first occurs (Heat 27's ``list_concat_unique``)."""
+    result: list[Any] = []
+    for item in items:
+        if item not in result:  # equality, not hashing: items may be maps or lists
+            result.append(item)
     return result
 
 
 class ListConcatUnique(ListConcat):
-    """``list_concat_unique``: as ``list_concat``, repeats dropped as Heat drops them."""
+    """``list_concat_unique``: as ``list_concat``, each value kept where it first occurs."""
 
     __slots__ = ()
     unique = True

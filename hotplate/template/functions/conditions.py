@@ -16,11 +16,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from hotplate.model.errors import StackValidationFailed
 from hotplate.template.context import ResolveContext
 from hotplate.template.functions.base import (
+    OMITTED,
     Function,
     Node,
     ParseScope,
@@ -30,7 +31,7 @@ from hotplate.template.functions.base import (
     iter_functions,
 )
 from hotplate.template.functions.whole import WholeArgs
-from hotplate.template.paths import Path, index_path
+from hotplate.template.paths import Path
 
 _ACTIVE: ContextVar[frozenset[str]] = ContextVar("active_conditions", default=frozenset())
 
@@ -252,14 +253,20 @@ class If(Function):
     """``if: [condition, value_if_true, value_if_false]`` (HOT 2016-10-14).
 
     As Heat's macro, only the chosen branch is parsed when the condition is
-    known at parse time (a boolean, or parameter values were given). Otherwise
-    both branches are kept and the condition is decided when resolving.
+    known at parse time (a boolean, or parameter values were given), and
+    the call stays in the tree (``Chosen``) so that errors in the branch
+    are reported at the ``if``. Otherwise both branches are kept and the
+    condition is decided when resolving. Branches are parsed at the call's
+    own path and an inline condition at ``if``'s, as Heat parses them.
     """
 
     __slots__ = ("branches", "condition", "table")
     macro = True
+    nullable: ClassVar[bool] = False
+    """``if: [condition, value]`` is allowed; false leaves the value out (HOT 2021-04-16)."""
 
-    def __init__(self, fn_name: str, path: Path, condition: Node, branches: tuple[Node, Node],
+    def __init__(self, fn_name: str, path: Path, condition: Node,
+                 branches: tuple[Node | None, Node | None],
                  table: ConditionTable | None) -> None:
         super().__init__(fn_name, path)
         self.condition = condition
@@ -268,21 +275,24 @@ class If(Function):
 
     @classmethod
     def build_macro(cls, fn_name: str, args: Any, path: Path, scope: ParseScope) -> Node:
-        if not isinstance(args, list) or len(args) != 3:
+        counts = (2, 3) if cls.nullable else (3,)
+        if not args or not isinstance(args, list) or len(args) not in counts:
             fail_at(
                 path,
                 f'Arguments to "{fn_name}" must be of the form: '
                 "[condition_name, value_if_true, value_if_false]",
             )
-        condition = compile_condition(args[0], scope, index_path(path, 0))
+        raw_branches = (args[1], args[2] if len(args) == 3 else _ABSENT)
+        condition = compile_snippet(args[0], condition_scope(scope), (fn_name,))
+        if isinstance(condition, Static) and not isinstance(condition.value, bool):
+            _check_name(condition.value, scope, path)
         chosen = cls._known(condition, scope, path)
         if chosen is not None:
-            branch = 1 if chosen else 2
-            return compile_snippet(args[branch], scope, index_path(path, branch))
-        branches = (
-            _branch(args[1], scope, index_path(path, 1)),
-            _branch(args[2], scope, index_path(path, 2)),
-        )
+            branch = _branch(raw_branches[0 if chosen else 1], scope, path)
+            # A literal branch has no call to validate: it folds into its container.
+            return branch if isinstance(branch, Static) else Chosen(fn_name, path, branch)
+        branches = (_branch(raw_branches[0], scope, path, defer=True),
+                    _branch(raw_branches[1], scope, path, defer=True))
         return cls(fn_name, path, condition, branches, scope.conditions)
 
     @staticmethod
@@ -295,11 +305,43 @@ class If(Function):
         return truth(value, scope.conditions, scope.parameter_values, path)
 
     def children(self) -> tuple[Node, ...]:
-        return (self.condition, *self.branches)
+        return (self.condition, *(b for b in self.branches if b is not None))
 
     def resolve(self, ctx: ResolveContext) -> Any:
         chosen = truth(self.condition.resolve(ctx), self.table, ctx, self.path)
-        return self.branches[0 if chosen else 1].resolve(ctx)
+        branch = self.branches[0 if chosen else 1]
+        return OMITTED if branch is None else branch.resolve(ctx)
+
+
+class IfNullable(If):
+    """``if`` from HOT 2021-04-16: ``[condition, value]`` leaves the value out when false."""
+
+    __slots__ = ()
+    nullable = True
+
+
+_ABSENT = object()
+
+
+class Chosen(Function):
+    """An ``if`` whose condition the template decides: the branch it chose.
+
+    Validation reports errors in the branch at the ``if`` (Heat validates a
+    macro's parsed branch); a missing false branch resolves to nothing.
+    """
+
+    __slots__ = ("branch",)
+
+    def __init__(self, fn_name: str, path: Path, branch: Node | None) -> None:
+        super().__init__(fn_name, path)
+        self.branch = branch
+        self.call_args = Static(None) if branch is None else branch
+
+    def children(self) -> tuple[Node, ...]:
+        return () if self.branch is None else (self.branch,)
+
+    def resolve(self, ctx: ResolveContext) -> Any:
+        return OMITTED if self.branch is None else self.branch.resolve(ctx)
 
 
 class _Deferred(Node):
@@ -319,7 +361,11 @@ class _Deferred(Node):
         raise self.error
 
 
-def _branch(snippet: Any, scope: ParseScope, path: Path) -> Node:
+def _branch(snippet: Any, scope: ParseScope, path: Path, *, defer: bool = False) -> Node | None:
+    if snippet is _ABSENT:
+        return None
+    if not defer:
+        return compile_snippet(snippet, scope, path)
     try:
         return compile_snippet(snippet, scope, path)
     except StackValidationFailed as exc:

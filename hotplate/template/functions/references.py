@@ -1,12 +1,16 @@
 """Functions that read the world: get_param, get_resource, get_attr.
 
 Messages follow Heat's (``heat/engine/hot/functions.py``) so that users and
-tools see the same text. Resource names must be literal text: dependencies
-are fixed when the template is parsed, before any value is known.
+tools see the same text, and so does their timing: a parameter name is
+looked up when resolving, a resource name is checked when the template is
+validated (``template.validation``), never when parsing. Resource names
+must be literal text: dependencies are fixed when the template is parsed,
+before any value is known.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Mapping, Sequence
 from functools import reduce
 from typing import Any, ClassVar
@@ -22,10 +26,43 @@ ALL_ATTRIBUTES = "*"
 """The attribute name ``get_attr: [name]`` asks for: a mapping of every attribute."""
 
 
-def check_reference(name: str, path: Path, scope: ParseScope) -> None:
-    """Refuse a reference to a resource the template does not define."""
-    if name not in scope.resources:
-        raise InvalidTemplateReference(name, reference_key(path), path)
+UNKNOWN = "unknown"
+"""Where Heat says a reference is when resolving or validating a call ("(in unknown)")."""
+
+
+def unknown_reference(name: str, path: Path) -> InvalidTemplateReference:
+    """A reference to a resource that is not there (or left out by its condition)."""
+    return InvalidTemplateReference(name, UNKNOWN, path)
+
+
+def dependency_error(name: str, path: Path) -> InvalidTemplateReference:
+    """A resource's reference to a resource the template does not define, as a
+    create's validation words it (``(in web.Properties.image)``)."""
+    return InvalidTemplateReference(name, reference_key(path), path)
+
+
+class ResourceRead(Function):
+    """A call that reads a resource named literally (``target``)."""
+
+    __slots__ = ("declared", "enabled", "target")
+
+    def __init__(self, fn_name: str, path: Path, target: str) -> None:
+        super().__init__(fn_name, path)
+        self.target = target
+        self.declared = True
+        self.enabled = True
+
+    def bind(self, scope: ParseScope) -> None:
+        self.declared = self.target in scope.resources
+        self.enabled = self.target in scope.enabled
+
+    def resources_needed(self) -> Iterable[str]:
+        return (self.target,) if self.enabled else ()
+
+    def check_enabled(self) -> None:
+        """Heat finds the resource in the stack, and the stack has only enabled ones."""
+        if not self.enabled:
+            raise unknown_reference(self.target, self.path)
 
 
 class GetParam(Function):
@@ -42,16 +79,9 @@ class GetParam(Function):
     @classmethod
     def build(cls, fn_name: str, args: Node, path: Path, scope: ParseScope) -> Node:
         node = cls(fn_name, path, args)
-        name: str | None = None
         if isinstance(args, Static):
-            node.name, node.components = node._split(args.value)
-            name = node.name
-        else:
-            items = args.as_list()
-            if items and isinstance(items[0], Static):
-                name = node._check_name(items[0].value)
-        if name is not None and name not in scope.parameters:
-            raise with_path(UserParameterMissing(name), path)
+            with contextlib.suppress(StackValidationFailed):  # Heat says so when resolving
+                node.name, node.components = node._split(args.value)
         return node
 
     def _check_name(self, name: Any) -> str:
@@ -100,51 +130,42 @@ class GetParam(Function):
         return collection[key]
 
 
-class GetResource(Function):
+class GetResource(ResourceRead):
     """``get_resource: name``: the resource's reference id."""
 
-    __slots__ = ("enabled", "target")
-
-    def __init__(self, fn_name: str, path: Path, target: str, enabled: bool) -> None:
-        super().__init__(fn_name, path)
-        self.target = target
-        self.enabled = enabled
+    __slots__ = ()
 
     @classmethod
     def build(cls, fn_name: str, args: Node, path: Path, scope: ParseScope) -> Node:
         target = args.value if isinstance(args, Static) else None
         if not isinstance(target, str):
             raise StackValidationFailed(f'Argument to "{fn_name}" must be a string', path)
-        check_reference(target, path, scope)
-        return cls(fn_name, path, target, target in scope.enabled)
-
-    def resources_needed(self) -> Iterable[str]:
-        return (self.target,) if self.enabled else ()
+        node = cls(fn_name, path, target)
+        node.bind(scope)
+        return node
 
     def resolve(self, ctx: ResolveContext) -> Any:
-        return ctx.resource_reference(self.target) if self.enabled else None
+        self.check_enabled()
+        return ctx.resource_reference(self.target)
 
 
-class GetAttr(Function):
+class GetAttr(ResourceRead):
     """``get_attr: [resource, attribute, key_or_index, ...]`` (HOT up to 2015-04-30)."""
 
-    __slots__ = ("attribute", "components", "enabled", "target")
+    __slots__ = ("attribute", "components")
     allow_all: ClassVar[bool] = False
 
     def __init__(
         self, fn_name: str, path: Path, target: str, attribute: str, components: tuple[Node, ...]
     ) -> None:
-        super().__init__(fn_name, path)
-        self.target = target
+        super().__init__(fn_name, path, target)
         self.attribute = attribute
         self.components = components
-        self.enabled = True
 
     @classmethod
     def build(cls, fn_name: str, args: Node, path: Path, scope: ParseScope) -> Node:
         items = cls._items(fn_name, args, path)
         target = cls._literal(items[0], f'Resource name in "{fn_name}" must be a string', path)
-        check_reference(target, path, scope)
         if len(items) == 1:
             attribute = ALL_ATTRIBUTES
         else:
@@ -152,7 +173,7 @@ class GetAttr(Function):
                 items[1], f'Attribute name in "{fn_name}" must be a string', path
             )
         node = cls(fn_name, path, target, attribute, tuple(items[2:]))
-        node.enabled = target in scope.enabled
+        node.bind(scope)
         return node
 
     @classmethod
@@ -184,15 +205,20 @@ class GetAttr(Function):
     def children(self) -> tuple[Node, ...]:
         return self.components
 
-    def resources_needed(self) -> Iterable[str]:
-        return (self.target,) if self.enabled else ()
-
     def attributes_read(self) -> Iterable[tuple[str, str]]:
         return ((self.target, self.attribute),) if self.enabled else ()
 
+    def validate(self, scope: Any) -> None:
+        """The resource is in the stack and its type has the attribute (Heat's validate)."""
+        self.check_enabled()
+        names = scope.attributes.get(self.target)
+        if self.attribute != ALL_ATTRIBUTES and names is not None and (
+                self.attribute not in names):
+            raise StackValidationFailed(
+                f"The Referenced Attribute ({self.target} {self.attribute}) is incorrect.")
+
     def resolve(self, ctx: ResolveContext) -> Any:
-        if not self.enabled:
-            return None
+        self.check_enabled()
         if self.components:
             keys = [node.resolve(ctx) for node in self.components]
             by_path = getattr(ctx, "resource_attribute_path", None)

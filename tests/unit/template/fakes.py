@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from hotplate.template import Template, parse_template
+from hotplate.template.validation import validate_functions
 
 
 class FakeContext:
@@ -38,13 +39,18 @@ def template_with(
     others: tuple[str, ...] = ("db",),
     files: dict[str, str] | None = None,
 ) -> Template:
-    """A template whose resource ``web`` has ``properties``; ``others`` exist too."""
+    """A template whose resource ``web`` has ``properties``; ``others`` exist too.
+
+    Parsed and validated (``validate_functions``), as before a create.
+    """
     resources: dict[str, Any] = {name: {"type": "OS::Heat::None"} for name in others}
     resources["web"] = {"type": "OS::Heat::None", "properties": properties}
     data: dict[str, Any] = {"heat_template_version": version, "resources": resources}
     if parameters is not None:
         data["parameters"] = parameters
-    return parse_template(data, files=files)
+    template = parse_template(data, files=files)
+    validate_functions(template)
+    return template
 
 
 def resolve_web(properties: Any, ctx: FakeContext | None = None, **kwargs: Any) -> Any:

@@ -12,6 +12,7 @@ from hotplate.template import (
     resolve_parameters,
     version_key,
 )
+from hotplate.template.validation import validate_functions
 from tests.unit.template.fakes import FakeContext
 
 WEB_TIER = """
@@ -210,7 +211,9 @@ def test_literal_conditions_leave_resources_out_at_parse() -> None:
         }
     )
     assert list(template.resources) == ["b"]
-    assert template.resources["b"].resolve_properties(FakeContext()) == {"x": None, "y": 2}
+    assert template.resources["b"].references() == frozenset()
+    with pytest.raises(InvalidTemplateReference, match="in unknown"):  # as Heat's stack lacks a
+        template.resources["b"].resolve_properties(FakeContext())
 
 
 RESOURCE_ERRORS: list[tuple[str, Any, type[Exception], str]] = [
@@ -259,8 +262,9 @@ RESOURCE_ERRORS: list[tuple[str, Any, type[Exception], str]] = [
 def test_resource_errors_name_their_cfn_path(
     resources: Any, error: type[Exception], message: str
 ) -> None:
-    with pytest.raises(error) as info:
-        parse_template({"AWSTemplateFormatVersion": "2010-09-09", "Resources": resources})
+    with pytest.raises(error) as info:  # what Heat checks before a create
+        validate_functions(parse_template(
+            {"AWSTemplateFormatVersion": "2010-09-09", "Resources": resources}))
     assert str(info.value) == message
 
 
@@ -303,8 +307,6 @@ CONDITION_ERRORS: list[tuple[str, Any, str]] = [
      "context"),
     ("if in a condition", {"c": {"Fn::If": [True, True, False]}},
      'Conditions.c.Fn::If: The function "Fn::If" is invalid in this context'),
-    ("Ref to a resource in a condition", {"c": {"Fn::Equals": [{"Ref": "r"}, 1]}},
-     'The specified reference "r" (in unknown) is incorrect.'),
     ("equals arguments", {"c": {"Fn::Equals": ["test", "prod", "invalid"]}},
      'Conditions.c.Fn::Equals: Arguments to "Fn::Equals" must be of the form: '
      "[value_1, value_2]"),
@@ -338,7 +340,7 @@ def test_condition_errors(conditions: Any, message: str) -> None:
                 "Conditions": conditions,
                 "Resources": {"r": {"Type": "T"}},
             }
-        )
+        ).with_parameters({})  # Heat evaluates the conditions with the stack's values
     assert message in str(info.value)
 
 

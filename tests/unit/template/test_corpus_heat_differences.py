@@ -43,9 +43,9 @@ def test_repeat_over_numbers_fails_as_in_heat() -> None:
         resolve_web({"v": {"repeat": {"template": "n-%i%", "for_each": {"%i%": [1, 2]}}}})
 
 
-def test_list_concat_unique_keeps_heats_skipped_duplicates() -> None:
+def test_list_concat_unique_keeps_the_first_occurrence() -> None:
     assert resolve_web({"v": {"list_concat_unique": [[0, 1], [0, 2, 1, 2]]}}) == {
-        "v": [1, 0, 1, 2]
+        "v": [0, 1, 2]
     }
 
 

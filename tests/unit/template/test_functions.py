@@ -3,7 +3,6 @@ from typing import Any
 import pytest
 
 from hotplate.model.errors import (
-    InvalidTemplateVersion,
     StackValidationFailed,
     UserParameterMissing,
 )
@@ -207,10 +206,10 @@ BAD: list[tuple[str, Any, str, type[Exception], str]] = [
      "get_file path: b.txt"),
     ("get_file not text", {"get_file": ["a.txt"]}, "2021-04-16", StackValidationFailed,
      'resources.web.properties.a.get_file: Argument to "get_file" must be a string'),
-    ("removed function", {"Fn::Join": [",", ["a"]]}, "2014-10-16", InvalidTemplateVersion,
+    ("removed function", {"Fn::Join": [",", ["a"]]}, "2014-10-16", StackValidationFailed,
      "resources.web.properties.a.Fn::Join: The template version is invalid: "
      "The function Fn::Join is not supported in this version of HOT."),
-    ("removed Fn::Select", {"Fn::Select": [0, ["a"]]}, "2015-10-15", InvalidTemplateVersion,
+    ("removed Fn::Select", {"Fn::Select": [0, ["a"]]}, "2015-10-15", StackValidationFailed,
      "resources.web.properties.a.Fn::Select: The template version is invalid: "
      "The function Fn::Select is not supported in this version of HOT."),
     ("CFN function of 2013-05-23", {"Fn::Select": [0]}, "2013-05-23", StackValidationFailed,
@@ -230,12 +229,14 @@ BAD: list[tuple[str, Any, str, type[Exception], str]] = [
     [case[1:] for case in BAD],
     ids=[case[0] for case in BAD],
 )
-def test_function_errors_at_parse(
+def test_function_errors_by_create(
     value: Any, version: str, error: type[Exception], message: str
 ) -> None:
+    """Each error surfaces when Heat raises it: parsed, validated or resolved."""
     with pytest.raises(error) as info:
-        template_with(
-            {"a": value}, version=version, parameters=PARAMS, files={"a.txt": "content"}
+        resolve_web(
+            {"a": value}, FakeContext(params={"s": "x", "n": 1}), version=version,
+            parameters=PARAMS, files={"a.txt": "content"},
         )
     assert str(info.value) == message
     assert isinstance(info.value, StackValidationFailed)

@@ -46,6 +46,7 @@ from hotplate.template import (
     parse_template,
     resolve_parameters,
 )
+from hotplate.template.validation import validate_functions
 
 CORPUS = Path(__file__).resolve().parent
 BAD = CORPUS / "bad"
@@ -152,6 +153,7 @@ def run(case: Case) -> dict[str, Any]:
     pseudo = {"OS::stack_name": stack_name, "OS::stack_id": f"{stack_name}-id",
               "OS::project_id": "project-id"}
     decided = template.with_parameters({**values, **pseudo})
+    validate_functions(decided)  # what Heat checks before a create
     graph = decided.dependencies()
     order = graph.toposort()
     ctx = StackContext({**values, **pseudo})
