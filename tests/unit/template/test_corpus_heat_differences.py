@@ -13,6 +13,7 @@ import pytest
 
 from hotplate.model.errors import StackValidationFailed
 from hotplate.template import merge_environments, parse_template, resolve_parameters
+from hotplate.template.validation import validate_functions
 from tests.unit.template.fakes import FakeContext, resolve_web
 
 
@@ -109,3 +110,87 @@ def test_merging_numbers_is_refused() -> None:
     second = {"parameter_merge_strategies": {"quota": "merge"}, "parameters": {"quota": 5}}
     with pytest.raises(StackValidationFailed):
         _merge({"parameters": {"flags": "x"}}, first, second)
+
+
+# -- when a function's error surfaces (heat/engine/function.py: validate vs result) --
+
+def _value_template(value: Any, version: str, *, output: bool = False) -> Any:
+    data: dict[str, Any] = {"heat_template_version": version, "resources": {
+        "db": {"type": "OS::Heat::Value", "properties": {"value": 1}}}}
+    if output:
+        data["outputs"] = {"o": {"value": value}}
+    else:
+        data["resources"]["web"] = {"type": "OS::Heat::Value", "properties": {"v": value}}
+    return parse_template(data)
+
+
+@pytest.mark.parametrize(("version", "value", "message"), [
+    ("2014-10-16", {"str_replace": {"template": "v=x", "params": {"x": [1]}}},
+     "params must be strings or numbers"),
+    ("2017-02-24", {"str_replace_strict": {"template": "a", "params": {"z": "x"}}},
+     "The following params were not found in the template: z"),
+    ("2015-10-15", {"str_split": [",", "a,b", 5]}, "should be between 0 and 1"),
+    ("2017-09-01", {"repeat": {"template": "%a%%b%", "permutations": False,
+                               "for_each": {"%a%": ["a", "b"], "%b%": ["x"]}}},
+     "the length of for_each values should be equal"),
+    ("2016-10-14", {"map_replace": [{"a": 1, "b": 2}, {"keys": {"a": "b"}}]},
+     "key replacement b collides with a key in the input map"),
+])
+def test_result_errors_wait_for_the_resolve(version: str, value: Any, message: str) -> None:
+    template = _value_template(value, version, output=True)
+    validate_functions(template)  # accepted before the create, as Heat accepts it
+    with pytest.raises(StackValidationFailed, match=message):
+        template.outputs["o"].resolve(FakeContext())
+
+
+def test_an_outputs_unknown_attribute_is_refused_when_validated() -> None:
+    template = _value_template({"get_attr": ["db", "nope"]}, "2021-04-16", output=True)
+    with pytest.raises(StackValidationFailed) as info:
+        validate_functions(template, {"db": frozenset({"value", "show"})})
+    assert str(info.value) == (
+        "outputs.o.value.get_attr: The Referenced Attribute (db nope) is incorrect.")
+
+
+def test_an_error_inside_a_call_is_reported_at_the_call() -> None:
+    value = {"str_replace": {"template": "x", "params": {"x": {"get_attr": ["db", "nope"]}}}}
+    with pytest.raises(StackValidationFailed) as info:
+        validate_functions(_value_template(value, "2021-04-16"), {"db": frozenset({"value"})})
+    assert str(info.value) == (
+        "resources.web.properties.v.str_replace: params.x.get_attr: "
+        "The Referenced Attribute (db nope) is incorrect.")
+
+
+def test_get_attr_of_a_name_reads_every_attribute() -> None:
+    template = _value_template({"get_attr": ["db"]}, "2015-10-15", output=True)
+    ctx = FakeContext(attrs={"db": {"*": {"value": 1}}})
+    assert template.outputs["o"].resolve(ctx) == {"value": 1}
+
+
+@pytest.mark.parametrize(("version", "accepted"), [("2018-08-31", False),
+                                                   ("2021-04-16", True)])
+def test_if_with_two_arguments_from_wallaby(version: str, accepted: bool) -> None:
+    value = {"k": {"if": [False, "a"]}, "l": [1, {"if": [False, "a"]}]}
+    if not accepted:
+        with pytest.raises(StackValidationFailed, match='Arguments to "if"'):
+            _value_template(value, version)
+        return
+    template = _value_template(value, version)
+    assert template.resources["web"].resolve_properties(FakeContext()) == {"v": {"l": [1]}}
+
+
+def test_a_disabled_resource_is_parsed_but_not_validated() -> None:
+    data = {"heat_template_version": "2021-04-16", "conditions": {"off": False},
+            "resources": {"web": {"type": "T", "condition": "off",
+                                  "properties": {"a": {"Fn::Join": [",", ["a"]]}}}}}
+    validate_functions(parse_template(data))  # a removed function: refused only if validated
+    data["resources"]["web"]["properties"] = {"a": {"list_join": ","}}
+    with pytest.raises(StackValidationFailed, match="Incorrect arguments"):
+        parse_template(data)
+
+
+def test_validate_answers_heats_environment_body() -> None:
+    from hotplate.template import parse_environment
+
+    assert parse_environment({}).user_dict() == {
+        "event_sinks": [], "parameter_defaults": {}, "parameters": {},
+        "resource_registry": {"resources": {}}}
