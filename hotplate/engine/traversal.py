@@ -18,7 +18,7 @@ from hotplate.engine.deps import EngineDeps
 from hotplate.model.ids import NO_TRAVERSAL, TemplateId, TraversalId
 from hotplate.model.records import NewEvent, NewResource, NewSyncPoint, StackRecord
 from hotplate.model.states import Action, Status
-from hotplate.template import version_key
+from hotplate.template import parse_template, version_key
 
 LOG = logging.getLogger(__name__)
 
@@ -177,9 +177,18 @@ def empty_template(deps: EngineDeps, version: str, environment: Any = None) -> T
     It keeps the environment (its registry says which plugin deletes each
     row) but not the user's parameter values, which name parameters an empty
     template does not declare.
+
+    The new id goes into this engine's template cache at once: SQLite hands
+    out again the id of a template deleted since (a rollback's purge deletes
+    the template it rolled back from), and a parse cached under that id would
+    otherwise stand in for the empty template, giving a delete update nodes
+    it can never finish, or none of the cleanup it has to do.
     """
     env = {k: v for k, v in dict(environment or {}).items() if k != "parameters"}
-    return deps.store.create_raw_template({version_key(version): version}, {}, env)
+    raw = {version_key(version): version}
+    template_id = deps.store.create_raw_template(raw, {}, env)
+    deps.caches.remember_template(template_id, parse_template(raw), {}, env)
+    return template_id
 
 
 def purge_db(
