@@ -5,7 +5,8 @@
     message traversal != stack traversal ──► RETRIGGER (hand over to the new one)
     stack timed out                      ──► TIME_OUT
     update node:
-      replaced, not by this traversal    ──► SKIP
+      replaced for this template         ──► SKIP (the replacement carries on)
+      replaced earlier, wanted again     ──► TAKE_BACK (forget the replacement, decide again)
       INIT                               ──► CREATE
       FAILED / type changed / DELETE_*   ──► REPLACE
       already at this template           ──► PROPAGATE (a re-delivery)
@@ -32,6 +33,7 @@ class Plan(StrEnum):
     RETRIGGER = "RETRIGGER"
     TIME_OUT = "TIME_OUT"
     SKIP = "SKIP"
+    TAKE_BACK = "TAKE_BACK"
     CREATE = "CREATE"
     UPDATE = "UPDATE"
     REPLACE = "REPLACE"
@@ -51,6 +53,8 @@ class NodeContext:
     template_id: TemplateId
     resource_type: str | None  # the type the template wants (update nodes)
     now: datetime
+    replacement_template_id: TemplateId | None = None
+    """The template of the row that replaced this one, while that row stands."""
 
 
 DEFAULT_TIMEOUT_MINS = 60
@@ -95,9 +99,19 @@ def plan_node(ctx: NodeContext) -> Plan:
 
 
 def _plan_update(ctx: NodeContext) -> Plan:
+    """What an update node does; a replaced row first settles who stands for it.
+
+    A row replaced for this very template is a late or repeated message: its
+    replacement does the work. A row replaced earlier that this traversal
+    chose again (a rollback, or an update after the replacement failed)
+    is taken back, as Heat's update_convergence clears ``replaced_by``:
+    left set, every later traversal would skip the row and wait for ever.
+    """
     row = ctx.row
-    if row.replaced_by is not None and row.current_template_id != ctx.template_id:
-        return Plan.SKIP
+    if row.replaced_by is not None:
+        if ctx.replacement_template_id == ctx.template_id:
+            return Plan.SKIP
+        return Plan.TAKE_BACK
     if row.action is Action.INIT:
         return Plan.CREATE
     if row.current_template_id == ctx.template_id and row.status is Status.COMPLETE:

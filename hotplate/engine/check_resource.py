@@ -23,7 +23,7 @@ from hotplate.engine.node_work import LockLost, NodeWork, failure_text
 from hotplate.engine.resource_ops import ResourceOps
 from hotplate.engine.runner import ActionTimeout
 from hotplate.model.errors import CancelOperation
-from hotplate.model.ids import NO_TRAVERSAL, ResourceId, TraversalId
+from hotplate.model.ids import NO_TRAVERSAL, ResourceId, TemplateId, TraversalId
 from hotplate.model.nodes import NodeKey
 from hotplate.model.records import (
     ResourceRecord,
@@ -62,22 +62,16 @@ class CheckResource:
         if row is None or stack is None:
             LOG.debug("resource %s gone; nothing to check", resource_id)
             return
-        template_id = stack.raw_template_id
-        wanted_type = None
-        if is_update and stack.current_traversal == traversal_id:
-            defn = deps.caches.for_stack(template_id, stack).resources.get(row.name)
-            wanted_type = defn.type if defn is not None else None
-        plan = plan_node(
-            NodeContext(
-                row=row,
-                stack=stack,
-                traversal_id=traversal_id,
-                is_update=is_update,
-                template_id=template_id,
-                resource_type=wanted_type,
-                now=deps.clock.now(),
-            )
-        )
+        plan = self._plan(row, stack, traversal_id, is_update)
+        if plan is Plan.TAKE_BACK:
+            taken = deps.store.update_resource_if_unlocked(row.id, row.atomic_key,
+                                                           {"replaced_by": None})
+            if taken is None:
+                self._on_lock_conflict(NodeWork(row, stack, traversal_id, is_update,
+                                                dict(input_data)))
+                return
+            row = taken
+            plan = self._plan(row, stack, traversal_id, is_update)
         if plan is Plan.RETRIGGER:
             self._retrigger_replaced(row, stack, is_update)
             return
@@ -94,6 +88,43 @@ class CheckResource:
             except Exception as exc:  # a bug or a lost database must not strand the stack
                 LOG.exception("unexpected error checking resource %s", row.id)
                 self._unexpected(work, exc)
+
+    def _plan(self, row: ResourceRecord, stack: StackRecord, traversal_id: TraversalId,
+              is_update: bool) -> Plan:
+        """Gather what the node's decision needs (reads only for update nodes) and decide."""
+        deps = self._deps
+        template_id = stack.raw_template_id
+        wanted_type = None
+        replacement_template = None
+        if is_update and stack.current_traversal == traversal_id:
+            defn = deps.caches.for_stack(template_id, stack).resources.get(row.name)
+            wanted_type = defn.type if defn is not None else None
+            if row.replaced_by is not None:
+                replacement_template = self._replacement_template(row)
+        return plan_node(
+            NodeContext(
+                row=row,
+                stack=stack,
+                traversal_id=traversal_id,
+                is_update=is_update,
+                template_id=template_id,
+                resource_type=wanted_type,
+                now=deps.clock.now(),
+                replacement_template_id=replacement_template,
+            )
+        )
+
+    def _replacement_template(self, row: ResourceRecord) -> TemplateId | None:
+        """The template of the row's replacement; None once that row is gone.
+
+        Checked to be this row's replacement: SQLite hands the id of a purged
+        row to the next one inserted, in any stack.
+        """
+        assert row.replaced_by is not None
+        found = self._deps.store.get_resource(row.replaced_by)
+        if found is None or found.stack_id != row.stack_id or found.replaces != row.id:
+            return None
+        return found.current_template_id
 
     def _unexpected(self, work: NodeWork, exc: Exception) -> None:
         """Fail the resource and the traversal, as Heat does, so nothing waits forever."""

@@ -1,3 +1,4 @@
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -32,8 +33,8 @@ def ctx(r, *, is_update=True, traversal="t2", st=None, rtype="OS::Heat::None", n
         (row(1, status=Status.FAILED), True, Plan.REPLACE),
         (row(1, current_template_id=TemplateId(2), status=Status.FAILED), True, Plan.REPLACE),
         (row(1, action=Action.DELETE, status=Status.COMPLETE), True, Plan.REPLACE),
-        (row(1, replaced_by=5), True, Plan.SKIP),
-        (row(1, replaced_by=5, current_template_id=TemplateId(2)), True, Plan.PROPAGATE),
+        (row(1, replaced_by=5), True, Plan.TAKE_BACK),
+        (row(1, replaced_by=5, current_template_id=TemplateId(2)), True, Plan.TAKE_BACK),
         (row(1), False, Plan.DELETE),
         (row(1, action=Action.INIT), False, Plan.PURGE),
         (row(1, current_template_id=TemplateId(2)), False, Plan.PROPAGATE),
@@ -42,6 +43,19 @@ def ctx(r, *, is_update=True, traversal="t2", st=None, rtype="OS::Heat::None", n
 )
 def test_plan_table(r, is_update, expected) -> None:
     assert plan_node(ctx(r, is_update=is_update)) is expected
+
+
+@pytest.mark.parametrize(
+    ("replacement_template", "expected"),
+    [(TemplateId(2), Plan.SKIP), (TemplateId(1), Plan.TAKE_BACK), (None, Plan.TAKE_BACK)],
+)
+def test_a_replaced_row_skips_only_for_its_replacements_template(
+    replacement_template, expected
+) -> None:
+    # Replaced for this template: a repeated message, the replacement carries on.
+    # Replaced for another one (rolled back from) or the replacement gone: taken back.
+    context = replace(ctx(row(1, replaced_by=5)), replacement_template_id=replacement_template)
+    assert plan_node(context) is expected
 
 
 def test_type_change_replaces() -> None:
