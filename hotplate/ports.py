@@ -180,12 +180,16 @@ class Store(Protocol):
         expected_engine_id: EngineId | None,
         expected_atomic_key: int | None = None,
         release: bool = True,
+        old_values: Mapping[str, Any] | None = None,
+        events: Sequence[NewEvent] = (),
     ) -> ResourceId | None:
         """Insert the replacement row and set replaced_by on the old one, in one transaction.
 
         Conditional on the old row's engine_id (IS NULL when None is given) and,
-        if given, its atomic_key. ``release`` clears the old row's lock.
-        Returns the new id, or None (and nothing inserted) if the condition failed.
+        if given, its atomic_key. ``release`` clears the old row's lock;
+        ``old_values`` are written to the old row and ``events`` recorded,
+        in the same transaction. Returns the new id, or None (and nothing
+        inserted or recorded) if the condition failed.
         """
         ...
 

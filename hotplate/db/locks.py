@@ -104,6 +104,8 @@ class ResourceLockStore(StoreBase):
         expected_engine_id: EngineId | None,
         expected_atomic_key: int | None = None,
         release: bool = True,
+        old_values: Mapping[str, Any] | None = None,
+        events: Sequence[NewEvent] = (),
     ) -> ResourceId | None:
         """INSERT the replacement (replaces = old_id), then mark the old row replaced_by it.
 
@@ -112,7 +114,10 @@ class ResourceLockStore(StoreBase):
         lock; the first bumps atomic_key (and releases the lock), so the
         others no longer match. Without ``expected_atomic_key`` and with
         ``release=False`` nothing changes the condition, so pass the key
-        when racing callers may hold the same lock.
+        when racing callers may hold the same lock. ``old_values`` are
+        written to the old row with the mark (its state as the replacement
+        leaves it) and ``events`` in the same transaction: one statement
+        more (an executemany), none when there are none.
         """
         now = self._now()
         row = new_resource_row(new, now) | {"replaces": old_id}
@@ -124,17 +129,19 @@ class ResourceLockStore(StoreBase):
         ]
         if expected_atomic_key is not None:
             conditions.append(_r.c.atomic_key == expected_atomic_key)
-        old_values: dict[str, Any] = {"atomic_key": _r.c.atomic_key + 1, "updated_at": now}
+        marks: dict[str, Any] = resource_values(old_values or {}) | {
+            "atomic_key": _r.c.atomic_key + 1, "updated_at": now}
         if release:
-            old_values["engine_id"] = None
+            marks["engine_id"] = None
 
         def run(conn: Connection) -> ResourceId:
             new_id = ResourceId(inserted_id(conn.execute(insert(_r).values(row))))
             marked = conn.execute(
-                update(_r).where(*conditions).values(old_values | {"replaced_by": new_id})
+                update(_r).where(*conditions).values(marks | {"replaced_by": new_id})
             )
             if marked.rowcount != 1:
                 raise Rollback(None)
+            insert_events(conn, events, now, self._fast)
             return new_id
 
         return self._tx.write(run)

@@ -11,9 +11,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from hotplate.model.errors import StackValidationFailed
+from hotplate.model.errors import StackValidationFailed, UpdateReplace
 from hotplate.model.ids import ResourceId, TemplateId, TraversalId
 from hotplate.model.records import ResourceRecord, StackRecord, SyncReport, SyncResult
+from hotplate.resources.base import Resource
 from hotplate.resources.nested import NestedStackFailed
 
 
@@ -62,3 +63,20 @@ def failure_text(exc: BaseException, name: str) -> str:
     if isinstance(exc, NestedStackFailed):
         return exc.text_for(name)
     return f"{type(exc).__name__}: resources.{name}: {exc}"
+
+
+def replace_reason(cls: type[Resource], row: ResourceRecord, stack: StackRecord,
+                   old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+    """Heat's UpdateReplace text for a change that needs a new resource.
+
+    A change to a property that cannot be updated names the resource; one
+    that the type's ``needs_replace_with_prop_diff`` asks to replace names it
+    as Heat prints a resource (``TestResource "a" [<physical id>] Stack "s"
+    [<id>]``), as Heat checks that first and raises it with the resource.
+    """
+    changed = frozenset(cls.property_diff(old, new))
+    if not (changed and cls.needs_replace_with_prop_diff(changed, new, old)):
+        return str(UpdateReplace(row.name))
+    physical = f" [{row.physical_resource_id}]" if row.physical_resource_id else ""
+    subject = f'{cls.__name__} "{row.name}"{physical} Stack "{stack.name}" [{stack.id}]'
+    return str(UpdateReplace(subject))

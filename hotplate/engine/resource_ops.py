@@ -22,7 +22,14 @@ from hotplate.engine.breakpoints import Breakpoints
 from hotplate.engine.cache import pseudo_parameters
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.events import resource_event
-from hotplate.engine.node_work import LockLost, NodeWork, OpResult, Reporter, failure_text
+from hotplate.engine.node_work import (
+    LockLost,
+    NodeWork,
+    OpResult,
+    Reporter,
+    failure_text,
+    replace_reason,
+)
 from hotplate.engine.resolve import InputsContext, required_ids
 from hotplate.engine.resource_context import EngineResourceContext
 from hotplate.engine.row_plugins import row_class, row_context
@@ -351,7 +358,7 @@ class ResourceOps:
                 values = {"current_template_id": work.template_id}
                 return self._fail_before_running(work, row, Action.UPDATE, values, exc)
         if decision.kind is UpdateKind.REPLACE:
-            return self.replace(work)
+            return self.replace(work, replace_reason(cls, row, work.stack, old_props, new_props))
         context = self._context(row, work.stack)
         if decision.kind is UpdateKind.NO_CHANGE:
             stored = self._deps.store.update_resource_if_unlocked(
@@ -399,9 +406,22 @@ class ResourceOps:
         return self._complete(work, locked, instance, context, Action.UPDATE, new_props,
                               reporter, cancelled, done)
 
-    def replace(self, work: NodeWork) -> OpResult:
-        """Create a new row for this resource; the old one is cleaned up later."""
+    def replace(self, work: NodeWork, reason: str | None = None) -> OpResult:
+        """Create a new row for this resource; the old one is cleaned up later.
+
+        ``reason``: the update found the change needs a new resource. As in
+        Heat, the old row then records that update, UPDATE_IN_PROGRESS and
+        UPDATE_COMPLETE with the reason, written with the new row. Without
+        it (a failed or deleted row, a new type) the old row is left as it is.
+        """
         row = work.row
+        settled: dict[str, Any] = {}
+        events: list[NewEvent] = []
+        if reason is not None:
+            settled = {"action": Action.UPDATE, "status": Status.COMPLETE,
+                       "status_reason": reason}
+            events = [self.event(row, Action.UPDATE, Status.IN_PROGRESS, outcome.STATE_CHANGED),
+                      self.event(row, Action.UPDATE, Status.COMPLETE, reason)]
         template = self._deps.caches.for_stack(work.template_id, work.stack)
         new = NewResource(
             stack_id=row.stack_id, name=row.name,
@@ -411,7 +431,8 @@ class ResourceOps:
             root_stack_id=row.root_stack_id,
         )
         new_id = self._deps.store.make_replacement(
-            row.id, new, expected_engine_id=None, expected_atomic_key=row.atomic_key
+            row.id, new, expected_engine_id=None, expected_atomic_key=row.atomic_key,
+            old_values=settled, events=events,
         )
         if new_id is None:
             raise LockLost()
