@@ -15,6 +15,7 @@ from hotplate.engine.clock import SystemClock, UuidIds
 from hotplate.engine.deps import EngineDeps, ResourceTypes, Slots
 from hotplate.engine.global_env import load_global_environment
 from hotplate.engine.options import EngineOptions
+from hotplate.engine.parking import ParkedActions
 from hotplate.engine.runner import ActionRunner
 from hotplate.engine.service import EngineService
 from hotplate.engine.worker import ListenerService, WorkerService
@@ -38,6 +39,8 @@ class Engine:
         return self.deps.store
 
     def stop(self) -> None:
+        if self.deps.parked is not None:
+            self.deps.parked.stop()
         transport = self.deps.transport
         transport.unserve(WORKER_TOPIC, self.deps.engine_id)
         transport.unserve(LISTENER_TOPIC, self.deps.engine_id)
@@ -88,6 +91,7 @@ def start_engine(
         slots=Slots(work_slots),
         options=options,
     )
+    deps.parked = ParkedActions(deps.redrive)
     worker = WorkerService(deps)
     service = EngineService(deps, worker)
     transport.serve(WORKER_TOPIC, deps.engine_id, worker, WorkerService.ALLOWED,

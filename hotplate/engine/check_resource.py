@@ -19,7 +19,8 @@ from hotplate.convergence.node_plan import NodeContext, Plan, plan_node
 from hotplate.convergence.propagation import graph_key_for, is_root, reports_for, retrigger_key
 from hotplate.engine import traversal as trav
 from hotplate.engine.deps import EngineDeps
-from hotplate.engine.node_work import LockLost, NodeWork, failure_text
+from hotplate.engine.node_work import LockLost, NodeWork, OpResult, failure_text
+from hotplate.engine.parking import ParkedAction
 from hotplate.engine.resource_ops import ResourceOps
 from hotplate.engine.runner import ActionTimeout
 from hotplate.model.errors import CancelOperation
@@ -58,6 +59,10 @@ class CheckResource:
         is_update: bool,
     ) -> None:
         deps = self._deps
+        parked = deps.parked.take(resource_id, traversal_id, is_update) if deps.parked else None
+        if parked is not None:
+            self._resume(parked)
+            return
         row, stack = deps.store.load_node(resource_id)
         if row is None or stack is None:
             LOG.debug("resource %s gone; nothing to check", resource_id)
@@ -126,6 +131,28 @@ class CheckResource:
             return None
         return found.current_template_id
 
+    def _resume(self, parked: ParkedAction) -> None:
+        """Check a parked action again (see parking.py) and carry on as _execute would."""
+        work = parked.work
+
+        def reporter(row: ResourceRecord, node_data: Mapping[str, Any] | None
+                     ) -> list[SyncReport]:
+            return self._reports(row, work, node_data)
+
+        with self._deps.cancels.running(work.stack.id) as cancelled:
+            if parked.cancelled:
+                cancelled.set()
+            try:
+                try:
+                    result = self._ops.resume(parked, cancelled, reporter)
+                except LockLost:
+                    self._on_lock_conflict(work)
+                    return
+                self._conclude(work, result)
+            except Exception as exc:  # a bug or a lost database must not strand the stack
+                LOG.exception("unexpected error resuming resource %s", work.row.id)
+                self._unexpected(work, exc)
+
     def _unexpected(self, work: NodeWork, exc: Exception) -> None:
         """Fail the resource and the traversal, as Heat does, so nothing waits forever."""
         action = work.row.action if work.row.action is not Action.INIT else Action.CREATE
@@ -178,6 +205,10 @@ class CheckResource:
             self._fail(work.stack, work.traversal_id, outcome.TIMED_OUT, work.row.id,
                        work.is_update)
             return
+        self._conclude(work, result)
+
+    def _conclude(self, work: NodeWork, result: OpResult) -> None:
+        """After an operation: fail the traversal, hand over, or report onward."""
         if result.failure is not None:
             if result.cancelled:
                 self._retrigger_new_traversal(work.stack, work.traversal_id, work.row.id,

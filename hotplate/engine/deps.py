@@ -12,6 +12,7 @@ from typing import Any
 from hotplate.engine.cache import EngineCaches
 from hotplate.engine.global_env import GlobalEnvironment
 from hotplate.engine.options import EngineOptions
+from hotplate.engine.parking import ParkedAction, ParkedActions
 from hotplate.engine.runner import ActionRunner
 from hotplate.engine.template_types import TemplateTypes
 from hotplate.model.errors import ResourceTypeUnavailable
@@ -166,6 +167,8 @@ class EngineDeps:
     cancels: CancelRegistry = field(default_factory=CancelRegistry)
     slots: Slots = field(default_factory=lambda: Slots(None))
     options: EngineOptions = field(default_factory=EngineOptions)
+    parked: ParkedActions | None = None
+    """Actions waiting without a thread (parking.py); None: plugins wait in their thread."""
 
     def cast_check_resource(
         self,
@@ -187,6 +190,29 @@ class EngineDeps:
                 "adopt_stack_data": None,
             },
         )
+
+    def redrive(self, parked: ParkedAction) -> None:
+        """Hand a parked action back to this engine's own workers."""
+        self.transport.cast(
+            {}, WORKER_TOPIC, "check_resource",
+            {"resource_id": int(parked.row.id), "current_traversal": parked.work.traversal_id,
+             "data": dict(parked.work.input_data), "is_update": parked.work.is_update,
+             "adopt_stack_data": None},
+            server=self.engine_id,
+        )
+
+    def wake_waiters(self, stack: Any) -> None:
+        """A stack's traversal ended: re-check at once the parked action waiting on it
+        (here, or on the engine holding its parent resource)."""
+        if self.parked is not None and self.parked.wake(str(stack.id)):
+            return
+        if stack.owner_id is None or stack.parent_resource_name is None:
+            return
+        for row in self.store.list_resources(stack.owner_id):
+            if (row.physical_resource_id == str(stack.id) and row.engine_id is not None
+                    and row.engine_id != self.engine_id):
+                self.transport.cast({}, WORKER_TOPIC, "wake_parked",
+                                    {"stack_id": str(stack.id)}, server=row.engine_id)
 
     def is_engine_alive(self, engine_id: EngineId) -> bool:
         """Heat's liveness rule: the holder answers ``listening`` in time, or it is gone."""

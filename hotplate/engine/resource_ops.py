@@ -30,6 +30,7 @@ from hotplate.engine.node_work import (
     failure_text,
     replace_reason,
 )
+from hotplate.engine.parking import ParkedAction
 from hotplate.engine.resolve import InputsContext, required_ids
 from hotplate.engine.resource_context import EngineResourceContext
 from hotplate.engine.row_plugins import row_class, row_context
@@ -135,37 +136,98 @@ class ResourceOps:
 
     def _run(self, work: NodeWork, row: ResourceRecord, action: Action, handle: Any,
              check: Any, cancelled: threading.Event, instance: Resource,
-             ctx: EngineResourceContext) -> OpResult | None:
-        """Run a plugin action; on failure settle the row FAILED and say why."""
+             ctx: EngineResourceContext,
+             finish: Callable[[threading.Event, Reporter], OpResult] | None = None,
+             ) -> OpResult | None:
+        """Run a plugin action; on failure settle the row FAILED and say why.
 
-        def persist_progress() -> None:
-            ctx.flush()
-            if instance.resource_id != row.physical_resource_id:
-                self._deps.store.update_resource_locked(
-                    row.id, self._deps.engine_id, {"physical_resource_id": instance.resource_id})
+        With ``finish`` and a plugin that parks (``parking.py``), an action
+        that is not done after its first check is parked: the answer is then
+        an OpResult with no row (nothing to report yet), and ``finish`` runs
+        when a later check says done.
+        """
+        parked = self._deps.parked
+        if finish is not None and parked is not None and instance.parks_while_waiting:
+            def first() -> bool | None:
+                data = self._deps.runner.start(handle, deadline=stack_deadline(work.stack),
+                                               cancelled=cancelled)
+                if check(data):
+                    return None
+                self._persist_progress(row, instance, ctx)
+                parked.park(ParkedAction(work, row, action, instance, ctx, check, data,
+                                         finish, wake_key=instance.wake_key()))
+                return True
+            failed, was_parked = self._guarded(row, action, instance, ctx, first)
+            return failed or (OpResult() if was_parked else None)
 
-        def failed(reason: str) -> None:
-            self._release(row, action, Status.FAILED, reason,
-                          {"physical_resource_id": instance.resource_id}, ctx=ctx)
-
-        try:
+        def run() -> None:
             with self._deps.slots.released():
                 self._deps.runner.run(handle, check, deadline=stack_deadline(work.stack),
-                                      cancelled=cancelled, before_wait=persist_progress)
-        except CancelOperation as exc:
-            failed(outcome.aborted(action, str(exc)))
-            return OpResult(failure=outcome.aborted(action), cancelled=True)
-        except ActionTimeout:
-            failed(outcome.aborted(action, "Timed out"))
-            return OpResult(failure=outcome.TIMED_OUT)
+                                      cancelled=cancelled,
+                                      before_wait=lambda: self._persist_progress(row, instance,
+                                                                                 ctx))
+        return self._guarded(row, action, instance, ctx, run)[0]
+
+    def resume(self, parked: ParkedAction, cancelled: threading.Event,
+               reporter: Reporter) -> OpResult:
+        """Check a parked action again: finish it, fail it, or park it once more."""
+        work = parked.work
+
+        def again() -> bool:
+            self._deps.runner.checkpoint(stack_deadline(work.stack), cancelled)
+            if not parked.check(parked.data):
+                self._persist_progress(parked.row, parked.instance, parked.ctx)
+                assert self._deps.parked is not None
+                self._deps.parked.park(parked, again=True)
+                return True
+            return False
+        try:
+            failed, still_waiting = self._guarded(parked.row, parked.action, parked.instance,
+                                                  parked.ctx, again)
+        except UpdateReplace as exc:  # only a first check may ask for a replacement
+            failed, still_waiting = self._failed(parked.row, parked.action, parked.instance,
+                                                 parked.ctx, exc), None
+        if failed is not None:
+            return failed
+        if still_waiting:
+            return OpResult()
+        return parked.finish(cancelled, reporter)
+
+    def _persist_progress(self, row: ResourceRecord, instance: Resource,
+                          ctx: EngineResourceContext) -> None:
+        """What the plugin did so far, made durable before time passes."""
+        ctx.flush()
+        if instance.resource_id != row.physical_resource_id:
+            self._deps.store.update_resource_locked(
+                row.id, self._deps.engine_id, {"physical_resource_id": instance.resource_id})
+
+    def _guarded(self, row: ResourceRecord, action: Action, instance: Resource,
+                 ctx: EngineResourceContext, step: Callable[[], Any],
+                 ) -> tuple[OpResult | None, Any]:
+        """Run ``step``; a cancel, a timeout or a plugin error settles the row FAILED."""
+        try:
+            return None, step()
         except UpdateReplace:
             raise
         except Exception as exc:
-            LOG.info("resource %s %s failed", row.name, action, exc_info=True)
-            reason = failure_text(exc, row.name)
-            failed(reason)
-            return OpResult(failure=outcome.resource_failed_reason(action, reason))
-        return None
+            return self._failed(row, action, instance, ctx, exc), None
+
+    def _failed(self, row: ResourceRecord, action: Action, instance: Resource,
+                ctx: EngineResourceContext, exc: Exception) -> OpResult:
+        def settle(reason: str) -> None:
+            self._release(row, action, Status.FAILED, reason,
+                          {"physical_resource_id": instance.resource_id}, ctx=ctx)
+
+        if isinstance(exc, CancelOperation):
+            settle(outcome.aborted(action, str(exc)))
+            return OpResult(failure=outcome.aborted(action), cancelled=True)
+        if isinstance(exc, ActionTimeout):
+            settle(outcome.aborted(action, "Timed out"))
+            return OpResult(failure=outcome.TIMED_OUT)
+        LOG.info("resource %s %s failed", row.name, action, exc_info=exc)
+        reason = failure_text(exc, row.name)
+        settle(reason)
+        return OpResult(failure=outcome.resource_failed_reason(action, reason))
 
     def _fail_before_running(self, work: NodeWork, row: ResourceRecord, action: Action,
                              values: Mapping[str, Any], exc: Exception) -> OpResult:
@@ -224,12 +286,15 @@ class ResourceOps:
         locked = self._acquire(row, values, Action.CREATE)
         ctx = self._context(locked, work.stack)
         instance = cls(row.name, props, ctx)
+        def finish(cancelled: threading.Event, reporter: Reporter) -> OpResult:
+            return self._complete(work, locked, instance, ctx, Action.CREATE, props, reporter,
+                                  cancelled)
+
         failed = self._run(work, locked, Action.CREATE, instance.handle_create,
-                           instance.check_create_complete, cancelled, instance, ctx)
+                           instance.check_create_complete, cancelled, instance, ctx, finish)
         if failed is not None:
             return failed
-        return self._complete(work, locked, instance, ctx, Action.CREATE, props, reporter,
-                              cancelled)
+        return finish(cancelled, reporter)
 
     def _adopt(self, work: NodeWork, cls: type[Resource], values: dict[str, Any],
                props: Mapping[str, Any], reporter: Reporter,
@@ -384,11 +449,16 @@ class ResourceOps:
                                      "requires": both}, Action.UPDATE)
         context = self._context(row, work.stack)
         instance = cls(row.name, old_props, context, resource_id=row.physical_resource_id)
+        def finish(cancelled: threading.Event, reporter: Reporter) -> OpResult:
+            instance.properties = dict(new_props)
+            return self._complete(work, locked, instance, context, Action.UPDATE, new_props,
+                                  reporter, cancelled, done)
+
         try:
             failed = self._run(
                 work, locked, Action.UPDATE,
                 lambda: instance.handle_update(new_props, decision.prop_diff),
-                instance.check_update_complete, cancelled, instance, context,
+                instance.check_update_complete, cancelled, instance, context, finish,
             )
         except UpdateReplace as exc:
             released, _ = self._release(
@@ -402,9 +472,7 @@ class ResourceOps:
                                          work.is_update, work.input_data))
         if failed is not None:
             return failed
-        instance.properties = dict(new_props)
-        return self._complete(work, locked, instance, context, Action.UPDATE, new_props,
-                              reporter, cancelled, done)
+        return finish(cancelled, reporter)
 
     def replace(self, work: NodeWork, reason: str | None = None) -> OpResult:
         """Create a new row for this resource; the old one is cleaned up later.
@@ -456,12 +524,15 @@ class ResourceOps:
         ctx = self._context(row, work.stack)
         instance = cls(row.name, row.properties_data or {}, ctx,
                        resource_id=row.physical_resource_id)
+        def finish(cancelled: threading.Event, reporter: Reporter) -> OpResult:
+            return self._finish(work, locked, Action.DELETE, {}, ctx, reporter, None,
+                                cancelled, local=False)
+
         failed = self._run(work, locked, Action.DELETE, instance.handle_delete,
-                           instance.check_delete_complete, cancelled, instance, ctx)
+                           instance.check_delete_complete, cancelled, instance, ctx, finish)
         if failed is not None:
             return failed
-        return self._finish(work, locked, Action.DELETE, {}, ctx, reporter, None, cancelled,
-                            local=False)
+        return finish(cancelled, reporter)
 
     def purge(self, work: NodeWork) -> OpResult:
         """A row that was never created: drop it, nothing physical to delete."""

@@ -66,6 +66,16 @@ class ActionRunner:
             self._checkpoint(deadline, cancelled)
             delay = min(delay * 2, self._poll_max)
 
+    def start(self, handle: Callable[[], Any] | None, *, deadline: datetime | None,
+              cancelled: threading.Event | None) -> Any:
+        """Only the ``handle`` part of ``run``: its data, for checks made later."""
+        self.checkpoint(deadline, cancelled)
+        return handle() if handle is not None else None
+
+    def checkpoint(self, deadline: datetime | None, cancelled: threading.Event | None) -> None:
+        """Raise CancelOperation if cancelled, ActionTimeout past the deadline."""
+        self._checkpoint(deadline, cancelled)
+
     def _checkpoint(self, deadline: datetime | None, cancelled: threading.Event | None) -> None:
         if cancelled is not None and cancelled.is_set():
             raise CancelOperation("user triggered cancel")

@@ -137,6 +137,7 @@ def mark_complete(deps: EngineDeps, stack: StackRecord, traversal: TraversalId) 
     if stack.action is Action.DELETE and stack.prev_raw_template_id is not None:
         deps.store.delete_raw_template(stack.prev_raw_template_id)
     purge_db(deps, stack, traversal, success=True)
+    deps.wake_waiters(stack)
     return True
 
 
@@ -157,6 +158,7 @@ def mark_failed(
             rollback(deps, failed)
     else:
         purge_db(deps, stack, NO_TRAVERSAL, success=False, old_traversal=traversal)
+    deps.wake_waiters(stack)
     return True
 
 
@@ -234,4 +236,5 @@ def stop_traversal(deps: EngineDeps, stack: StackRecord) -> bool:
         LOG.warning("stack %s: traversal changed; cancel not applied", stack.id)
         return False
     deps.store.delete_sync_points(stack.id, traversal_id=stack.current_traversal)
+    deps.wake_waiters(stack)
     return True

@@ -24,7 +24,8 @@ LOG = logging.getLogger(__name__)
 
 
 class WorkerService:
-    ALLOWED = frozenset({"check_resource", "cancel_check_resource", "stack_action"})
+    ALLOWED = frozenset({"check_resource", "cancel_check_resource", "stack_action",
+                         "wake_parked"})
 
     def __init__(self, deps: EngineDeps) -> None:
         self._deps = deps
@@ -55,26 +56,54 @@ class WorkerService:
 
     def cancel_check_resource(self, ctxt: Mapping[str, Any], stack_id: str) -> None:
         count = self._deps.cancels.cancel(StackId(stack_id))
+        if self._deps.parked is not None:
+            count += self._deps.parked.cancel(str(stack_id))
         LOG.debug("cancelled %d workers of stack %s", count, stack_id)
+
+    def wake_parked(self, ctxt: Mapping[str, Any], stack_id: str) -> None:
+        """The child stack ``stack_id`` ended: re-check the action parked on it here."""
+        if self._deps.parked is not None:
+            self._deps.parked.wake(str(stack_id))
 
     # -- called in-process by EngineService (not over the transport) --------------
     def stop_all_workers(self, stack: StackRecord, *, wait_secs: float = 15.0) -> bool:
-        """Stop the traversal, tell every engine holding a lock to cancel, wait for the locks."""
-        if stack.status is Status.IN_PROGRESS:
-            trav.stop_traversal(self._deps, stack)
+        """Stop the traversal of the stack and of every nested stack under it, tell every
+        engine holding one of their locks to cancel, and wait for the locks (Heat's rule:
+        a delete stops the whole tree at once, not one level at a time)."""
         deps = self._deps
-        engines = self._live_lock_holders(stack.id)
-        for engine_id in engines:
-            deps.transport.cast({}, WORKER_TOPIC, "cancel_check_resource",
-                                {"stack_id": str(stack.id)}, server=engine_id)
+        tree = [stack, *self._descendants(stack)]
+        for member in tree:
+            if member.status is Status.IN_PROGRESS:
+                trav.stop_traversal(deps, member)
+        holders = {member.id: self._live_lock_holders(member.id) for member in tree}
+        for stack_id, engines in holders.items():
+            for engine_id in engines:
+                if engine_id == deps.engine_id:  # no need to queue behind our own workers
+                    self.cancel_check_resource({}, str(stack_id))
+                    continue
+                deps.transport.cast({}, WORKER_TOPIC, "cancel_check_resource",
+                                    {"stack_id": str(stack_id)}, server=engine_id)
         deadline = deps.clock.now() + timedelta(seconds=wait_secs)
-        while engines and deps.clock.now() < deadline:
+        busy = {k: v for k, v in holders.items() if v}
+        while busy and deps.clock.now() < deadline:
             deps.clock.sleep(0.05)
-            engines = self._live_lock_holders(stack.id)
-        if engines:
-            LOG.warning("stack %s: workers still hold locks after cancel: %s", stack.id, engines)
+            busy = {k: e for k in busy if (e := self._live_lock_holders(k))}
+        if busy:
+            LOG.warning("stack %s: workers still hold locks after cancel: %s", stack.id,
+                        sorted({e for engines in busy.values() for e in engines}))
             return False
         return True
+
+    def _descendants(self, stack: StackRecord) -> list[StackRecord]:
+        """Every live nested stack under ``stack``, parents before children."""
+        found: list[StackRecord] = []
+        owners = [stack.id]
+        while owners:
+            children = self._deps.store.list_stacks(None, filters={"owner_id": owners},
+                                                    show_nested=True)
+            found.extend(children)
+            owners = [child.id for child in children]
+        return found
 
     def _live_lock_holders(self, stack_id: StackId) -> set[Any]:
         """Engines holding locks of the stack that still answer; dead ones' locks get stolen."""

@@ -97,6 +97,9 @@ class Resource:
     attributes_schema: ClassVar[Mapping[str, Attribute]] = {}
     support_status: ClassVar[SupportStatus] = SupportStatus()
     description: ClassVar[str | None] = None
+    parks_while_waiting: ClassVar[bool] = False
+    """True when the action waits on something that says when it is done (a child
+    stack): the engine then holds no thread while it waits (engine/parking.py)."""
     path_attributes: ClassVar[bool] = False
     """True when ``get_attribute_path`` gives more than the path applied to the whole
     value (a group's ``[group, attr, key]`` reads ``key`` of each member's ``attr``)."""
@@ -203,6 +206,10 @@ class Resource:
 
     def data_delete(self, key: str) -> None:
         self.ctx.data_delete(key)
+
+    def wake_key(self) -> str | None:
+        """For a parking plugin: what, when it ends, should re-check this action at once."""
+        return None
 
     def update_policy(self) -> Mapping[str, Any]:
         """The resource's ``update_policy`` in the template being applied (as written)."""

@@ -25,6 +25,7 @@ class StackResource(Resource):
 
     owned: bool = OWNED
     always_updates = True
+    parks_while_waiting = True
     """False for a stack that lives on its own (``OS::Heat::Stack``), as in Heat."""
 
     # -- what subclasses supply -------------------------------------------------------
@@ -60,6 +61,10 @@ class StackResource(Resource):
         if state.status == "FAILED":
             raise NestedStackFailed(state.reason, action)
         return (state.action, state.status) == (action, "COMPLETE")
+
+    def wake_key(self) -> str | None:
+        """The child stack: its traversal's end re-checks this action."""
+        return str(self.resource_id) if self.resource_id is not None else None
 
     def apply_child_template(self, template: Mapping[str, Any] | str) -> str:
         """Create the child with ``template``, or update it to it; the action to wait for."""

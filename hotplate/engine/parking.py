@@ -1,0 +1,156 @@
+"""Resource actions that wait on something else without holding a worker thread.
+
+A nested stack resource's action waits for its child stack. Polling from a
+worker thread would tie up one thread per waiting resource, so a group
+wider than the worker pool would starve its own members of threads. Such
+an action is *parked* instead: the row stays IN_PROGRESS and locked by this
+engine, the plugin's state stays in memory, and the worker returns. The
+action is re-driven (a ``check_resource`` cast to this engine, which finds
+the parked action and resumes it) when the child stack ends, when a cancel
+arrives, and otherwise on a back-off (10 ms, doubling, to 5 s) that also
+bounds how late a missed wake-up or the stack's deadline is noticed.
+
+A parked action lives only in this engine's memory. If the engine dies,
+its rows stay locked by a dead engine, exactly as for an action that was
+running in a thread, and the next traversal takes them over the same way.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from hotplate.engine.node_work import NodeWork, OpResult, Reporter
+from hotplate.engine.resource_context import EngineResourceContext
+from hotplate.model.ids import ResourceId, TraversalId
+from hotplate.model.records import ResourceRecord
+from hotplate.model.states import Action
+from hotplate.resources.base import Resource
+
+LOG = logging.getLogger(__name__)
+
+FIRST_DELAY = 0.01
+MAX_DELAY = 5.0
+REDRIVE_RETRY = 30.0
+"""A re-driven action not taken within this long (its message lost) is re-driven again."""
+
+NodeKey = tuple[ResourceId, TraversalId, bool]
+
+
+@dataclass(eq=False)
+class ParkedAction:
+    """One plugin action between two checks, with what completes it."""
+
+    work: NodeWork
+    row: ResourceRecord
+    action: Action
+    instance: Resource
+    ctx: EngineResourceContext
+    check: Callable[[Any], bool]
+    data: Any
+    finish: Callable[[threading.Event, Reporter], OpResult]
+    """Record the action COMPLETE and report onward (the rest of the operation)."""
+    wake_key: str | None = None
+    """The child stack whose end should re-drive this action at once."""
+    cancelled: bool = False
+    delay: float = FIRST_DELAY
+    due: float = field(default=0.0)
+
+    @property
+    def key(self) -> NodeKey:
+        return (self.row.id, self.work.traversal_id, self.work.is_update)
+
+
+class ParkedActions:
+    """This engine's parked actions and the one thread that re-drives them."""
+
+    def __init__(self, redrive: Callable[[ParkedAction], None]) -> None:
+        self._redrive = redrive
+        self._lock = threading.Condition()
+        self._parked: dict[NodeKey, ParkedAction] = {}
+        self._thread: threading.Thread | None = None
+        self._stopped = False
+
+    def park(self, parked: ParkedAction, *, again: bool = False) -> None:
+        """Keep ``parked`` until it is re-driven; ``again``: it was just checked, back off."""
+        if again:
+            parked.delay = min(parked.delay * 2, MAX_DELAY)
+        parked.due = time.monotonic() + parked.delay
+        with self._lock:
+            self._parked[parked.key] = parked
+            self._ensure_thread()
+            self._lock.notify()
+
+    def take(self, resource_id: ResourceId, traversal_id: TraversalId, is_update: bool
+             ) -> ParkedAction | None:
+        """The parked action of this node, removed: whoever takes it resumes it."""
+        with self._lock:
+            return self._parked.pop((resource_id, traversal_id, is_update), None)
+
+    def wake(self, wake_key: str) -> bool:
+        """Re-drive at once whatever waits on ``wake_key`` (a child stack id)."""
+        return self._poke(lambda p: p.wake_key == wake_key)
+
+    def cancel(self, stack_id: str) -> int:
+        """Cancel the parked actions of ``stack_id``; they fail as their resume starts."""
+        def cancelling(parked: ParkedAction) -> bool:
+            if str(parked.work.stack.id) != stack_id:
+                return False
+            parked.cancelled = True
+            return True
+        with self._lock:
+            count = sum(1 for p in self._parked.values() if str(p.work.stack.id) == stack_id)
+        self._poke(cancelling)
+        return count
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._parked)
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopped = True
+            self._lock.notify_all()
+            thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=5)
+
+    # -- the re-driving thread -------------------------------------------------------
+    def _poke(self, matches: Callable[[ParkedAction], bool]) -> bool:
+        found = False
+        with self._lock:
+            for parked in self._parked.values():
+                if matches(parked):
+                    parked.due, found = 0.0, True
+            if found:
+                self._lock.notify()
+        return found
+
+    def _ensure_thread(self) -> None:
+        if self._thread is None and not self._stopped:
+            self._thread = threading.Thread(target=self._loop, name="hotplate-parked",
+                                            daemon=True)
+            self._thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            with self._lock:
+                if self._stopped:
+                    return
+                now = time.monotonic()
+                due = [p for p in self._parked.values() if p.due <= now]
+                for parked in due:
+                    parked.due = now + REDRIVE_RETRY
+                if not due:
+                    upcoming = min((p.due for p in self._parked.values()), default=None)
+                    self._lock.wait(None if upcoming is None else max(upcoming - now, 0))
+                    continue
+            for parked in due:
+                try:
+                    self._redrive(parked)
+                except Exception:  # a transport that is stopping: the retry comes later
+                    LOG.exception("could not re-drive resource %s", parked.row.id)
