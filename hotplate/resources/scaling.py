@@ -1,0 +1,200 @@
+"""A scaling group's arithmetic and cooldown bookkeeping, as Heat's (pure: no clock, no ids).
+
+Capacity (Heat's ``scalingutil.calculate_new_capacity``): a change, an exact
+size or a percentage of the current size, kept within ``[minimum,
+maximum]``. A percentage rounds away from zero below one whole member
+(so any non-zero percentage moves at least one), and towards zero above
+it; ``min_adjustment_step`` then raises a smaller step to itself.
+
+Cooldown (Heat's ``CooldownMixin``) lives in the group's metadata, so
+``openstack stack resource metadata`` shows what Heat's shows::
+
+    {"cooldown_end": {"2026-01-01T00:01:00.000123": "change_in_capacity : 1"},
+     "scaling_in_progress": false}
+
+A scaling action may start when nothing is in progress and ``cooldown_end``
+has passed; it sets ``scaling_in_progress``; when it ends, the flag drops
+and (if the size changed) ``cooldown_end`` moves to ``now + cooldown``,
+never earlier than it was. Metadata written by older Heat releases (a
+``cooldown`` key, or a bare timestamp key) still counts as Heat counts it.
+Timestamps are Heat's: naive UTC in ISO format.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import uuid
+from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from hotplate.resources.nested import ChildMember
+from hotplate.resources.rolling_update import Batch, needs_update, next_batch
+
+__all__ = [
+    "ADJUSTMENT_TYPES", "CHANGE_IN_CAPACITY", "COOLDOWN_END", "EXACT_CAPACITY",
+    "IN_PROGRESS", "PERCENT_CHANGE_IN_CAPACITY", "blocked_reason", "member_order",
+    "new_capacity", "reset", "rolling_batches", "scaling_finished", "scaling_started",
+    "short_id", "timestamp",
+]
+
+EXACT_CAPACITY, CHANGE_IN_CAPACITY, PERCENT_CHANGE_IN_CAPACITY = (
+    "exact_capacity", "change_in_capacity", "percent_change_in_capacity")
+ADJUSTMENT_TYPES = (EXACT_CAPACITY, CHANGE_IN_CAPACITY, PERCENT_CHANGE_IN_CAPACITY)
+CFN_EXACT_CAPACITY, CFN_CHANGE_IN_CAPACITY = "ExactCapacity", "ChangeInCapacity"
+"""The AWS spellings, which Heat's arithmetic accepts too (and its reasons use)."""
+
+IN_PROGRESS, COOLDOWN_END, LEGACY_COOLDOWN = "scaling_in_progress", "cooldown_end", "cooldown"
+SCALING_ACTIVITY = "due to scaling activity"
+
+Number = int | float
+
+
+# -- capacity ---------------------------------------------------------------------------
+def new_capacity(current: int, adjustment: Number, adjustment_type: str,
+                 min_adjustment_step: int | None, minimum: int, maximum: int) -> Number:
+    """The group's size after ``adjustment`` of ``adjustment_type``, within the bounds."""
+    if adjustment_type in (CHANGE_IN_CAPACITY, CFN_CHANGE_IN_CAPACITY):
+        wanted: Number = current + adjustment
+    elif adjustment_type in (EXACT_CAPACITY, CFN_EXACT_CAPACITY):
+        wanted = adjustment
+    else:
+        wanted = current + _percent_step(current, adjustment, min_adjustment_step)
+    if wanted > maximum:
+        return maximum
+    if wanted < minimum:
+        return minimum
+    return wanted
+
+
+def _percent_step(current: int, percent: Number, min_step: int | None) -> int:
+    delta = current * percent / 100.0
+    if math.fabs(delta) < 1.0:
+        step = int(math.ceil(delta) if delta > 0.0 else math.floor(delta))
+    else:
+        step = int(math.floor(delta) if delta > 0.0 else math.ceil(delta))
+    if min_step and min_step > abs(step):
+        step = min_step if step > 0 else -min_step
+    return step
+
+
+def rolling_batches(target: int, capacity: int, batch_size: int,
+                    min_in_service: int) -> Iterator[Batch]:
+    """A scaling group's rolling update: (size, new definitions) per batch.
+
+    Heat's InstanceGroup counts every new definition of a batch as done,
+    where ResourceGroup discounts the members added only to keep
+    ``min_in_service`` (``rolling_update.batches``); the batches differ, so
+    the group keeps Heat's own count.
+    """
+    updated = 0
+    while needs_update(target, capacity, updated):
+        capacity, changes = next_batch(target, capacity, updated, batch_size, min_in_service)
+        yield capacity, changes
+        updated += changes
+
+
+# -- members ----------------------------------------------------------------------------
+def member_order(member: ChildMember) -> tuple[bool, datetime | None, str]:
+    """Heat's order of a group's members: failed ones first, then oldest first.
+
+    Heat compares creation times as its API shows them, to the second, so
+    members made together are ordered by name.
+    """
+    created = member.created_at.replace(microsecond=0) if member.created_at else None
+    return member.status != "FAILED", created, member.name
+
+
+def short_id(source: uuid.UUID) -> str:
+    """Heat's 12-character member name from a random (version 4) UUID: the 60 random
+    bits of its time field, base32-encoded, lowercase."""
+    if source.version != 4:
+        raise ValueError(f"Invalid UUID version ({source.version})")
+    padded = source.time << 4  # 60 bits, padded on the right to a whole byte
+    return base64.b32encode(padded.to_bytes(8, "big"))[:12].decode("ascii").lower()
+
+
+# -- cooldown ---------------------------------------------------------------------------
+def timestamp(moment: datetime) -> str:
+    """Heat's metadata timestamp: naive UTC, ISO format."""
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC).replace(tzinfo=None)
+    return moment.isoformat()
+
+
+def sanitize_cooldown(cooldown: Number | None) -> Number:
+    return 0 if cooldown is None else max(0, cooldown)
+
+
+def blocked_reason(metadata: Mapping[str, Any], cooldown: Number | None,
+                   now: datetime) -> str | None:
+    """Why a scaling action may not start now (Heat's reason), or None if it may."""
+    if metadata.get(IN_PROGRESS):
+        return SCALING_ACTIVITY
+    cooldown = sanitize_cooldown(cooldown)
+    in_cooldown = f"due to cooldown, cooldown {cooldown}"
+    if COOLDOWN_END in metadata:
+        end = _parse(_first_key(metadata[COOLDOWN_END]))
+        return in_cooldown if end is not None and _naive(now) < end else None
+    if cooldown == 0:
+        return None
+    if LEGACY_COOLDOWN in metadata:
+        last = _parse(_first_key(metadata[LEGACY_COOLDOWN]))
+    else:
+        rest = [key for key in metadata if key != IN_PROGRESS]
+        last = _parse(rest[0]) if rest else None
+    if last is not None and _naive(now) - last <= timedelta(seconds=cooldown):
+        return in_cooldown
+    return None
+
+
+def scaling_started(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    return {**metadata, IN_PROGRESS: True}
+
+
+def scaling_finished(metadata: Mapping[str, Any], cooldown: Number | None, reason: str,
+                     now: datetime, *, size_changed: bool = True) -> dict[str, Any]:
+    """The metadata once a scaling action (or a create or update) has ended."""
+    done = dict(metadata)
+    if size_changed:
+        end = timestamp(_naive(now) + timedelta(seconds=sanitize_cooldown(cooldown)))
+        if COOLDOWN_END in done:
+            end = _later(_first_key(done[COOLDOWN_END]), end)
+        done[COOLDOWN_END] = {end: reason}
+    done[IN_PROGRESS] = False
+    return done
+
+
+def reset(metadata: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Heat's metadata reset (a resource marked healthy again): a scaling action that
+    never finished (its engine died) no longer blocks the next. None: nothing to reset."""
+    if IN_PROGRESS not in metadata:
+        return None
+    return {**metadata, IN_PROGRESS: False}
+
+
+def _first_key(value: Any) -> str:
+    if isinstance(value, Mapping) and value:
+        return str(next(iter(value)))
+    return ""
+
+
+def _naive(moment: datetime) -> datetime:
+    return moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else moment
+
+
+def _parse(text: str) -> datetime | None:
+    """A stored timestamp; None for one that is not (nothing to wait for)."""
+    try:
+        return _naive(datetime.fromisoformat(text))
+    except ValueError:
+        return None
+
+
+def _later(stored: str, new: str) -> str:
+    old = _parse(stored)
+    fresh = _parse(new)
+    if old is None or fresh is None:
+        return max(stored, new)
+    return stored if old > fresh else new
