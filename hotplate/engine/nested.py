@@ -15,7 +15,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from hotplate.convergence.node_plan import time_remaining
+from hotplate.convergence.node_plan import DEFAULT_TIMEOUT_MINS, time_remaining
 from hotplate.engine.adopt import visible_files
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.views import visible_rows
@@ -61,10 +61,10 @@ class EngineNestedStacks:
         return str(identity["stack_id"])
 
     def update(self, stack_id: str, template: Mapping[str, Any] | str,
-               parameters: Mapping[str, Any]) -> None:
+               parameters: Mapping[str, Any], *, outside_traversal: bool = False) -> None:
         self._call("update_stack", stack_identity=stack_id, template=template,
                    params=self._environment(parameters), files=self._files(),
-                   args=self._args())
+                   args=self._args(outside_traversal=outside_traversal))
 
     def delete(self, stack_id: str) -> None:
         with contextlib.suppress(EntityNotFound):
@@ -106,7 +106,7 @@ class EngineNestedStacks:
                 except Exception:  # a member whose type is gone still counts
                     reference = row.physical_resource_id
             members.append(ChildMember(name, row.resource_type, str(row.action),
-                                       str(row.status), reference))
+                                       str(row.status), reference, row.created_at))
         return members
 
     def member_attribute(self, stack_id: str, name: str, attribute: str) -> Any:
@@ -152,8 +152,10 @@ class EngineNestedStacks:
                 "parameter_defaults": env.get("parameter_defaults") or {},
                 "resource_registry": registry}
 
-    def _args(self) -> dict[str, Any]:
+    def _args(self, *, outside_traversal: bool = False) -> dict[str, Any]:
         left = time_remaining(self._parent, self._deps.clock.now())
+        if outside_traversal:
+            left = (self._parent.timeout_mins or DEFAULT_TIMEOUT_MINS) * 60
         args: dict[str, Any] = {"disable_rollback": True}
         if left is not None:
             args["timeout_mins"] = max(1, math.ceil(left / 60))

@@ -7,9 +7,14 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from hotplate.model.ids import ResourceId
+from hotplate.model.ids import EngineId, ResourceId
+from hotplate.model.records import ResourceRecord
 from hotplate.ports import Clock, Store
+from hotplate.resources.base import Resource
 from hotplate.resources.nested import NestedStacks
+
+METADATA_RETRIES = 20
+"""Read-modify-write rounds a metadata change tries before giving up on a busy row."""
 
 
 def short_id(resource_uuid: str) -> str:
@@ -32,10 +37,14 @@ class EngineResourceContext:
         project_id: str,
         nested: Callable[[], NestedStacks] | None = None,
         update_policy: Callable[[], Mapping[str, Any]] | None = None,
+        engine_id: EngineId | None = None,
+        peers: Callable[[str], Resource | None] | None = None,
     ) -> None:
         self._store = store
         self._nested = nested
         self._update_policy = update_policy
+        self._engine_id = engine_id
+        self._peers = peers
         self._resource_id = resource_id
         self._data: dict[str, str] | None = None
         self._pending: dict[str, tuple[str, bool]] = {}
@@ -55,6 +64,56 @@ class EngineResourceContext:
     def update_policy(self) -> Mapping[str, Any]:
         """The resource's ``update_policy`` in the stack's current template."""
         return self._update_policy() if self._update_policy is not None else {}
+
+    def resource_by_reference(self, reference: str) -> Resource | None:
+        """Another resource of this stack, by reference id or name (Heat's
+        ``resource_by_refid``): a scaling policy finds its group so."""
+        return self._peers(reference) if self._peers is not None else None
+
+    # -- metadata (Heat's metadata_get / metadata_set) --------------------------------
+    def metadata_get(self) -> dict[str, Any]:
+        """The row's metadata as stored now."""
+        row = self._store.get_resource(self._resource_id)
+        return dict(row.metadata or {}) if row is not None else {}
+
+    def metadata_update(self, change: Callable[[dict[str, Any], str], Mapping[str, Any]],
+                        *, force: bool = False) -> dict[str, Any] | None:
+        """Write ``change(metadata, status)`` of the row as read, compare-and-swap.
+
+        A write that loses a race reads the row again and asks ``change``
+        again, so two writers never both act on the same metadata (``change``
+        may raise to refuse). A row another engine holds is left alone unless
+        ``force``. Returns the metadata written, or None if nothing was.
+        """
+        for _ in range(METADATA_RETRIES):
+            row = self._store.get_resource(self._resource_id)
+            if row is None:
+                return None
+            new = dict(change(dict(row.metadata or {}), str(row.status)))
+            written = self._write(row, {"metadata": new}, force=force)
+            if written is None:
+                return None
+            if written:
+                return new
+        return None
+
+    def clear_stored_attributes(self) -> None:
+        """Forget the attribute values stored when the last action ended, so views and
+        outputs resolve them afresh (Heat's name; a resized group's have changed)."""
+        for _ in range(METADATA_RETRIES):
+            row = self._store.get_resource(self._resource_id)
+            if row is None or self._write(row, {"attr_data": {}}, force=True) is not False:
+                return
+
+    def _write(self, row: ResourceRecord, values: Mapping[str, Any], *,
+               force: bool) -> bool | None:
+        """True: written; False: the row changed meanwhile; None: not ours to write."""
+        store = self._store
+        if row.engine_id is None:
+            return store.update_resource_if_unlocked(row.id, row.atomic_key, values) is not None
+        if force or row.engine_id == self._engine_id:
+            return store.update_resource_locked(row.id, row.engine_id, values) is not None
+        return None
 
     def physical_resource_name(self) -> str:
         return f"{self.stack_name.rstrip('*')}-{self.resource_name}-{short_id(self.uuid)}"

@@ -13,7 +13,9 @@ from typing import Any
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.nested import EngineNestedStacks
 from hotplate.engine.resource_context import EngineResourceContext
+from hotplate.engine.views import visible_rows
 from hotplate.model.records import ResourceRecord, StackRecord
+from hotplate.model.states import Action, Status
 from hotplate.resources.base import Resource
 
 
@@ -38,6 +40,8 @@ def row_context(deps: EngineDeps, row: ResourceRecord, stack: StackRecord
         nested=lambda: EngineNestedStacks(deps, stack, row.name,
                                           _template_name(deps, row, stack)),
         update_policy=lambda: _update_policy(deps, row, stack),
+        engine_id=deps.engine_id,
+        peers=lambda reference: _peer(deps, stack, reference),
     )
 
 
@@ -47,6 +51,29 @@ def row_instance(deps: EngineDeps, row: ResourceRecord, stack: StackRecord,
     plugin = cls if cls is not None else row_class(deps, row)
     return plugin(row.name, row.properties_data or {}, row_context(deps, row, stack),
                   resource_id=row.physical_resource_id)
+
+
+PEER_STATES = frozenset({
+    (Action.INIT, Status.COMPLETE), (Action.CREATE, Status.IN_PROGRESS),
+    (Action.CREATE, Status.COMPLETE), (Action.RESUME, Status.IN_PROGRESS),
+    (Action.RESUME, Status.COMPLETE), (Action.UPDATE, Status.IN_PROGRESS),
+    (Action.UPDATE, Status.COMPLETE), (Action.CHECK, Status.COMPLETE),
+})
+"""The states in which Heat's ``resource_by_refid`` finds a resource."""
+
+
+def _peer(deps: EngineDeps, stack: StackRecord, reference: str) -> Resource | None:
+    """The stack's resource whose reference id (or name) is ``reference``, as a plugin."""
+    template = deps.caches.for_stack(stack.raw_template_id, stack)
+    rows = visible_rows(deps.store.list_resources(stack.id), list(template.resources),
+                        stack.raw_template_id, stack.prev_raw_template_id)
+    for row in rows.values():
+        if (row.action, row.status) not in PEER_STATES:
+            continue
+        instance = row_instance(deps, row, stack)
+        if row.name == reference or instance.get_reference_id() == reference:
+            return instance
+    return None
 
 
 def _update_policy(deps: EngineDeps, row: ResourceRecord, stack: StackRecord

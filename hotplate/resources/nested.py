@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Protocol
 
 __all__ = ["ChildMember", "ChildState", "NestedStackFailed", "NestedStacks"]
@@ -32,6 +33,8 @@ class ChildMember:
     action: str
     status: str
     reference_id: str | None
+    created_at: datetime | None = None
+    """When its row was made: a scaling group orders its members by it, as Heat's."""
 
 
 class NestedStacks(Protocol):
@@ -43,8 +46,13 @@ class NestedStacks(Protocol):
         ...
 
     def update(self, stack_id: str, template: Mapping[str, Any] | str,
-               parameters: Mapping[str, Any]) -> None:
-        """Start updating the child to a new template and parameters."""
+               parameters: Mapping[str, Any], *, outside_traversal: bool = False) -> None:
+        """Start updating the child to a new template and parameters.
+
+        ``outside_traversal``: the parent is not converging (a scaling group
+        resized by a signal), so the child gets the parent's whole timeout
+        rather than what is left of the parent's traversal.
+        """
         ...
 
     def delete(self, stack_id: str) -> None:
