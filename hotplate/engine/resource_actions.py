@@ -11,19 +11,34 @@ Mark unhealthy (Heat's ``resource_mark_unhealthy``)::
 The change is a compare-and-swap on the unlocked row: a resource a worker
 holds (an action in progress) answers 409, as Heat's resource lock does.
 
+Marking a resource healthy again also resets what its type keeps in its
+metadata about work in progress (Heat's ``handle_metadata_reset``: a
+scaling group whose engine died while it scaled would otherwise never scale
+again), in the same write.
+
 Signals: a resource in SUSPEND or DELETE refuses them (with an event, as
 Heat records one). ``{"unset_hook": "<hook>"}`` clears a hook the resource
 is paused at (``breakpoints.clear_hook``: the paused worker polls for it).
 Any other signal goes to the plugin's ``handle_signal``; a plugin without
-one answers Heat's 400.
+one answers Heat's 400. The handler's outcomes (``resources/signals.py``)::
+
+    returns a result     SIGNAL event "Signal: <result>" (or the details' text)
+    raises NoActionRequired   ignored: logged, no event (Heat's)
+    raises anything else      logged only: Heat runs handlers in the background
+    returns a SignalWork      the caller is answered at once; a background thread
+                              polls the work to its end (the stack's timeout at
+                              most), finishes it, then writes the SIGNAL event
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Mapping
+from datetime import timedelta
 from typing import Any
 
+from hotplate.convergence.node_plan import DEFAULT_TIMEOUT_MINS
 from hotplate.engine.breakpoints import clear_hook
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.errors import (
@@ -33,10 +48,11 @@ from hotplate.engine.errors import (
     ResourceNotFound,
 )
 from hotplate.engine.events import resource_event
-from hotplate.engine.row_plugins import row_context
+from hotplate.engine.row_plugins import row_class, row_context
 from hotplate.model.errors import ActionInProgress, NotSupported
 from hotplate.model.records import ResourceRecord, StackRecord
 from hotplate.model.states import Action, Status
+from hotplate.resources.signals import NoActionRequired, SignalWork
 
 LOG = logging.getLogger(__name__)
 
@@ -85,9 +101,22 @@ def mark_unhealthy(deps: EngineDeps, stack: StackRecord, row: ResourceRecord,
         return
     action, status = target
     event = None if target == state else resource_event(deps, row, action, status, reason)
-    values = {"action": action, "status": status, "status_reason": reason}
+    values: dict[str, Any] = {"action": action, "status": status, "status_reason": reason}
+    if target == (Action.CHECK, Status.COMPLETE):
+        reset = _metadata_reset(deps, row)
+        if reset is not None:
+            values["metadata"] = reset
     if deps.store.update_resource_if_unlocked(row.id, row.atomic_key, values, event) is None:
         raise ActionInProgress(stack.name, str(stack.action))
+
+
+def _metadata_reset(deps: EngineDeps, row: ResourceRecord) -> dict[str, Any] | None:
+    """The row's metadata with its type's work-in-progress marks cleared; None: unchanged."""
+    try:
+        reset = getattr(row_class(deps, row), "reset_metadata", None)
+    except Exception:  # its type is gone: nothing of its own to reset
+        return None
+    return reset(row.metadata or {}) if callable(reset) else None
 
 
 def signal(deps: EngineDeps, stack: StackRecord, row: ResourceRecord, details: Any) -> None:
@@ -123,11 +152,43 @@ def _handle_signal(deps: EngineDeps, stack: StackRecord, row: ResourceRecord,
     try:
         result = instance.handle_signal(details)
         ctx.flush()
+    except NoActionRequired as exc:
+        LOG.info("signal to %s of stack %s ignored: %s", row.name, stack.id, exc)
+        return
     except Exception:
         LOG.exception("signal to %s of stack %s failed", row.name, stack.id)
         return
+    if isinstance(result, SignalWork):
+        threading.Thread(target=_finish, args=(deps, stack, row, result, details),
+                         name=f"hotplate-signal-{row.name}", daemon=True).start()
+        return
+    _signalled(deps, row, result, details)
+
+
+def _signalled(deps: EngineDeps, row: ResourceRecord, result: Any, details: Any) -> None:
     reason = f"Signal: {result}" if result else signal_reason(details)
     deps.store.add_event(resource_event(deps, row, "SIGNAL", str(row.status), reason))
+
+
+def _finish(deps: EngineDeps, stack: StackRecord, row: ResourceRecord, work: SignalWork,
+            details: Any) -> None:
+    """A signal's background work, to its end: Heat's handler would have waited so long
+    (the stack's timeout at most) before answering, and only then written its event."""
+    minutes = stack.timeout_mins or DEFAULT_TIMEOUT_MINS
+    deadline = deps.clock.now() + timedelta(minutes=minutes)
+    error: BaseException | None = None
+    try:
+        deps.runner.run(None, lambda _: work.check(), deadline=deadline, cancelled=None)
+    except Exception as exc:
+        error = exc
+        LOG.info("signal to %s of stack %s failed: %s", row.name, stack.id, exc,
+                 exc_info=True)
+    try:
+        work.finish(error)
+        if error is None:
+            _signalled(deps, row, None, details)
+    except Exception:
+        LOG.exception("signal to %s of stack %s could not finish", row.name, stack.id)
 
 
 def signal_reason(details: Any) -> str:
