@@ -1,0 +1,120 @@
+"""OS::Heat::ScalingPolicy: a signal to it resizes an OS::Heat::AutoScalingGroup.
+
+The policy names its group by reference (``{get_resource: group}``); on a
+signal it finds the group among its stack's resources and asks it to
+``adjust`` by ``scaling_adjustment`` of ``adjustment_type``, under the
+policy's ``cooldown`` if it has one, else the group's. The group decides
+whether it may scale (``autoscaling_group.py``); an ignored signal writes
+no event, as in Heat.
+
+``alarm_url`` and ``signal_url`` are declared, as Heat's are, but have no
+value yet: there are no signed URLs to hand out.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from hotplate.model.errors import StackValidationFailed
+from hotplate.resources import scaling
+from hotplate.resources.attributes import Attribute
+from hotplate.resources.base import Resource
+from hotplate.resources.constraints import AllowedValues, Range
+from hotplate.resources.properties import PropertyPath, Schema
+from hotplate.resources.signals import SignalWork, peers
+from hotplate.resources.support import SupportStatus
+
+__all__ = ["ResourcePropertyValueDependency", "ScalingGroupNotFound", "ScalingPolicy"]
+
+LOG = logging.getLogger(__name__)
+
+GROUP, ADJUSTMENT, ADJUSTMENT_TYPE = (
+    "auto_scaling_group_id", "scaling_adjustment", "adjustment_type")
+COOLDOWN, MIN_ADJUSTMENT_STEP = "cooldown", "min_adjustment_step"
+ALARM_URL, SIGNAL_URL = "alarm_url", "signal_url"
+
+
+class ResourcePropertyValueDependency(StackValidationFailed):
+    """A property given that only another property's value allows; Heat's text."""
+
+    def __init__(self, prop1: str, prop2: str, value: str) -> None:
+        super().__init__(f"{prop1} property should only be specified for {prop2} "
+                         f"with value {value}.")
+
+
+class ScalingGroupNotFound(Exception):
+    def __init__(self, alarm: str, group: str) -> None:
+        super().__init__(f'Alarm {alarm} could not find scaling group named "{group}"')
+
+
+class ScalingPolicy(Resource):
+    """A resource to manage scaling of `OS::Heat::AutoScalingGroup`.
+
+    **Note** while it may incidentally support
+    `AWS::AutoScaling::AutoScalingGroup` for now, please don't use it for that
+    purpose and use `AWS::AutoScaling::ScalingPolicy` instead.
+
+    Resource to manage scaling for `OS::Heat::AutoScalingGroup`, i.e. define
+    which metric should be scaled and scaling adjustment, set cooldown etc.
+    """
+
+    properties_schema = {
+        GROUP: Schema(Schema.STRING, "AutoScaling group ID to apply policy to.", required=True),
+        ADJUSTMENT: Schema(Schema.NUMBER, "Size of adjustment.", required=True,
+                           update_allowed=True),
+        ADJUSTMENT_TYPE: Schema(Schema.STRING, "Type of adjustment (absolute or percentage).",
+                                required=True,
+                                constraints=[AllowedValues((
+                                    scaling.CHANGE_IN_CAPACITY, scaling.EXACT_CAPACITY,
+                                    scaling.PERCENT_CHANGE_IN_CAPACITY))],
+                                update_allowed=True),
+        COOLDOWN: Schema(Schema.NUMBER, "Cooldown period, in seconds.", update_allowed=True),
+        MIN_ADJUSTMENT_STEP: Schema(
+            Schema.INTEGER, "Minimum number of resources that are added or removed when the "
+            "AutoScaling group scales up or down. This can be used only when specifying "
+            "percent_change_in_capacity for the adjustment_type property.",
+            constraints=[Range(min=0)], update_allowed=True),
+    }
+    attributes_schema = {
+        ALARM_URL: Attribute("A signed url to handle the alarm.", Attribute.STRING),
+        SIGNAL_URL: Attribute("A url to handle the alarm using native API.", Attribute.STRING,
+                              support_status=SupportStatus(version="5.0.0")),
+    }
+
+    @classmethod
+    def validate(cls, raw: Mapping[str, Any] | None, path: PropertyPath) -> dict[str, Any]:
+        """The properties; a ``min_adjustment_step`` only for a percentage (Heat's rule)."""
+        props = super().validate(raw, path)
+        if (props[ADJUSTMENT_TYPE] != scaling.PERCENT_CHANGE_IN_CAPACITY
+                and props[MIN_ADJUSTMENT_STEP] is not None):
+            raise ResourcePropertyValueDependency(MIN_ADJUSTMENT_STEP, ADJUSTMENT_TYPE,
+                                                  scaling.PERCENT_CHANGE_IN_CAPACITY)
+        return props
+
+    def handle_signal(self, details: Any = None) -> SignalWork:
+        """Adjust the group; what remains of the resize the engine finishes later.
+
+        Raises:
+            NoActionRequired: the group ignores the signal (see its ``adjust``).
+            ScalingGroupNotFound: no resource of the stack has the group's reference.
+        """
+        state = "alarm"
+        if isinstance(details, Mapping):
+            state = str(details.get("current", details.get("state", "alarm"))).lower()
+        LOG.info("Alarm %s, new state %s", self.name, state)
+        reference = str(self.properties[GROUP])
+        group = peers(self).resource_by_reference(reference)
+        adjust = getattr(group, "adjust", None)
+        if group is None or not callable(adjust):
+            raise ScalingGroupNotFound(self.name, reference)
+        LOG.info("%s alarm, adjusting group %s with id %s by %s", self.name, group.name,
+                 reference, self.properties[ADJUSTMENT])
+        work: SignalWork = adjust(self.properties[ADJUSTMENT], self.properties[ADJUSTMENT_TYPE],
+                                  self.properties[MIN_ADJUSTMENT_STEP],
+                                  self.properties[COOLDOWN])
+        return work
+
+    def _resolve_attribute(self, name: str) -> Any:
+        return None
