@@ -163,7 +163,10 @@ class EngineCaches:
             )
             values.update(pseudo)
             stack = self._store.get_stack(stack_id, include_deleted=True)
-            if stack is not None and stack.owner_id is not None and stack.parent_resource_name:
+            if (stack is not None and stack.owner_id is not None
+                    and stack.parent_resource_name and _mentions_facade(loaded.raw)):
+                # Read only when used: it lists the parent's resources, and a group's
+                # thousand members would each list the thousand.
                 values[FACADE] = self._facade(stack.owner_id, stack.parent_resource_name,
                                               stack_id)
             return values
@@ -220,3 +223,20 @@ class EngineCaches:
             (stack_id, traversal_id),
             lambda: TraversalGraph(stack_id, traversal_id, graph, frozenset(graph.roots())),
         )
+
+
+_FACADE_FUNCTIONS = frozenset({"resource_facade", "Fn::ResourceFacade"})
+
+
+def _mentions_facade(data: Any) -> bool:
+    """Whether a template calls resource_facade anywhere (one walk, no parse)."""
+    pending = [data]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, Mapping):
+            if not _FACADE_FUNCTIONS.isdisjoint(node.keys()):
+                return True
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    return False

@@ -408,6 +408,8 @@ class ResourceOps:
             values = {"current_template_id": work.template_id}
             return self._fail_before_running(work, row, Action.UPDATE, values, exc)
         old_props = row.properties_data or {}
+        kept = {k: v for k, v in (row.metadata or {}).items() if k in cls.managed_metadata}
+        metadata = {**metadata, **kept}  # the plugin's own keys survive the template's
         allowed = {k for k, s in cls.properties_schema.items() if s.update_allowed}
         decision = decide_update(old_props, new_props, allowed,
                                  metadata_changed=metadata != (row.metadata or {}))

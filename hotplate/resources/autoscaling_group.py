@@ -77,6 +77,8 @@ class AutoScalingGroup(MemberGroup):
     Neutron Nets), AutoScalingGroup is a convenient and easy way to do that.
     """
 
+    managed_metadata = frozenset({scaling.IN_PROGRESS, scaling.COOLDOWN_END,
+                                  scaling.LEGACY_COOLDOWN})
     support_status = SupportStatus(version="2014.1")
     properties_schema = {
         RESOURCE: Schema(Schema.MAP, "Resource definition for the resources in the group, in "

@@ -100,6 +100,9 @@ class Resource:
     parks_while_waiting: ClassVar[bool] = False
     """True when the action waits on something that says when it is done (a child
     stack): the engine then holds no thread while it waits (engine/parking.py)."""
+    managed_metadata: ClassVar[frozenset[str]] = frozenset()
+    """Metadata keys the plugin writes itself (a group's cooldown state): an update
+    keeps them, where the template's metadata replaces the rest."""
     path_attributes: ClassVar[bool] = False
     """True when ``get_attribute_path`` gives more than the path applied to the whole
     value (a group's ``[group, attr, key]`` reads ``key`` of each member's ``attr``)."""

@@ -60,6 +60,8 @@ class ScalingPolicy(Resource):
     which metric should be scaled and scaling adjustment, set cooldown etc.
     """
 
+    managed_metadata = frozenset({scaling.IN_PROGRESS, scaling.COOLDOWN_END,
+                                  scaling.LEGACY_COOLDOWN})
     properties_schema = {
         GROUP: Schema(Schema.STRING, "AutoScaling group ID to apply policy to.", required=True),
         ADJUSTMENT: Schema(Schema.NUMBER, "Size of adjustment.", required=True,

@@ -358,3 +358,20 @@ def test_marking_the_group_healthy_again_resets_an_unfinished_scaling(hc: Any) -
     hc.resources.mark_unhealthy(stack_id, "random_group", False, "fine")
     assert hc.resources.metadata(stack_id, "random_group")["scaling_in_progress"] is False
     assert hc.resources.get(stack_id, "random_group").resource_status == "CHECK_COMPLETE"
+
+
+def test_a_stack_update_keeps_the_cooldown(hc: Any) -> None:
+    template = TEMPLATE.replace("scaling_adjustment: 1",
+                                "scaling_adjustment: 1\n      cooldown: 60")
+    stack_id = _create(hc, template)
+    hc.resources.signal(stack_id, "scale_up_policy")
+    _wait_scaled(hc, stack_id, 4)
+    policy_metadata = hc.resources.metadata(stack_id, "scale_up_policy")
+    hc.stacks.update(stack_id, template=template)
+    assert wait_status(hc, stack_id, timeout=60).stack_status == "UPDATE_COMPLETE"
+    assert hc.resources.metadata(stack_id, "scale_up_policy") == policy_metadata
+    assert not hc.resources.metadata(stack_id, "random_group")["scaling_in_progress"]
+    assert len(_members(hc, stack_id)) == 3  # an update resizes to desired_capacity, as Heat's
+    hc.resources.signal(stack_id, "scale_up_policy")  # still in the policy's cooldown
+    assert len(_members(hc, stack_id)) == 3
+    assert hc.resources.metadata(stack_id, "scale_up_policy") == policy_metadata
