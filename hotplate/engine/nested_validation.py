@@ -20,6 +20,10 @@ from hotplate.resources.stack_resource import StackResource
 from hotplate.resources.template_resource import TemplateResource
 from hotplate.template import parse_environment, parse_template, resolve_parameters
 
+NO_RESOURCE = "\0"
+"""A resource name no template can use: resolving a type under it sees only the
+registry's global mappings."""
+
 GROUP_URL = "nested_stack"
 """Heat's placeholder for the location of a child template built by the plugin."""
 
@@ -99,3 +103,38 @@ def _within(exc: StackValidationFailed, name: str, url: str) -> StackValidationF
     if len(path) > 2 and path[0] == "resources" and path[2] == "properties":
         path, detail = path[:2], f": {detail}"  # Heat names the member, then the error
     return StackValidationFailed(detail, ("resources", f"{name}<{url}>", *path))
+
+
+def check_facade(deps: EngineDeps, env: Any, name: str, type_name: str,
+                 cls: type[Resource], files: Mapping[str, Any]) -> None:
+    """A provider template standing in for a type must offer what the type offers.
+
+    When the registry maps this resource's type to a template for this
+    resource only, the type as mapped for everyone else is its facade: the
+    provider must take the facade's required properties, require none the
+    facade lacks, and have every attribute it has (Heat's texts, no path).
+
+    Raises:
+        StackValidationFailed: the provider does not fit the facade.
+    """
+    if not issubclass(cls, TemplateResource):
+        return
+    try:
+        facade = deps.types.for_resource(env, NO_RESOURCE, type_name, files)
+    except StackValidationFailed:
+        return  # no type stands behind it: nothing to compare with
+    if facade is cls:
+        return
+    provider = cls.properties_schema
+    for key, schema in facade.properties_schema.items():
+        if schema.required and key not in provider:
+            raise StackValidationFailed(
+                f"Required property {key} for facade {type_name} missing in provider")
+    for key, schema in provider.items():
+        if schema.required and key not in facade.properties_schema:
+            raise StackValidationFailed(
+                f"Provider requires property {key} unknown in facade {type_name}")
+    for attribute in facade.attributes_schema:
+        if attribute not in cls.attributes_schema:
+            raise StackValidationFailed(
+                f"Attribute {attribute} for facade {type_name} missing in provider")

@@ -47,7 +47,6 @@ from hotplate.model.records import (
 )
 from hotplate.model.states import Action, Status
 from hotplate.resources.base import Resource
-from hotplate.template.references import attribute_paths_read
 
 LOG = logging.getLogger(__name__)
 
@@ -55,8 +54,7 @@ LOG = logging.getLogger(__name__)
 def _path_attributes(instance: Resource, template: Any) -> dict[str, Any]:
     """The attributes read with a literal path, for types that resolve paths themselves."""
     found: dict[str, Any] = {}
-    for attribute, path in attribute_paths_read(template.resources, template.outputs,
-                                                instance.name):
+    for attribute, path in template.attribute_paths_referenced(instance.name):
         try:
             found[path_key(attribute, path)] = instance.get_attribute_path(attribute, path)
         except Exception as exc:  # a bad attribute fails its reader, not its owner

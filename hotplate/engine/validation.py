@@ -18,7 +18,7 @@ from typing import Any
 
 from hotplate.engine.cache import FACADE
 from hotplate.engine.deps import EngineDeps
-from hotplate.engine.nested_validation import validate_child
+from hotplate.engine.nested_validation import check_facade, validate_child
 from hotplate.engine.options import UNLIMITED, EngineOptions
 from hotplate.model.errors import RequestLimitExceeded, StackValidationFailed
 from hotplate.resources.base import Resource
@@ -130,6 +130,8 @@ def validate_stack_request(
     decided = parsed.with_parameters(params)
     decided.dependencies()
     classes = resource_classes(deps, env, decided, files)
+    for name, cls in classes.items():  # resources first, then what reads them (Heat's order)
+        check_facade(deps, env, name, decided.resources[name].type, cls, files)
     validate_functions(decided, attribute_names(classes))
     ctx = _NoResources(params)
     for name, defn in decided.resources.items():

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from hotplate.resources.attributes import Attribute
+from hotplate.resources.base import select_path
 from hotplate.resources.properties import Schema
 from hotplate.resources.stack_resource import StackResource
 from hotplate.template import Template
@@ -21,6 +22,7 @@ from hotplate.template import Template
 __all__ = ["STACK_ID_OUTPUT", "TemplateResource", "template_resource_class"]
 
 STACK_ID_OUTPUT = "OS::stack_id"
+NESTED_PREFIX = "resource."
 
 _PROPERTY_TYPES = {
     "string": Schema.STRING,
@@ -65,6 +67,33 @@ class TemplateResource(StackResource):
                 return str(value)
         return (f"arn:openstack:heat::{self.ctx.project_id}:stacks/"
                 f"{self.physical_resource_name()}/{self.resource_id}")
+
+    path_attributes = True
+
+    def get_attribute(self, name: str) -> Any:
+        """An output, or ``resource.<name>[.<attr>]``: a resource of the nested stack."""
+        if name.startswith(NESTED_PREFIX):
+            return self._nested_attribute(name, ())
+        return super().get_attribute(name)
+
+    def get_attribute_path(self, name: str, path: tuple[Any, ...]) -> Any:
+        if name.startswith(NESTED_PREFIX):
+            return self._nested_attribute(name, path)
+        return super().get_attribute_path(name, path)
+
+    def _nested_attribute(self, name: str, path: tuple[Any, ...]) -> Any:
+        """``[resource.r, a, ...]`` or ``resource.r.a``: attribute ``a`` of the child's ``r``;
+        ``resource.r`` alone: its reference."""
+        if self.resource_id is None:
+            return None
+        _, member, *rest = name.split(".", 2)
+        wanted = [*rest, *path]
+        stacks = self._stacks()
+        if not wanted:
+            found = [m for m in stacks.members(str(self.resource_id)) if m.name == member]
+            return found[0].reference_id if found else None
+        value = stacks.member_attribute(str(self.resource_id), member, str(wanted[0]))
+        return select_path(value, tuple(wanted[1:]))
 
     def _resolve_attribute(self, name: str) -> Any:
         if name == STACK_ID_OUTPUT and name not in self.output_names:

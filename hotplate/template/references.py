@@ -41,22 +41,19 @@ def attributes_read(
 
 def attribute_paths_read(
     resources: Mapping[str, ResourceDefinition], outputs: Mapping[str, OutputDefinition],
-    target: str,
-) -> frozenset[tuple[str, tuple[Any, ...]]]:
-    """The ``(attribute, path)`` pairs get_attr reads from ``target`` with a literal path.
+) -> dict[str, frozenset[tuple[str, tuple[Any, ...]]]]:
+    """Per resource, the ``(attribute, path)`` pairs get_attr reads with a literal path.
 
     For the types that resolve a path themselves (a group's ``[group, attr, key]``
-    is the key of each member's attribute, not an item of the list); found on
-    demand, as only those types ask.
+    is the key of each member's attribute, not an item of the list).
     """
     nodes = [n for d in resources.values() for n in (d.properties_node, d.metadata_node)]
     nodes += [o.value_node for o in outputs.values()]
-    found: set[tuple[str, tuple[Any, ...]]] = set()
+    found: dict[str, set[tuple[str, tuple[Any, ...]]]] = {}
     for node in nodes:
         for function in iter_functions(node):
-            if (isinstance(function, GetAttr) and function.target == target
-                    and function.enabled and function.components
+            if (isinstance(function, GetAttr) and function.enabled and function.components
                     and all(isinstance(c, Static) for c in function.components)):
                 path = tuple(c.value for c in function.components if isinstance(c, Static))
-                found.add((function.attribute, path))
-    return frozenset(found)
+                found.setdefault(function.target, set()).add((function.attribute, path))
+    return {target: frozenset(pairs) for target, pairs in found.items()}

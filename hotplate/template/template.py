@@ -46,6 +46,9 @@ class Template:
     _cycle: list[str] | None = field(repr=False)
     _attributes: Mapping[str, frozenset[str]] = field(repr=False)
     _files: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    _path_reads: dict[str, frozenset[tuple[str, tuple[Any, ...]]]] = field(
+        default_factory=dict, repr=False, compare=False)
+    """Filled on first use by ``attribute_paths_referenced``."""
     conditions_decided: bool = False
     """True once ``with_parameters`` has evaluated every condition."""
     declared_resources: frozenset[str] = frozenset()
@@ -93,6 +96,20 @@ class Template:
         ``ALL_ATTRIBUTES`` stands for ``get_attr: [name]``.
         """
         return self._attributes
+
+    def attribute_paths_referenced(self, target: str
+                                   ) -> frozenset[tuple[str, tuple[Any, ...]]]:
+        """The ``(attribute, path)`` pairs read from ``target`` with a literal path.
+
+        Found in one walk of the template the first time any resource asks
+        (only types that resolve paths themselves ask), then kept.
+        """
+        if not self._path_reads:
+            from hotplate.template.references import attribute_paths_read
+
+            self._path_reads.update(attribute_paths_read(self.resources, self.outputs))
+            self._path_reads.setdefault("", frozenset())  # walked, even if nothing found
+        return self._path_reads.get(target, frozenset())
 
     def to_dict(self) -> dict[str, Any]:
         """The template as given (normalized to JSON-safe data), for storage."""

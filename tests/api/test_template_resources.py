@@ -1,0 +1,116 @@
+"""Template resources as Heat's functional tests see them, through python-heatclient.
+
+Attributes of the nested stack's own resources (``resource.<name>``), and a
+provider template checked against the type it stands in for (its facade).
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+from heatclient import exc
+
+from tests.api.helpers import wait_status
+
+MAIN = """
+heat_template_version: 2014-10-16
+resources:
+  secret2:
+    type: My::NestedSecret
+outputs:
+  old_way:
+    value: { get_attr: [secret2, nested_str]}
+  test_attr1:
+    value: { get_attr: [secret2, resource.secret1, value]}
+  test_attr2:
+    value: { get_attr: [secret2, resource.secret1.value]}
+  test_ref:
+    value: { get_resource: secret2 }
+"""
+NESTED = """
+heat_template_version: 2014-10-16
+resources:
+  secret1:
+    type: OS::Heat::RandomString
+outputs:
+  nested_str:
+    value: {get_attr: [secret1, value]}
+"""
+ENV = {"resource_registry": {"My::NestedSecret": "nested.yaml"}}
+
+_names = (f"tmplres{i}" for i in itertools.count())
+
+
+def _outputs(hc: Any, template: str, files: dict[str, str]) -> dict[str, Any]:
+    created = hc.stacks.create(stack_name=next(_names), template=template, files=files,
+                               environment=ENV)
+    stack = wait_status(hc, created["stack"]["id"], timeout=60)
+    assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
+    return {o["output_key"]: o["output_value"] for o in stack.outputs}
+
+
+def test_the_nested_stacks_resources_are_attributes(hc: Any) -> None:
+    outputs = _outputs(hc, MAIN, {"nested.yaml": NESTED})
+    assert len(outputs["old_way"]) == 32
+    assert outputs["test_attr1"] == outputs["old_way"] == outputs["test_attr2"]
+    assert outputs["test_ref"].startswith("arn:openstack:heat:")
+
+
+def test_an_os_stack_id_output_is_the_reference(hc: Any) -> None:
+    nested = NESTED.replace("outputs:\n", "outputs:\n  OS::stack_id:\n"
+                            "    value: {get_resource: secret1}\n")
+    outputs = _outputs(hc, MAIN, {"nested.yaml": nested})
+    assert outputs["test_ref"] == outputs["old_way"]
+
+
+FACADE_MAIN = """
+heat_template_version: 2015-10-15
+resources:
+  thisone:
+    type: OS::Thingy
+    properties:
+      one: pre
+      two: post
+outputs:
+  one:
+    value: {get_attr: [thisone, here-it-is]}
+"""
+FACADE = """
+heat_template_version: 2015-04-30
+parameters:
+  one:
+    type: string
+  two:
+    type: string
+outputs:
+  here-it-is:
+    value: noop
+"""
+FACADE_ENV = {"resource_registry": {"OS::Thingy": "facade.yaml",
+                                    "resources": {"thisone": {"OS::Thingy": "concrete.yaml"}}}}
+
+
+@pytest.mark.parametrize(("concrete", "template", "message"), [
+    (FACADE.replace("  two:\n    type: string\n", "").replace(
+        "outputs:", "resources:\n  str:\n    type: OS::Heat::RandomString\noutputs:"),
+     FACADE_MAIN.replace("      two: post\n", ""),
+     "Required property two for facade OS::Thingy missing in provider"),
+    (FACADE.split("outputs:")[0], FACADE_MAIN,
+     "Attribute here-it-is for facade OS::Thingy missing in provider"),
+], ids=["missing-parameter", "missing-output"])
+def test_a_provider_must_fit_its_facade(hc: Any, concrete: str, template: str,
+                                        message: str) -> None:
+    with pytest.raises(exc.HTTPBadRequest) as raised:
+        hc.stacks.create(stack_name=next(_names), template=template, environment=FACADE_ENV,
+                         files={"facade.yaml": FACADE, "concrete.yaml": concrete})
+    assert str(raised.value) == f"ERROR: {message}"
+
+
+def test_a_provider_that_fits_its_facade_is_created(hc: Any) -> None:
+    created = hc.stacks.create(stack_name=next(_names), template=FACADE_MAIN,
+                               environment=FACADE_ENV,
+                               files={"facade.yaml": FACADE, "concrete.yaml": FACADE})
+    stack = wait_status(hc, created["stack"]["id"], timeout=60)
+    assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
