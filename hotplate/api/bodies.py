@@ -127,12 +127,25 @@ async def patched(request: Request, project_id: str, stack: dict[str, Any],
         tmpl = template(body)
     else:
         tmpl = await engine(request, project_id, "get_template", stack_identity=identity)
-    env = environment(body)
     clear = set(body.get("clear_parameters") or ())
     kept = await engine(request, project_id, "get_environment", stack_identity=identity)
     kept_params = {k: v for k, v in (kept.get("parameters") or {}).items() if k not in clear}
-    env["parameters"] = {**kept_params, **env.get("parameters", {})}
+    env = _over(kept, environment(body))
+    env["parameters"] = {**kept_params, **(environment(body).get("parameters") or {})}
     stored_files = await engine(request, project_id, "get_files", stack_identity=identity)
     return {"template": tmpl, "params": env, "files": {**stored_files, **files(body)},
             "args": {**engine_args(body, update=True), "existing": True},
             "environment_files": environment_files(body)}
+
+
+def _over(kept: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
+    """The stored environment with a PATCH's sections loaded over it, as Heat's update
+    with ``existing`` does: mappings merged key by key, other values replaced."""
+    merged = {key: value for key, value in kept.items() if value not in (None, {}, [])}
+    for key, value in given.items():
+        base = merged.get(key)
+        if isinstance(base, dict) and isinstance(value, dict):
+            merged[key] = {**base, **value}
+        else:
+            merged[key] = value
+    return merged

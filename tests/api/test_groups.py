@@ -294,3 +294,33 @@ def test_chain_update_changes_its_members(hc: Any) -> None:
         parameters={"string-length": 8})
     assert {n: r.resource_type for n, r in _members(hc, stack_id, "my-chain").items()} == {
         "0": "OS::Heat::None"}
+
+
+def test_a_patch_keeps_the_registry_its_members_need(hc: Any) -> None:
+    template = """
+heat_template_version: 2015-04-30
+parameters:
+  count: {type: number, default: 2}
+resources:
+  test_group:
+    type: OS::Heat::ResourceGroup
+    properties:
+      count: {get_param: count}
+      resource_def:
+        type: My::TestResource
+"""
+    provider = """
+heat_template_version: 2015-04-30
+resources:
+  test1:
+    type: OS::Heat::TestResource
+    properties: {value: from-provider}
+"""
+    env = {"resource_registry": {"My::TestResource": "provider.template"}}
+    stack_id = _create(hc, template, environment=env, files={"provider.template": provider})
+    child = hc.resources.get(stack_id, "test_group").physical_resource_id
+    _update(hc, stack_id, None, parameters={"count": 3}, existing=True)
+    assert hc.resources.get(stack_id, "test_group").physical_resource_id == child
+    assert {n: r.resource_type for n, r in _members(hc, stack_id, "test_group").items()} == {
+        "0": "My::TestResource", "1": "My::TestResource", "2": "My::TestResource"}
+    assert hc.stacks.get(child).stack_status == "UPDATE_COMPLETE"
