@@ -139,7 +139,18 @@ class EngineNestedStacks:
         return self._deps.caches.template(self._parent.raw_template_id)
 
     def _files(self) -> dict[str, Any]:
-        return visible_files(self._loaded().files)
+        """The parent's files; during an update, the previous template's too, as Heat
+        gives a rolling update's child (members keeping their old definition may
+        still name a file the new request no longer sends)."""
+        files = visible_files(self._loaded().files)
+        previous = self._parent.prev_raw_template_id
+        if previous is None or self._parent.action is not Action.UPDATE:
+            return files
+        try:
+            old = visible_files(self._deps.caches.template(previous).files)
+        except EntityNotFound:
+            return files
+        return {**old, **files}
 
     def _environment(self, parameters: Mapping[str, Any]) -> dict[str, Any]:
         env = self._loaded().env.to_dict()

@@ -115,7 +115,11 @@ class EngineService(ResourceMethods, CatalogMethods):
         with located_in(template):
             parsed = validate_stack_request(deps, template, env, files or {},
                                             stack_name=stack.name,
-                                            nested=stack.owner_id is not None)
+                                            nested=stack.owner_id is not None,
+                                            existing=bool(args.get("existing")))
+        if args.get("existing"):
+            env = {**env, "parameters": {k: v for k, v in (env.get("parameters") or {}).items()
+                                         if k in parsed.parameters}}
         tid = deps.store.create_raw_template(parsed.to_dict(), files or {}, env)
         deps.caches.remember_template(tid, parsed, files or {}, env)
         settings: dict[str, Any] = {}

@@ -113,15 +113,23 @@ def validate_stack_request(
     *,
     stack_name: str,
     nested: bool = False,
+    existing: bool = False,
 ) -> Template:
     """Parse and check a stack request; raises StackValidationFailed naming the path,
-    or RequestLimitExceeded."""
+    or RequestLimitExceeded.
+
+    ``existing`` (a PATCH): parameters the template does not declare are dropped,
+    not refused, as the stored ones a new template no longer takes are in Heat.
+    """
     check_stack_name(stack_name)
     parsed = parse_checked(deps, template, files)
     env = parse_environment(environment)
+    given = dict(environment.get("parameters") or {})
+    if existing:
+        given = {k: v for k, v in given.items() if k in parsed.parameters}
     params = resolve_parameters(
         parsed,
-        environment.get("parameters") or {},
+        given,
         param_defaults=environment.get("parameter_defaults") or {},
     )
     params.update({"OS::stack_name": stack_name, "OS::stack_id": "", "OS::project_id": ""})

@@ -324,3 +324,20 @@ resources:
     assert {n: r.resource_type for n, r in _members(hc, stack_id, "test_group").items()} == {
         "0": "My::TestResource", "1": "My::TestResource", "2": "My::TestResource"}
     assert hc.stacks.get(child).stack_status == "UPDATE_COMPLETE"
+
+
+def test_rolling_update_to_a_moved_provider_template(hc: Any) -> None:
+    provider = """
+heat_template_version: "2013-05-23"
+resources:
+  oops:
+    type: OS::Heat::TestResource
+"""
+    template = yaml.safe_load(ROLLING)
+    group = template["resources"]["random_group"]
+    group["properties"]["resource_def"] = {"type": "/opt/provider.yaml"}
+    group["update_policy"]["rolling_update"].update({"min_in_service": 1, "max_batch_size": 3})
+    stack_id = _create(hc, copy.deepcopy(template), files={"/opt/provider.yaml": provider})
+    group["properties"]["resource_def"] = {"type": "/opt1/provider.yaml"}
+    _update(hc, stack_id, template, files={"/opt1/provider.yaml": provider})
+    assert {r.resource_type for r in _members(hc, stack_id).values()} == {"/opt1/provider.yaml"}

@@ -114,3 +114,44 @@ def test_a_provider_that_fits_its_facade_is_created(hc: Any) -> None:
                                files={"facade.yaml": FACADE, "concrete.yaml": FACADE})
     stack = wait_status(hc, created["stack"]["id"], timeout=60)
     assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
+
+
+def test_a_patch_drops_stored_parameters_the_new_template_lacks(hc: Any) -> None:
+    main = """
+heat_template_version: 2013-05-23
+parameters:
+  value1: {type: string, default: foo}
+resources:
+  my_resource:
+    type: resource.yaml
+    properties:
+       value1: {get_param: value1}
+"""
+    nested = """
+heat_template_version: 2013-05-23
+parameters:
+  value1: {type: string, default: foo}
+  value2: {type: string, default: bar}
+resources:
+  test:
+    type: OS::Heat::TestResource
+    properties:
+      value:
+        str_replace:
+          template: VAL1-VAL2
+          params: {VAL1: {get_param: value1}, VAL2: {get_param: value2}}
+"""
+    created = hc.stacks.create(stack_name=next(_names), template=main,
+                               environment={"parameters": {"value1": "spam"}},
+                               files={"resource.yaml": nested})
+    stack_id = created["stack"]["id"]
+    assert wait_status(hc, stack_id, timeout=60).stack_status == "CREATE_COMPLETE"
+    hc.stacks.update(stack_id, template=main.split("parameters:")[0] + main.split(
+        "default: foo}\n")[1].replace("    properties:\n       value1: {get_param: value1}\n", ""),
+        environment={"parameter_defaults": {"value2": "egg"}},
+        files={"resource.yaml": nested}, existing=True)
+    stack = wait_status(hc, stack_id, timeout=60)
+    assert stack.stack_status == "UPDATE_COMPLETE", stack.stack_status_reason
+    assert "value1" not in hc.stacks.environment(stack_id)["parameters"]
+    child = hc.resources.get(stack_id, "my_resource").physical_resource_id
+    assert hc.resources.get(child, "test").attributes["output"].startswith("foo-")
