@@ -155,6 +155,12 @@ class ResourceGroup(MemberGroup):
     def child_parameters(self) -> dict[str, Any]:
         return {}
 
+    def preview_child(self) -> tuple[Mapping[str, Any] | str, dict[str, Any]] | None:
+        """As an update builds it: the names the removal policies take out are skipped
+        first (recorded in the preview's context only)."""
+        self._update_skiplist()
+        return super().preview_child()
+
     @classmethod
     def validation_template(cls, properties: Mapping[str, Any]) -> dict[str, Any] | None:
         """One member, to validate the definition; none at count 0 (Heat's rule, so a
