@@ -47,6 +47,8 @@ def decide_update(
         if metadata_changed:
             return UpdateDecision(UpdateKind.IN_PLACE, {})
         return UpdateDecision(UpdateKind.NO_CHANGE)
-    if any(key not in update_allowed for key in diff):
+    # Only properties the type declares now count, as in Heat (a provider template
+    # that dropped a parameter updates its stack rather than replacing it).
+    if any(key not in update_allowed for key in diff if key in new_props):
         return UpdateDecision(UpdateKind.REPLACE, diff)
     return UpdateDecision(UpdateKind.IN_PLACE, diff)

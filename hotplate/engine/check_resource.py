@@ -22,6 +22,7 @@ from hotplate.engine.deps import EngineDeps
 from hotplate.engine.node_work import LockLost, NodeWork, OpResult, failure_text
 from hotplate.engine.parking import ParkedAction
 from hotplate.engine.resource_ops import ResourceOps
+from hotplate.engine.row_plugins import row_instance
 from hotplate.engine.runner import ActionTimeout
 from hotplate.model.errors import CancelOperation
 from hotplate.model.ids import NO_TRAVERSAL, ResourceId, TemplateId, TraversalId
@@ -320,10 +321,13 @@ class CheckResource:
         fresh = deps.store.get_resource(work.row.id)
         if fresh is None:
             return
+        if fresh.engine_id is not None and (fresh.engine_id == deps.engine_id
+                                            or deps.is_engine_alive(fresh.engine_id)):
+            LOG.debug("resource %s busy in another traversal", fresh.id)
+            if fresh.current_template_id != work.template_id:
+                self._preempt(fresh, work.stack)
+            return
         if fresh.engine_id is not None and fresh.engine_id != deps.engine_id:
-            if deps.is_engine_alive(fresh.engine_id):
-                LOG.debug("resource %s busy in another traversal", fresh.id)
-                return
             reason = outcome.worker_went_down(fresh.action)
             event = self._ops.event(fresh, fresh.action, "FAILED", reason)
             if deps.store.steal_resource_lock(
@@ -333,6 +337,16 @@ class CheckResource:
             return
         if fresh.engine_id is None and fresh.current_template_id == work.row.current_template_id:
             self._recast(work)
+
+    def _preempt(self, row: ResourceRecord, stack: StackRecord) -> None:
+        """An older traversal works on the row: ask its plugin to finish early (Heat's
+        handle_preempt: a nested stack cancels its child's update), so that the old
+        worker hands the row over sooner."""
+        try:
+            instance = row_instance(self._deps, row, stack)
+            instance.handle_preempt()
+        except Exception:  # preempting is a courtesy; the old worker still hands over
+            LOG.info("resource %s: preempt failed", row.id, exc_info=True)
 
     def _recast(self, work: NodeWork) -> None:
         self._deps.cast_check_resource(work.row.id, work.traversal_id, work.input_data,

@@ -19,7 +19,12 @@ from hotplate.convergence.node_plan import DEFAULT_TIMEOUT_MINS, time_remaining
 from hotplate.engine.adopt import visible_files
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.views import visible_rows
-from hotplate.model.errors import EntityNotFound, StackExists, StackValidationFailed
+from hotplate.model.errors import (
+    EntityNotFound,
+    NotSupported,
+    StackExists,
+    StackValidationFailed,
+)
 from hotplate.model.ids import StackId
 from hotplate.model.records import ResourceRecord, StackRecord
 from hotplate.model.states import Action
@@ -69,6 +74,11 @@ class EngineNestedStacks:
     def delete(self, stack_id: str) -> None:
         with contextlib.suppress(EntityNotFound):
             self._call("delete_stack", stack_identity=stack_id)
+
+    def cancel(self, stack_id: str) -> None:
+        with contextlib.suppress(EntityNotFound, NotSupported):
+            self._call("stack_cancel_update", stack_identity=stack_id,
+                       cancel_with_rollback=False)
 
     def state(self, stack_id: str) -> ChildState | None:
         stack = self._deps.store.get_stack(StackId(stack_id), include_deleted=True)

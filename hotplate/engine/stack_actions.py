@@ -68,21 +68,36 @@ def run(deps: EngineDeps, stack_id: StackId, action: Action,
     if stack is None or stack.current_traversal != traversal:
         return
     order = _order(deps, stack, reverse=action is Action.SUSPEND)
-    failure: str | None = None
+    graph = deps.caches.for_stack(stack.raw_template_id, stack).dependencies()
+    failures: dict[str, str] = {}
     for row in order:
         current = deps.store.get_stack(stack_id)
         if current is None or current.current_traversal != traversal:
             LOG.info("stack %s: %s superseded", stack_id, action)
             return
+        if action is Action.CHECK and _after_a_failure(graph, row.name, failures):
+            continue  # Heat checks on past a failure, but not what depends on it
         failure = _one(deps, stack, row, action)
         if failure is not None:
-            break
-    status = Status.COMPLETE if failure is None else Status.FAILED
-    reason = (outcome.completed_reason(action) if failure is None
-              else outcome.resource_failed_reason(action, failure))
+            failures[row.name] = failure
+            if action is not Action.CHECK:
+                break
+    status = Status.COMPLETE if not failures else Status.FAILED
+    if not failures:
+        reason = outcome.completed_reason(action)
+    elif action is Action.CHECK:
+        reason = "Resource CHECK failed: " + "; ".join(
+            f"{name}: {text}" for name, text in failures.items())
+    else:
+        reason = outcome.resource_failed_reason(action, next(iter(failures.values())))
     event = trav.stack_event(deps, stack, action, status, reason)
     deps.store.update_stack_if_traversal(stack.id, traversal,
                                          {"status": status, "status_reason": reason}, event)
+
+
+def _after_a_failure(graph: Any, name: str, failures: dict[str, str]) -> bool:
+    """Whether ``name`` depends, directly or not, on a resource whose check failed."""
+    return name in graph.nodes and not graph.ancestors(name).isdisjoint(failures)
 
 
 def _order(deps: EngineDeps, stack: StackRecord, *, reverse: bool) -> list[ResourceRecord]:

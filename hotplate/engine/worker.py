@@ -94,6 +94,13 @@ class WorkerService:
             return False
         return True
 
+    def stop_traversals(self, stack: StackRecord) -> None:
+        """Cancel without rollback: the stack's traversal and those of its nested stacks
+        stop, as Heat's stop_traversal; actions already running finish on their own."""
+        for member in [stack, *self._descendants(stack)]:
+            if member.status is Status.IN_PROGRESS:
+                trav.stop_traversal(self._deps, member)
+
     def _descendants(self, stack: StackRecord) -> list[StackRecord]:
         """Every live nested stack under ``stack``, parents before children."""
         found: list[StackRecord] = []

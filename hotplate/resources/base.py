@@ -157,7 +157,9 @@ class Resource:
         True when a changed property is not ``update_allowed``, or when the
         type's ``needs_replace_with_prop_diff`` says so.
         """
-        changed = frozenset(cls.property_diff(old, new))
+        # Only properties the type (now) declares count, as in Heat: a provider
+        # template that dropped a parameter updates its stack, it does not replace it.
+        changed = frozenset(k for k in cls.property_diff(old, new) if k in cls.properties_schema)
         if not changed:
             return False
         if cls.needs_replace_with_prop_diff(changed, new, old):
@@ -251,6 +253,11 @@ class Resource:
 
     def check_delete_complete(self, data: Any) -> bool:
         return True
+
+    def handle_preempt(self) -> None:
+        """A newer update waits for this resource's running action: end it early if
+        that is safe. Called outside that action; the default does nothing."""
+        return None
 
     # -- references ---------------------------------------------------------------
     def get_reference_id(self) -> str:

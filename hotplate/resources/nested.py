@@ -59,6 +59,11 @@ class NestedStacks(Protocol):
         """Start deleting the child; nothing if it is already gone."""
         ...
 
+    def cancel(self, stack_id: str) -> None:
+        """Stop the child's running update (and its own children's), no rollback;
+        nothing if it is not updating."""
+        ...
+
     def state(self, stack_id: str) -> ChildState | None:
         """The child's action, status and reason; None once it is gone for good."""
         ...

@@ -177,6 +177,11 @@ class TestResource(Resource):
     def check_create_complete(self, data: Waiting) -> bool:
         return self._done(data)
 
+    def handle_check(self) -> None:
+        """A resource whose create failed has nothing to check (Heat's text)."""
+        if not self.resource_id:
+            raise Exception("Resource not created")
+
     def handle_update(self, new_properties: Mapping[str, Any], prop_diff: Mapping[str, Any]
                       ) -> Waiting:
         # Also checked here, not only in needs_replace_with_prop_diff, so an

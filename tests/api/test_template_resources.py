@@ -155,3 +155,37 @@ resources:
     assert "value1" not in hc.stacks.environment(stack_id)["parameters"]
     child = hc.resources.get(stack_id, "my_resource").physical_resource_id
     assert hc.resources.get(child, "test").attributes["output"].startswith("foo-")
+
+
+def test_a_provider_that_drops_a_property_keeps_its_stack(hc: Any) -> None:
+    main = """
+heat_template_version: 2013-05-23
+resources:
+  the_nested:
+    type: the.yaml
+    properties:
+      one: my_name
+outputs:
+  identifier:
+    value: {get_resource: the_nested}
+"""
+    provider = """
+heat_template_version: 2013-05-23
+parameters:
+  one: {type: string, default: foo}
+resources:
+  NestedResource:
+    type: OS::Heat::RandomString
+"""
+    created = hc.stacks.create(stack_name=next(_names), template=main,
+                               files={"the.yaml": provider})
+    stack_id = created["stack"]["id"]
+    stack = wait_status(hc, stack_id, timeout=60)
+    before = {o["output_key"]: o["output_value"] for o in stack.outputs}["identifier"]
+    hc.stacks.update(stack_id, template=main.replace("    properties:\n      one: my_name\n",
+                                                     ""),
+                     files={"the.yaml": provider.replace(
+                         "parameters:\n  one: {type: string, default: foo}\n", "")})
+    stack = wait_status(hc, stack_id, timeout=60)
+    assert stack.stack_status == "UPDATE_COMPLETE", stack.stack_status_reason
+    assert {o["output_key"]: o["output_value"] for o in stack.outputs}["identifier"] == before
