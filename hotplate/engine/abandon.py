@@ -7,11 +7,16 @@ document holds resource data, which may be secret). The document::
      stack_user_project_id, tags,
      resources: {name: {name, resource_id, type, action, status, metadata, resource_data}}}
 
+except that a stack-backed resource's entry is its child stack's whole
+document (the same keys, one level down), as Heat's StackResource gives it:
+adopting that entry adopts the child's resources.
+
 Abandoning records a DELETE (started, then completed) with its events,
 drops the resource rows without calling any plugin, and soft-deletes the
-stack, so the physical resources live on outside hotplate. It refuses a
-stack with an action in progress, and each step is guarded by the stack's
-traversal id, so it cannot race a traversal that starts meanwhile.
+stack, so the physical resources live on outside hotplate; the stacks it
+owns are abandoned with it. It refuses a stack with an action in progress,
+and each step is guarded by the stack's traversal id, so it cannot race a
+traversal that starts meanwhile.
 """
 
 from __future__ import annotations
@@ -23,9 +28,12 @@ from hotplate.convergence import outcome
 from hotplate.engine import traversal as trav
 from hotplate.engine.adopt import visible_files
 from hotplate.engine.deps import EngineDeps
+from hotplate.engine.row_plugins import row_class
+from hotplate.engine.views import visible_rows
 from hotplate.model.errors import ActionInProgress, NotSupported
 from hotplate.model.records import ResourceRecord, StackRecord
 from hotplate.model.states import Action, Status
+from hotplate.resources.stack_resource import StackResource
 
 
 def check_enabled(deps: EngineDeps) -> None:
@@ -36,6 +44,7 @@ def check_enabled(deps: EngineDeps) -> None:
 def abandon_document(deps: EngineDeps, stack: StackRecord,
                      rows: Mapping[str, ResourceRecord]) -> dict[str, Any]:
     loaded = deps.caches.template(stack.raw_template_id)
+    children = _children(deps, stack)
     return {
         "name": stack.name,
         "id": stack.id,
@@ -44,14 +53,20 @@ def abandon_document(deps: EngineDeps, stack: StackRecord,
         "template": dict(loaded.raw),
         "environment": loaded.env.to_dict(),
         "files": visible_files(loaded.files),
-        "resources": {name: _resource(deps, row) for name, row in rows.items()},
+        "resources": {name: _resource(deps, row, children) for name, row in rows.items()},
         "project_id": stack.project_id,
         "stack_user_project_id": stack.project_id,
         "tags": list(stack.tags) or None,
     }
 
 
-def _resource(deps: EngineDeps, row: ResourceRecord) -> dict[str, Any]:
+def _resource(deps: EngineDeps, row: ResourceRecord,
+              children: Mapping[str, StackRecord]) -> dict[str, Any]:
+    """The row's entry; for a stack-backed one, its child's whole document (Heat's
+    StackResource.prepare_abandon), or nothing while it has no child."""
+    if _stack_backed(deps, row):
+        child = children.get(row.physical_resource_id or "")
+        return {} if child is None else abandon_document(deps, child, _rows(deps, child))
     return {
         "name": row.name,
         "resource_id": row.physical_resource_id,
@@ -63,15 +78,42 @@ def _resource(deps: EngineDeps, row: ResourceRecord) -> dict[str, Any]:
     }
 
 
+def _stack_backed(deps: EngineDeps, row: ResourceRecord) -> bool:
+    """Whether the row's type keeps its physical form in a child stack of this stack."""
+    try:
+        cls = row_class(deps, row)
+    except Exception:  # a type that is gone: its row is all there is to say
+        return False
+    return issubclass(cls, StackResource) and cls.owned
+
+
+def _children(deps: EngineDeps, stack: StackRecord) -> dict[str, StackRecord]:
+    """The live stacks this stack owns, by id."""
+    owned = deps.store.list_stacks(None, filters={"owner_id": str(stack.id)},
+                                   show_nested=True)
+    return {str(child.id): child for child in owned}
+
+
+def _rows(deps: EngineDeps, stack: StackRecord) -> dict[str, ResourceRecord]:
+    template = deps.caches.for_stack(stack.raw_template_id, stack)
+    return visible_rows(deps.store.list_resources(stack.id), list(template.resources),
+                        stack.raw_template_id, stack.prev_raw_template_id)
+
+
 def forget(deps: EngineDeps, stack: StackRecord) -> None:
     """Delete the stack from hotplate, leaving its physical resources alone.
 
+    The stacks it owns (its stack-backed resources' children) are forgotten
+    with it, as Heat abandons them, once its DELETE has started.
+
     Raises:
-        ActionInProgress: the stack is busy, or a traversal started meanwhile.
+        ActionInProgress: the stack or one it owns is busy, or a traversal
+            started meanwhile.
     """
+    for busy_stack in (stack, *_descendants(deps, stack)):
+        if busy_stack.status is Status.IN_PROGRESS:
+            raise ActionInProgress(busy_stack.name, str(busy_stack.action))
     busy = ActionInProgress(stack.name, str(stack.action))
-    if stack.status is Status.IN_PROGRESS:
-        raise busy
     store = deps.store
     started = outcome.started_reason(Action.DELETE)
     if not store.update_stack_if_traversal(
@@ -80,6 +122,8 @@ def forget(deps: EngineDeps, stack: StackRecord) -> None:
         trav.stack_event(deps, stack, Action.DELETE, Status.IN_PROGRESS, started),
     ):
         raise busy
+    for child in _children(deps, stack).values():
+        forget(deps, child)
     for row in store.list_resources(stack.id):
         store.delete_resource(row.id)
     done = outcome.completed_reason(Action.DELETE)
@@ -89,3 +133,10 @@ def forget(deps: EngineDeps, stack: StackRecord) -> None:
         trav.stack_event(deps, stack, Action.DELETE, Status.COMPLETE, done),
     )
     store.soft_delete_stack(stack.id)
+
+
+def _descendants(deps: EngineDeps, stack: StackRecord) -> list[StackRecord]:
+    found = []
+    for child in _children(deps, stack).values():
+        found += [child, *_descendants(deps, child)]
+    return found

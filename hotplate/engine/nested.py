@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hotplate.convergence.node_plan import DEFAULT_TIMEOUT_MINS, time_remaining
-from hotplate.engine.adopt import visible_files
+from hotplate.engine.adopt import child_adopt_request, visible_files, with_adopt_parameters
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.views import visible_rows
 from hotplate.model.errors import (
@@ -45,14 +45,19 @@ class EngineNestedStacks:
 
     # -- NestedStacks ------------------------------------------------------------------
     def create(self, name: str, template: Mapping[str, Any] | str,
-               parameters: Mapping[str, Any], *, owned: bool = True) -> str:
+               parameters: Mapping[str, Any], *, owned: bool = True,
+               adopt_data: Mapping[str, Any] | None = None) -> str:
         parent = self._parent
         depth = parent.nested_depth + 1
         if owned and depth > MAX_NESTED_DEPTH:
             raise StackValidationFailed(f"Recursion depth exceeds {MAX_NESTED_DEPTH}.")
+        env, args = self._environment(parameters), self._args()
+        if adopt_data is not None:
+            args["adopt_stack_data"] = child_adopt_request(adopt_data, template, env)
+            env = with_adopt_parameters(env, adopt_data)
         kwargs: dict[str, Any] = {
-            "stack_name": name, "template": template, "params": self._environment(parameters),
-            "files": self._files(), "args": self._args(),
+            "stack_name": name, "template": template, "params": env,
+            "files": self._files(), "args": args,
         }
         if owned:
             kwargs |= {"owner_id": str(parent.id), "nested_depth": depth,

@@ -17,7 +17,7 @@ from typing import Any
 from hotplate.convergence import outcome
 from hotplate.convergence.node_plan import stack_deadline
 from hotplate.convergence.update_diff import UpdateDecision, UpdateKind, decide_update
-from hotplate.engine.adopt import resource_entry
+from hotplate.engine.adopt import AdoptsItself, resource_entry
 from hotplate.engine.breakpoints import Breakpoints
 from hotplate.engine.cache import pseudo_parameters
 from hotplate.engine.deps import EngineDeps
@@ -297,9 +297,16 @@ class ResourceOps:
     def _adopt(self, work: NodeWork, cls: type[Resource], values: dict[str, Any],
                props: Mapping[str, Any], reporter: Reporter,
                cancelled: threading.Event) -> OpResult:
-        """Take over an existing resource as the adopt document describes it (adopt.py)."""
+        """Take over an existing resource as the adopt document describes it (adopt.py).
+
+        A type with a ``handle_adopt(entry)`` hook (a stack-backed one) adopts
+        through it; any other takes its id, data and metadata from the entry.
+        """
         row = work.row
         entry = resource_entry(self._deps.caches.template(work.template_id).files, row.name)
+        if issubclass(cls, AdoptsItself):
+            return self._adopt_by_plugin(work, cls, values, props, entry or {}, reporter,
+                                         cancelled)
         locked = self._acquire(row, values, Action.ADOPT)
         physical = entry.get("resource_id") if entry is not None else None
         if not physical:
@@ -317,6 +324,28 @@ class ResourceOps:
         instance = cls(row.name, props, ctx, resource_id=str(physical))
         return self._complete(work, locked, instance, ctx, Action.ADOPT, props, reporter,
                               cancelled, extra)
+
+    def _adopt_by_plugin(self, work: NodeWork, cls: type[Resource], values: dict[str, Any],
+                         props: Mapping[str, Any], entry: Mapping[str, Any],
+                         reporter: Reporter, cancelled: threading.Event) -> OpResult:
+        """Run the type's own adopt (``handle_adopt`` / ``check_adopt_complete``) as a
+        create runs; an entry the document lacks is empty, so what it should have
+        held fails in the child ("Resource ID was not provided.")."""
+        locked = self._acquire(work.row, values, Action.ADOPT)
+        ctx = self._context(locked, work.stack)
+        instance = cls(work.row.name, props, ctx)
+        assert isinstance(instance, AdoptsItself)
+        adopts = instance
+
+        def finish(cancelled: threading.Event, reporter: Reporter) -> OpResult:
+            return self._complete(work, locked, instance, ctx, Action.ADOPT, props, reporter,
+                                  cancelled)
+
+        failed = self._run(work, locked, Action.ADOPT, lambda: adopts.handle_adopt(entry),
+                           adopts.check_adopt_complete, cancelled, instance, ctx, finish)
+        if failed is not None:
+            return failed
+        return finish(cancelled, reporter)
 
     def _ran_locally(self, work: NodeWork, instance: Resource, handle: Callable[[], Any],
                      check: Callable[[Any], bool], cancelled: threading.Event) -> bool:

@@ -40,9 +40,14 @@ class ChildMember:
 class NestedStacks(Protocol):
     def create(self, name: str, template: Mapping[str, Any] | str,
                parameters: Mapping[str, Any],
-               *, owned: bool = True) -> str:
+               *, owned: bool = True, adopt_data: Mapping[str, Any] | None = None) -> str:
         """Start creating a child stack; its id. ``owned``: listed under its parent
-        (nested_depth + 1, hidden from plain stack lists), else a stack of its own."""
+        (nested_depth + 1, hidden from plain stack lists), else a stack of its own.
+
+        ``adopt_data``: the child is adopted rather than created, its resources
+        taken over as this abandon document (the parent's entry for the
+        resource) describes them; the child's template stays ``template``.
+        """
         ...
 
     def update(self, stack_id: str, template: Mapping[str, Any] | str,

@@ -228,6 +228,11 @@ class ResourceGroup(MemberGroup):
     def check_create_complete(self, data: Any) -> bool:
         return bool(data.advance(self))
 
+    def handle_adopt(self, entry: Mapping[str, Any]) -> Any:
+        """All ``count`` members at once, each adopted from ``entry['resources']`` under
+        its name (``0``, ``1``...), as Heat's handle_adopt; no batches, no removals."""
+        return self.adopt_child(entry)
+
     def handle_update(self, new_properties: Mapping[str, Any],
                       prop_diff: Mapping[str, Any]) -> Any:
         self.properties = with_defaults(self.properties_schema, new_properties)

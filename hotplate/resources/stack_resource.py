@@ -1,7 +1,7 @@
 """StackResource: a resource whose physical form is a child stack.
 
-Create, update and delete start the matching operation on the child through
-the context's ``nested_stacks()`` port and then poll the child's state, so
+Create, update, delete and adopt start the matching operation on the child
+through the context's ``nested_stacks()`` port and then poll the child's state, so
 the parent's worker holds no thread of the child's and a child that fails
 fails its parent resource with the child's own reason. Attributes are the
 child's outputs.
@@ -89,6 +89,24 @@ class StackResource(Resource):
 
     def check_create_complete(self, data: Any) -> bool:
         return self._done("CREATE")
+
+    def adopt_child(self, entry: Mapping[str, Any]) -> Any:
+        """Start adopting the child: built from ``child_template()`` as a create would
+        be, its resources taken over as ``entry`` (this resource's entry in the adopt
+        document: its ``resources``, and maybe ``environment`` and ``template``) says.
+
+        The hook ``handle_adopt(entry)`` of a type that adopts through its child
+        (Heat's TemplateResource and ResourceGroup) calls this; a type without
+        the hook is adopted as any resource is, by its entry's ``resource_id``.
+        """
+        stack_id = self._stacks().create(self.physical_resource_name(), self.child_template(),
+                                         self.child_parameters(), owned=self.owned,
+                                         adopt_data=entry)
+        self.resource_id_set(stack_id)
+        return stack_id
+
+    def check_adopt_complete(self, data: Any) -> bool:
+        return self._done("ADOPT")
 
     def handle_update(self, new_properties: Mapping[str, Any],
                       prop_diff: Mapping[str, Any]) -> Any:

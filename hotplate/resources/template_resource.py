@@ -58,6 +58,10 @@ class TemplateResource(StackResource):
             params[name] = value
         return params
 
+    def handle_adopt(self, entry: Mapping[str, Any]) -> Any:
+        """Adopt the template's stack from ``entry``'s resources (Heat's handle_adopt)."""
+        return self.adopt_child(entry)
+
     def get_reference_id(self) -> str:
         if self.resource_id is None:
             return self.name
