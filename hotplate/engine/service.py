@@ -21,7 +21,8 @@ from hotplate.engine.deps import EngineDeps
 from hotplate.engine.lookups import identity_of, project_of, request_environment
 from hotplate.engine.nested import MAX_NESTED_DEPTH
 from hotplate.engine.outputs import OutputResolver
-from hotplate.engine.preview import preview_create, preview_update
+from hotplate.engine.preview import preview_create
+from hotplate.engine.preview_update import preview_update
 from hotplate.engine.service_catalog import CatalogMethods
 from hotplate.engine.service_resources import ResourceMethods
 from hotplate.engine.validation import located_in, validate_stack_request
@@ -168,15 +169,20 @@ class EngineService(ResourceMethods, CatalogMethods):
         self, ctxt: Mapping[str, Any], stack_identity: Any, template: Any, params: Any,
         files: Any, args: Any, environment_files: Any = None, files_container: Any = None,
     ) -> dict[str, list[dict[str, Any]]]:
-        """What an update would add, delete, replace, update or leave; nothing is stored."""
+        """What an update would add, delete, replace, update or leave; nothing is stored.
+
+        ``args['show_nested']`` adds the resources of the nested stacks the update
+        would touch, each with its ``parent_resource``, as Heat's does.
+        """
         deps = self._deps
         stack = self._get_stack(ctxt, stack_identity)
         env = request_environment(params, files or {}, environment_files)
+        show_nested = bool((args or {}).get("show_nested"))
         with located_in(template):
             parsed = validate_stack_request(deps, template, env, files or {},
                                             stack_name=stack.name)
             return preview_update(deps, stack, parsed, env, files or {},
-                                  self._current_rows(stack))
+                                  self._current_rows(stack), show_nested=show_nested)
 
     # -- abandon / export ------------------------------------------------------------
     def abandon_stack(self, ctxt: Mapping[str, Any], stack_identity: Any,

@@ -41,6 +41,15 @@ class StackResource(Resource):
         None: nothing to validate beyond the properties."""
         return None
 
+    def preview_child(self) -> tuple[Mapping[str, Any] | str, dict[str, Any]] | None:
+        """The child template and parameters an update to these properties would send,
+        for a preview of the update: the context keeps no writes, and nothing may be
+        created, updated or deleted here. None: no nested stack of this stack's own to
+        show (``owned`` False), as Heat's preview shows a remote stack as one resource."""
+        if not self.owned:
+            return None
+        return self.child_template(), self.child_parameters()
+
     # -- the port ---------------------------------------------------------------------
     def _stacks(self) -> NestedStacks:
         nested = getattr(self.ctx, "nested_stacks", None)
