@@ -201,6 +201,10 @@ class Store(Protocol):
         """Remove DELETE_COMPLETE rows (and their data); returns how many."""
         ...
 
+    def count_resources_in_tree(self, root_stack_id: StackId) -> int:
+        """How many rows name ``root_stack_id`` as their root stack."""
+        ...
+
     def engines_holding_locks(self, stack_id: StackId) -> set[EngineId]: ...
 
     # -- resource data (key/value per resource) ------------------------------

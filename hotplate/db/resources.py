@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BindParameter, Connection, Insert, bindparam, delete, insert, select
+from sqlalchemy import BindParameter, Connection, Insert, bindparam, delete, func, insert, select
 from sqlalchemy.dialects import mysql, postgresql, sqlite
 
 from hotplate.db import queries as q
@@ -125,6 +125,13 @@ class ResourceStore(StoreBase):
             return _delete_rows(conn, ids, attr_ids)
 
         return self._tx.write(run)
+
+    def count_resources_in_tree(self, root_stack_id: StackId) -> int:
+        """Rows of every stack under the root (the root's own included), as Heat counts
+        them against ``max_resources_per_stack``."""
+        r = s.resource
+        query = select(func.count()).select_from(r).where(r.c.root_stack_id == root_stack_id)
+        return int(self._tx.read(lambda conn: conn.execute(query).scalar_one()))
 
     def engines_holding_locks(self, stack_id: StackId) -> set[EngineId]:
         r = s.resource

@@ -25,7 +25,7 @@ from hotplate.engine.preview import preview_create
 from hotplate.engine.preview_update import preview_update
 from hotplate.engine.service_catalog import CatalogMethods
 from hotplate.engine.service_resources import ResourceMethods
-from hotplate.engine.validation import located_in, validate_stack_request
+from hotplate.engine.validation import check_tree_size, located_in, validate_stack_request
 from hotplate.engine.views import format_event, format_stack, parameter_texts
 from hotplate.engine.worker import WorkerService
 from hotplate.model.errors import ActionInProgress, EntityNotFound, NotSupported, StackExists
@@ -77,6 +77,9 @@ class EngineService(ResourceMethods, CatalogMethods):
         with located_in(template):
             parsed = validate_stack_request(deps, template, env, files or {},
                                             stack_name=stack_name, nested=bool(owner_id))
+        parent = deps.store.get_stack(StackId(owner_id)) if owner_id else None
+        if parent is not None:
+            check_tree_size(deps, parent, parsed)
         tid = deps.store.create_raw_template(parsed.to_dict(), files or {}, env)
         deps.caches.remember_template(tid, parsed, files or {}, env)
         stack = StackRecord(
@@ -118,6 +121,8 @@ class EngineService(ResourceMethods, CatalogMethods):
                                             stack_name=stack.name,
                                             nested=stack.owner_id is not None,
                                             existing=bool(args.get("existing")))
+        if stack.owner_id is not None:
+            check_tree_size(deps, stack, parsed, len(deps.store.list_resources(stack.id)))
         if args.get("existing"):
             env = {**env, "parameters": {k: v for k, v in (env.get("parameters") or {}).items()
                                          if k in parsed.parameters}}

@@ -15,7 +15,7 @@ from hotplate.convergence.graph_build import build_traversal_graph, graph_to_jso
 from hotplate.convergence.propagation import sync_counts
 from hotplate.convergence.rows import choose_rows
 from hotplate.engine.deps import EngineDeps
-from hotplate.model.ids import NO_TRAVERSAL, TemplateId, TraversalId
+from hotplate.model.ids import NO_TRAVERSAL, StackId, TemplateId, TraversalId
 from hotplate.model.records import NewEvent, NewResource, NewSyncPoint, StackRecord
 from hotplate.model.states import Action, Status
 from hotplate.template import parse_template, version_key
@@ -90,6 +90,7 @@ def _build_and_start(
     name_graph = template.dependencies()
     existing = store.list_resources(stack_id)
     choice = choose_rows(name_graph.nodes, existing, template_id, prev_template_id)
+    root = root_stack_id(deps, stack) if choice.missing else None
     new_rows = [
         NewResource(
             stack_id=stack_id,
@@ -97,6 +98,7 @@ def _build_and_start(
             resource_type=template.resources[name].type,
             uuid=deps.ids.new_uuid(),
             current_template_id=None,
+            root_stack_id=root,
         )
         for name in choice.missing
     ]
@@ -122,6 +124,23 @@ def _build_and_start(
         return
     for leaf in leaves:
         deps.cast_check_resource(leaf.resource_id, traversal, {}, leaf.is_update)
+
+
+def root_stack_id(deps: EngineDeps, stack: StackRecord) -> StackId:
+    """The top of the stack's nesting: where its resources are counted."""
+    current = stack
+    for _ in range(MAX_DEPTH_WALK):
+        if current.owner_id is None:
+            return current.id
+        parent = deps.store.get_stack(current.owner_id, include_deleted=True)
+        if parent is None:
+            return current.owner_id
+        current = parent
+    return current.id
+
+
+MAX_DEPTH_WALK = 16
+"""Far beyond the nesting depth allowed; only guards against a loop of owners."""
 
 
 def mark_complete(deps: EngineDeps, stack: StackRecord, traversal: TraversalId) -> bool:

@@ -20,7 +20,9 @@ from hotplate.engine.cache import FACADE
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.nested_validation import check_facade, validate_child
 from hotplate.engine.options import UNLIMITED, EngineOptions
+from hotplate.engine.traversal import root_stack_id
 from hotplate.model.errors import RequestLimitExceeded, StackValidationFailed
+from hotplate.model.records import StackRecord
 from hotplate.resources.base import Resource
 from hotplate.template import (
     Environment,
@@ -94,6 +96,20 @@ def check_resource_count(options: EngineOptions, template: Any, parsed: Template
             count = len(section)
             break
     if count > limit:
+        raise RequestLimitExceeded("Maximum resources per stack exceeded.")
+
+
+def check_tree_size(deps: EngineDeps, parent: StackRecord, parsed: Template,
+                    replacing: int = 0) -> None:
+    """Heat's ``max_resources_per_stack`` for a nested stack: its resources and those
+    already in the whole tree under the top stack (less the ``replacing`` rows an
+    update of it takes the place of) must stay within the limit."""
+    limit = deps.options.max_resources_per_stack
+    if limit == UNLIMITED:
+        return
+    root = root_stack_id(deps, parent)
+    total = deps.store.count_resources_in_tree(root) + len(parsed.resources) - replacing
+    if total > limit:
         raise RequestLimitExceeded("Maximum resources per stack exceeded.")
 
 

@@ -189,3 +189,21 @@ resources:
     stack = wait_status(hc, stack_id, timeout=60)
     assert stack.stack_status == "UPDATE_COMPLETE", stack.stack_status_reason
     assert {o["output_key"]: o["output_value"] for o in stack.outputs}["identifier"] == before
+
+
+def test_the_resource_limit_counts_the_whole_tree(limited: Any) -> None:
+    hc = limited.client()
+    def kid(n: int) -> str:
+        return "heat_template_version: 2013-05-23\nresources:\n" + "".join(
+            f"  r{i}: {{type: OS::Heat::None}}\n" for i in range(n))
+    main = "heat_template_version: 2013-05-23\nresources:\n  kid: {type: kid.yaml}\n"
+    fits = hc.stacks.create(stack_name=next(_names), template=main,
+                            files={"kid.yaml": kid(2)})
+    assert wait_status(hc, fits["stack"]["id"]).stack_status == "CREATE_COMPLETE"
+    over = hc.stacks.create(stack_name=next(_names), template=main,
+                            files={"kid.yaml": kid(3)})
+    stack = wait_status(hc, over["stack"]["id"])
+    assert stack.stack_status == "CREATE_FAILED"
+    assert stack.stack_status_reason == (
+        "Resource CREATE failed: RequestLimitExceeded: resources.kid: "
+        "Request limit exceeded: Maximum resources per stack exceeded.")

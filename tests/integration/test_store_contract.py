@@ -337,3 +337,15 @@ def test_sql_store_has_every_store_method_with_its_signature() -> None:
         actual = inspect.signature(getattr(SqlStore, name))
         shape = [(p.name, p.kind, p.default) for p in expected.parameters.values()]
         assert [(p.name, p.kind, p.default) for p in actual.parameters.values()] == shape, name
+
+
+def test_count_resources_in_tree(store: SqlStore, clock: FakeClock) -> None:
+    root = make_stack(store, clock)
+    child = make_stack(store, clock)
+    store.create_resources([dataclasses.replace(new_resource(root, n), root_stack_id=root.id)
+                            for n in "ab"])
+    store.create_resources([dataclasses.replace(new_resource(child, n), root_stack_id=root.id)
+                            for n in "xyz"])
+    store.create_resources([new_resource(child, "elsewhere")])
+    assert store.count_resources_in_tree(root.id) == 5
+    assert store.count_resources_in_tree(child.id) == 0
