@@ -8,7 +8,8 @@
       replaced for this template         ──► SKIP (the replacement carries on)
       replaced earlier, wanted again     ──► TAKE_BACK (forget the replacement, decide again)
       INIT                               ──► CREATE
-      FAILED / type changed / DELETE_*   ──► REPLACE
+      FAILED / new implementation /      ──► REPLACE, or RESTRICTED when the
+        DELETE_*                              environment restricts ``replace``
       already at this template           ──► PROPAGATE (a re-delivery)
       otherwise                          ──► UPDATE (in place, or replace: update_diff.py)
     cleanup node:
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
+from hotplate.convergence.restrictions import REPLACE
 from hotplate.model.ids import TemplateId, TraversalId
 from hotplate.model.records import ResourceRecord, StackRecord
 from hotplate.model.states import Action, Status
@@ -33,6 +35,7 @@ class Plan(StrEnum):
     RETRIGGER = "RETRIGGER"
     TIME_OUT = "TIME_OUT"
     SKIP = "SKIP"
+    RESTRICTED = "RESTRICTED"
     TAKE_BACK = "TAKE_BACK"
     CREATE = "CREATE"
     UPDATE = "UPDATE"
@@ -51,8 +54,13 @@ class NodeContext:
     traversal_id: TraversalId
     is_update: bool
     template_id: TemplateId
-    resource_type: str | None  # the type the template wants (update nodes)
     now: datetime
+    implementation_changed: bool = False
+    """The template's type for the row is served by another implementation than the
+    row's (update nodes). Heat compares classes, not names: an alias onto the same
+    plugin, or another provider template, is updated in place."""
+    restricted_actions: frozenset[str] = frozenset()
+    """``update``/``replace`` when the template's environment forbids them to the row."""
     replacement_template_id: TemplateId | None = None
     """The template of the row that replaced this one, while that row stands."""
 
@@ -116,12 +124,8 @@ def _plan_update(ctx: NodeContext) -> Plan:
         return Plan.CREATE
     if row.current_template_id == ctx.template_id and row.status is Status.COMPLETE:
         return Plan.PROPAGATE
-    if (
-        row.status is Status.FAILED
-        or row.action is Action.DELETE
-        or (ctx.resource_type is not None and ctx.resource_type != row.resource_type)
-    ):
-        return Plan.REPLACE
+    if row.status is Status.FAILED or row.action is Action.DELETE or ctx.implementation_changed:
+        return Plan.RESTRICTED if REPLACE in ctx.restricted_actions else Plan.REPLACE
     return Plan.UPDATE
 
 

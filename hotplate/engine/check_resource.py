@@ -17,6 +17,7 @@ from typing import Any
 from hotplate.convergence import outcome
 from hotplate.convergence.node_plan import NodeContext, Plan, plan_node
 from hotplate.convergence.propagation import graph_key_for, is_root, reports_for, retrigger_key
+from hotplate.convergence.restrictions import REPLACE
 from hotplate.engine import traversal as trav
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.node_work import LockLost, NodeWork, OpResult, failure_text
@@ -24,6 +25,7 @@ from hotplate.engine.parking import ParkedAction
 from hotplate.engine.resource_ops import ResourceOps
 from hotplate.engine.row_plugins import row_instance
 from hotplate.engine.runner import ActionTimeout
+from hotplate.engine.update_checks import implementation_changed, refuse, restricted_actions
 from hotplate.model.errors import CancelOperation
 from hotplate.model.ids import NO_TRAVERSAL, ResourceId, TemplateId, TraversalId
 from hotplate.model.nodes import NodeKey
@@ -100,11 +102,13 @@ class CheckResource:
         """Gather what the node's decision needs (reads only for update nodes) and decide."""
         deps = self._deps
         template_id = stack.raw_template_id
-        wanted_type = None
+        changed, restricted = False, frozenset[str]()
         replacement_template = None
         if is_update and stack.current_traversal == traversal_id:
             defn = deps.caches.for_stack(template_id, stack).resources.get(row.name)
-            wanted_type = defn.type if defn is not None else None
+            if defn is not None and row.action is not Action.INIT:
+                changed = implementation_changed(deps, row, template_id, defn.type)
+                restricted = restricted_actions(deps, template_id, row.name)
             if row.replaced_by is not None:
                 replacement_template = self._replacement_template(row)
         return plan_node(
@@ -114,8 +118,9 @@ class CheckResource:
                 traversal_id=traversal_id,
                 is_update=is_update,
                 template_id=template_id,
-                resource_type=wanted_type,
                 now=deps.clock.now(),
+                implementation_changed=changed,
+                restricted_actions=restricted,
                 replacement_template_id=replacement_template,
             )
         )
@@ -191,6 +196,8 @@ class CheckResource:
                 result = ops.update(work, cancelled, reporter)
             elif plan is Plan.REPLACE:
                 result = ops.replace(work)
+            elif plan is Plan.RESTRICTED:
+                result = refuse(self._deps, work, REPLACE)
             elif plan is Plan.DELETE:
                 result = ops.delete(work, cancelled, reporter)
             else:

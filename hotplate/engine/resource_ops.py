@@ -16,6 +16,7 @@ from typing import Any
 
 from hotplate.convergence import outcome
 from hotplate.convergence.node_plan import stack_deadline
+from hotplate.convergence.restrictions import blocked_action
 from hotplate.convergence.update_diff import UpdateDecision, UpdateKind, decide_update
 from hotplate.engine.adopt import AdoptsItself, resource_entry
 from hotplate.engine.breakpoints import Breakpoints
@@ -35,6 +36,7 @@ from hotplate.engine.resolve import InputsContext, required_ids
 from hotplate.engine.resource_context import EngineResourceContext
 from hotplate.engine.row_plugins import row_class, row_context
 from hotplate.engine.runner import ActionTimeout
+from hotplate.engine.update_checks import refuse, restricted_actions
 from hotplate.model.errors import CancelOperation, UpdateReplace
 from hotplate.model.nodes import NodeData, path_key
 from hotplate.model.records import (
@@ -451,13 +453,18 @@ class ResourceOps:
             except Exception as exc:
                 values = {"current_template_id": work.template_id}
                 return self._fail_before_running(work, row, Action.UPDATE, values, exc)
+            blocked = blocked_action(decision.kind, restricted_actions(
+                self._deps, work.template_id, row.name))
+            if blocked is not None:
+                return refuse(self._deps, work, blocked)
         if decision.kind is UpdateKind.REPLACE:
             return self.replace(work, replace_reason(cls, row, work.stack, old_props, new_props))
         context = self._context(row, work.stack)
         if decision.kind is UpdateKind.NO_CHANGE:
             stored = self._deps.store.update_resource_if_unlocked(
                 row.id, row.atomic_key,
-                {"current_template_id": work.template_id, "requires": new_requires},
+                {"current_template_id": work.template_id, "requires": new_requires,
+                 "resource_type": defn.type},
             )
             if stored is None:
                 raise LockLost()
@@ -466,7 +473,7 @@ class ResourceOps:
                 instance, stored, work, stored.action, stored.status))
         instance = cls(row.name, old_props, context, resource_id=row.physical_resource_id)
         done = {"current_template_id": work.template_id, "requires": new_requires,
-                "metadata": metadata}
+                "metadata": metadata, "resource_type": defn.type}
         if self._ran_locally(work, instance,
                              lambda: instance.handle_update(new_props, decision.prop_diff),
                              instance.check_update_complete, cancelled):

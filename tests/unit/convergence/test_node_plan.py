@@ -18,10 +18,11 @@ from .factories import T0, row, stack
 NOW = T0 + timedelta(seconds=30)
 
 
-def ctx(r, *, is_update=True, traversal="t2", st=None, rtype="OS::Heat::None", now=NOW):
+def ctx(r, *, is_update=True, traversal="t2", st=None, changed=False, restricted=(),
+        now=NOW):
     return NodeContext(row=r, stack=st or stack(), traversal_id=TraversalId(traversal),
-                       is_update=is_update, template_id=TemplateId(2), resource_type=rtype,
-                       now=now)
+                       is_update=is_update, template_id=TemplateId(2), now=now,
+                       implementation_changed=changed, restricted_actions=frozenset(restricted))
 
 
 @pytest.mark.parametrize(
@@ -58,8 +59,31 @@ def test_a_replaced_row_skips_only_for_its_replacements_template(
     assert plan_node(context) is expected
 
 
-def test_type_change_replaces() -> None:
-    assert plan_node(ctx(row(1), rtype="OS::Heat::TestResource")) is Plan.REPLACE
+def test_a_new_implementation_replaces() -> None:
+    assert plan_node(ctx(row(1), changed=True)) is Plan.REPLACE
+
+
+def test_a_type_renamed_onto_the_same_implementation_updates() -> None:
+    # The shell compares implementations: a renamed alias is no change of type.
+    assert plan_node(ctx(row(1, resource_type="My::Alias"))) is Plan.UPDATE
+
+
+@pytest.mark.parametrize("r", [
+    row(1, status=Status.FAILED),
+    row(1, action=Action.DELETE, status=Status.COMPLETE),
+    row(1),
+])
+def test_a_restricted_replace_is_refused(r) -> None:
+    context = ctx(r, changed=r.status is Status.COMPLETE and r.action is Action.CREATE,
+                  restricted={"replace"})
+    assert plan_node(context) is Plan.RESTRICTED
+
+
+def test_a_restricted_update_leaves_replacement_and_in_place_plans_alone() -> None:
+    # ``update`` is checked once the property diff is known (the shell's update).
+    assert plan_node(ctx(row(1), changed=True, restricted={"update"})) is Plan.REPLACE
+    assert plan_node(ctx(row(1), restricted={"update", "replace"})) is Plan.UPDATE
+    assert plan_node(ctx(row(1, action=Action.INIT), restricted={"replace"})) is Plan.CREATE
 
 
 def test_stale_traversal_retriggers_before_anything_else() -> None:
