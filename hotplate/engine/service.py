@@ -32,6 +32,12 @@ from hotplate.model.errors import ActionInProgress, EntityNotFound, NotSupported
 from hotplate.model.ids import NO_TRAVERSAL, StackId, TemplateId
 from hotplate.model.records import StackRecord
 from hotplate.model.states import Action, Status
+from hotplate.template import Template
+from hotplate.template.parameter_values import (
+    ImmutableParameterModified,
+    immutable_modified,
+    resolve_parameters,
+)
 
 LOG = logging.getLogger(__name__)
 
@@ -126,6 +132,7 @@ class EngineService(ResourceMethods, CatalogMethods):
         if args.get("existing"):
             env = {**env, "parameters": {k: v for k, v in (env.get("parameters") or {}).items()
                                          if k in parsed.parameters}}
+        self._check_immutable(stack, parsed, env)
         tid = deps.store.create_raw_template(parsed.to_dict(), files or {}, env)
         deps.caches.remember_template(tid, parsed, files or {}, env)
         settings: dict[str, Any] = {}
@@ -142,6 +149,17 @@ class EngineService(ResourceMethods, CatalogMethods):
         if started is None:
             deps.store.delete_raw_template(tid)
         return identity_of(stack)
+
+    def _check_immutable(self, stack: StackRecord, parsed: Template,
+                         env: Mapping[str, Any]) -> None:
+        """Refuse an update that changes an ``immutable`` parameter (Heat's 400)."""
+        if not any(p.immutable for p in parsed.parameters.values()):
+            return
+        new = resolve_parameters(parsed, env.get("parameters") or {},
+                                 param_defaults=env.get("parameter_defaults") or {})
+        changed = immutable_modified(self._outputs.parameters(stack), parsed, new)
+        if changed:
+            raise ImmutableParameterModified(changed)
 
     # -- dry runs ----------------------------------------------------------------------
     def preview_stack(

@@ -6,6 +6,9 @@ template's default against the constraints, pick the value (user value,
 else the environment's ``parameter_defaults``, else the default), and
 convert and check it. Every failure names the parameter:
 ``Parameter 'n' is invalid: 3 is out of range (min: 5, max: None)``.
+
+An update also checks ``immutable: true`` parameters against the values the
+stack has (``immutable_modified``): changing one refuses the whole update.
 """
 
 from __future__ import annotations
@@ -15,7 +18,12 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from hotplate.model.errors import StackValidationFailed, UnknownUserParameter, UserParameterMissing
+from hotplate.model.errors import (
+    HotplateError,
+    StackValidationFailed,
+    UnknownUserParameter,
+    UserParameterMissing,
+)
 from hotplate.template.coercion import BOOLEAN, JSON, LIST, NUMBER, bool_from_string, str_to_num
 from hotplate.template.constraints import CustomConstraint
 from hotplate.template.errors import InvalidSchemaError, with_path
@@ -62,6 +70,30 @@ def resolve_parameters(
         except ValueError as exc:
             raise StackValidationFailed(f"Parameter '{name}' is invalid: {exc}") from None
     return values
+
+
+class ImmutableParameterModified(HotplateError):
+    """An update changes a parameter declared ``immutable: true`` (a 400, Heat's text)."""
+
+    def __init__(self, names: list[str]) -> None:
+        super().__init__("The following parameters are immutable and may not be updated: "
+                         + ", ".join(names))
+        self.names = names
+
+
+def immutable_modified(
+    old_values: Mapping[str, Any], template: Template, new_values: Mapping[str, Any]
+) -> list[str]:
+    """The parameters an update may not change, in ``template``'s order.
+
+    Heat's rule: a parameter both stacks have, declared immutable by the new
+    template, whose new value differs from the stack's. Values are compared
+    once converted to the parameter's type, so ``"5"`` for a number that is 5
+    is no change.
+    """
+    return [name for name, schema in template.parameters.items()
+            if schema.immutable and name in old_values and name in new_values
+            and old_values[name] != new_values[name]]
 
 
 def coerce_value(schema: ParameterSchema, raw: Any) -> Any:
