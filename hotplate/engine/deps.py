@@ -148,7 +148,8 @@ class ResourceTypes:
         type_name = self.global_env.resolve_type(name, type_name, self.exists)
         if type_name.endswith(TEMPLATE_SUFFIXES):
             known = {**self.global_env.files, **(files or {})}
-            return self._templates.for_file(type_name, known)
+            defaults = env.parameter_defaults if env is not None else None
+            return self._templates.for_file(type_name, known, defaults)
         return self.get(type_name)
 
 

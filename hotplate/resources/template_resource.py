@@ -10,7 +10,7 @@ work exactly as for a built-in type.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, ClassVar
 
 from hotplate.resources.attributes import Attribute
@@ -48,13 +48,20 @@ class TemplateResource(StackResource):
         return self.template_source
 
     def child_parameters(self) -> dict[str, Any]:
+        """The child's parameters: the properties that have a value, and only those.
+
+        An unset property is left out, so the child's own default applies, or
+        the parent's ``parameter_defaults`` the child inherits (Heat's
+        ``child_params``). A list is passed as a comma-delimited string; a
+        list of maps in Heat's ``.member.<i>.<key>=<value>`` form.
+        """
         params: dict[str, Any] = {}
         for name, schema in self.properties_schema.items():
             value = self.properties.get(name)
             if value is None:
                 continue
             if schema.type is Schema.LIST and isinstance(value, list):
-                value = ",".join(_list_item(item) for item in value)
+                value = _delimited(value)
             params[name] = value
         return params
 
@@ -109,14 +116,20 @@ class TemplateResource(StackResource):
 
 
 def template_resource_class(template_name: str, template: Template,
-                            source: Mapping[str, Any] | str) -> type[TemplateResource]:
-    """A TemplateResource subclass whose schemas mirror ``template``'s parameters and outputs."""
+                            source: Mapping[str, Any] | str, *,
+                            defaulted: Collection[str] = ()) -> type[TemplateResource]:
+    """A TemplateResource subclass whose schemas mirror ``template``'s parameters and outputs.
+
+    As in Heat, the properties have no defaults (an unset one is not passed,
+    so the child's own default applies); a parameter without a default is a
+    required property unless it is among ``defaulted``, the parameters the
+    environment's ``parameter_defaults`` give a value.
+    """
     properties = {
         name: Schema(
             _PROPERTY_TYPES.get(param.type, Schema.ANY),
             description=param.description or "",
-            default=param.default,
-            required=not param.has_default,
+            required=not (param.has_default or name in defaulted),
             update_allowed=True,
         )
         for name, param in template.parameters.items()
@@ -134,5 +147,15 @@ def template_resource_class(template_name: str, template: Template,
     })
 
 
+def _delimited(items: list[Any]) -> str:
+    """A list property as its comma_delimited_list parameter (an empty list is '')."""
+    if items and isinstance(items[0], Mapping):
+        return ",".join(f".member.{index}.{key}={value}"
+                        for index, item in enumerate(items) for key, value in item.items())
+    return ",".join(_list_item(item) for item in items)
+
+
 def _list_item(item: Any) -> str:
+    if item is None:  # an attribute not yet known: Heat passes an empty item
+        return ""
     return item if isinstance(item, str) else str(item)
