@@ -223,7 +223,8 @@ def test_actions(hc: Any) -> None:
     assert (checked.stack_status, checked.stack_status_reason) == (
         "CHECK_COMPLETE", "Stack CHECK completed successfully")
     reasons = {r.resource_name: r.resource_status_reason for r in hc.resources.list("acted")}
-    assert reasons["source"] == "CHECK not supported for OS::Heat::TestResource"
+    assert reasons["source"] == "state changed"  # TestResource has handle_check, as Heat's
+    assert reasons["message"] == "CHECK not supported for OS::Heat::Value"
     events = [f"{e.resource_name} {e.resource_status}" for e in
               hc.events.list("acted", sort_dir="asc")]
     suspended = [e.split()[0] for e in events if e.endswith("SUSPEND_COMPLETE")]
