@@ -112,6 +112,10 @@ class TraversalGraph:
     roots: frozenset[NodeKey]
 
 
+PARSED_TEXTS = 64
+"""Distinct template texts kept parsed (provider templates of groups, mostly)."""
+
+
 class EngineCaches:
     def __init__(self, store: Store, size: int = 256) -> None:
         self._store = store
@@ -119,6 +123,15 @@ class EngineCaches:
         self._params: LruCache[tuple[TemplateId, StackId], dict[str, Any]] = LruCache(size)
         self._graphs: LruCache[tuple[StackId, TraversalId], TraversalGraph] = LruCache(size)
         self._decided: LruCache[tuple[TemplateId, StackId], Template] = LruCache(size)
+        self._texts: LruCache[str, Template] = LruCache(PARSED_TEXTS)
+
+    def parsed_text(self, text: str, files: Mapping[str, Any]) -> Template:
+        """A template given as text, parsed once for every stack that sends the same text:
+        a group's members all send their provider template. A text that reads files
+        (``get_file``) depends on them too, so it is parsed each time."""
+        if "get_file" in text:
+            return parse_template(text, files=files)
+        return self._texts.get_or_load(text, lambda: parse_template(text, files=files))
 
     def template(self, template_id: TemplateId) -> LoadedTemplate:
         def load() -> LoadedTemplate:

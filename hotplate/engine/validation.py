@@ -116,7 +116,10 @@ def check_tree_size(deps: EngineDeps, parent: StackRecord, parsed: Template,
 def parse_checked(deps: EngineDeps, template: Any, files: Mapping[str, Any]) -> Template:
     """The template parsed, within the size and resource-count limits."""
     check_template_size(deps.options, template)
-    parsed = parse_template(template, files=files)
+    if isinstance(template, str):
+        parsed = deps.caches.parsed_text(template, files)
+    else:
+        parsed = parse_template(template, files=files)
     check_resource_count(deps.options, template, parsed)
     return parsed
 
