@@ -6,6 +6,7 @@ from fastapi import Depends, FastAPI
 
 from hotplate import __version__
 from hotplate.api import (
+    arn_lookup,
     faults,
     previews,
     resource_actions,
@@ -43,7 +44,8 @@ def create_app(rpc: EngineRpc, *, auth: Authenticator | None = None,
     app.state.auth = auth
     app.state.max_json_body_size = max_json_body_size
     faults.install(app)
-    for module in (versions, templates, resource_types, services, previews, stack_parts,
+    for module in (versions, arn_lookup, templates, resource_types, services, previews,
+                   stack_parts,
                    stack_data, resource_actions, stacks):
         app.include_router(module.router)
     return app

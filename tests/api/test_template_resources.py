@@ -207,3 +207,12 @@ def test_the_resource_limit_counts_the_whole_tree(limited: Any) -> None:
     assert stack.stack_status_reason == (
         "Resource CREATE failed: RequestLimitExceeded: resources.kid: "
         "Request limit exceeded: Maximum resources per stack exceeded.")
+
+
+def test_a_nested_stack_reference_is_a_stack_id_for_clients(hc: Any) -> None:
+    outputs = _outputs(hc, MAIN, {"nested.yaml": NESTED})
+    arn = outputs["test_ref"]
+    secret = hc.resources.get(arn, "secret1")  # heatclient puts the ARN in the URL as it is
+    assert secret.resource_type == "OS::Heat::RandomString"
+    assert secret.attributes["value"] == outputs["old_way"]
+    assert hc.stacks.get(arn).stack_status == "CREATE_COMPLETE"
