@@ -85,7 +85,9 @@ def validate_node(node: Node, path: Path, scope: ValidationScope) -> None:
             validate_node(node.call_args, (), scope)
             node.validate(scope)
         except StackValidationFailed as exc:
-            raise StackValidationFailed(str(exc), (*path, node.fn_name)) from None
+            # A call's complaint about itself carries its own path: said once, here.
+            message = exc.detail if exc.path == node.path else str(exc)
+            raise StackValidationFailed(message, (*path, node.fn_name)) from None
         return
     entries = node.as_mapping()
     if entries is not None:

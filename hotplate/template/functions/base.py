@@ -211,6 +211,15 @@ def fail_at(path: Path, message: str) -> NoReturn:
     raise StackValidationFailed(message, path)
 
 
+def key_error_text(message: str) -> str:
+    """``message`` as users see it when Heat raises it as a ``KeyError``: quoted.
+
+    ``str()`` of a ``KeyError`` is the ``repr`` of its argument, so Heat's
+    "syntax should be" texts reach users in quotes, newlines escaped.
+    """
+    return repr(message)
+
+
 class _NoContext:
     """Stands in for a context when folding pure functions; they never use it."""
 
@@ -231,10 +240,13 @@ def fold(node: Function) -> Node:
     """Compute a pure call with literal arguments now, once for every resolve.
 
     A call that fails keeps its node: Heat reports a function's result errors
-    when the function is resolved, not when the template is parsed.
+    when the function is resolved, not when the template is parsed, and its
+    ``validate`` errors before a create (so a pure call's ``validate`` must
+    not read its scope: folding runs it with none).
     """
     if node.pure and all(child.is_static for child in node.children()):
         try:
+            node.validate(None)
             return Static(node.resolve(_NO_CONTEXT))
         except StackValidationFailed:
             return node

@@ -10,7 +10,6 @@ so the engine needs to know nothing of CFN. Messages are Heat's.
 
 from __future__ import annotations
 
-import json
 from typing import Any, ClassVar
 from urllib.parse import quote
 
@@ -161,18 +160,18 @@ class FindInMap(Function):
         return self.items
 
     def resolve(self, ctx: ResolveContext) -> Any:
-        keys = [node.resolve(ctx) for node in self.items]
-        value = self.mappings
-        for key in keys:
-            # Python's indexing, as Heat's: maps by key, lists and text by position.
-            try:
-                value = value[key]
-            except (KeyError, IndexError, TypeError):
-                self.fail(
-                    f'"{self.fn_name}": the "Mappings" section has no entry at '
-                    f"{json.dumps(keys)}"
-                )
-        return copy_data(value)
+        # Python's indexing, as Heat's, and its words when it fails (a KeyError's
+        # text is the key quoted); the map is chosen before the other two are resolved.
+        name, key, entry = self.items
+        mapping = self._index(self.mappings or {}, name.resolve(ctx))
+        key_value, entry_value = key.resolve(ctx), entry.resolve(ctx)
+        return copy_data(self._index(self._index(mapping, key_value), entry_value))
+
+    def _index(self, collection: Any, key: Any) -> Any:
+        try:
+            return collection[key]
+        except (KeyError, IndexError, TypeError) as exc:
+            self.fail(str(exc))
 
 
 class GetAZs(Function):

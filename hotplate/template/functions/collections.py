@@ -5,19 +5,17 @@ filter, contains, str_split, digest. Messages are Heat's (``heat/engine/hot/func
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hotplate.template.functions.base import Node, Static
 from hotplate.template.functions.whole import WholeArgs
 
-DIGEST_ALGORITHMS = frozenset(
-    name for name in hashlib.algorithms_available if not name.startswith("shake"))
-"""Heat's list: whatever hashlib offers (less the variable-length shake digests,
-whose hex digest needs a length Heat never gives)."""
-_NAMED_ALGORITHMS = ", ".join(sorted(
-    name for name in hashlib.algorithms_guaranteed if not name.startswith("shake")))
-"""The ones every platform has, for the error message (the rest vary with OpenSSL)."""
+DIGEST_ALGORITHMS = frozenset(hashlib.algorithms_available)
+"""Heat's list: whatever hashlib offers here (it varies with OpenSSL)."""
+_ALGORITHMS_TEXT = "{" + ", ".join(repr(name) for name in sorted(DIGEST_ALGORITHMS)) + "}"
+"""Written as Heat writes the set, in a stable order (Heat's varies from run to run)."""
 
 
 def _is_list(value: Any) -> bool:
@@ -43,7 +41,10 @@ class MapMerge(WholeArgs):
             if item is None:
                 continue
             if not isinstance(item, Mapping):
-                self.fail("Incorrect arguments: Items to merge must be maps.")
+                self.fail(
+                    "Incorrect arguments: Items to merge must be maps. "
+                    f"{repr(item)[:200]} is type {type(item)} instead of a dict"
+                )
             merged.update(item)
         return merged
 
@@ -62,6 +63,20 @@ class MapReplace(WholeArgs):
     def _usage(self) -> str:
         return f'Incorrect arguments to "{self.fn_name}" should be: {self._example()}'
 
+    def _pair(self, args: Any) -> tuple[Mapping[Any, Any], Mapping[Any, Any]]:
+        """The two maps, refused in Heat's order: it pops them off the front one by one."""
+        if isinstance(args, Mapping):
+            self.fail(str(KeyError(0)))  # a map has no item 0 to pop
+        if not isinstance(args, list) or not args:
+            self.fail(self._usage())
+        source = self._map(args[0])
+        if len(args) < 2:
+            self.fail(self._usage())
+        replacements = self._map(args[1])
+        if len(args) > 2:
+            self.fail(self._usage())
+        return source, replacements
+
     def _map(self, value: Any) -> Mapping[Any, Any]:
         if value is None:
             return {}
@@ -73,9 +88,7 @@ class MapReplace(WholeArgs):
         return value
 
     def compute(self, args: Any) -> Any:
-        if not isinstance(args, list) or len(args) != 2:
-            self.fail(self._usage())
-        source, replacements = self._map(args[0]), self._map(args[1])
+        source, replacements = self._pair(args)
         if any(key not in ("keys", "values") for key in replacements):
             self.fail(self._usage())
         new_keys = self._map(replacements.get("keys", {}))
@@ -111,7 +124,10 @@ class ListConcat(WholeArgs):
             if part is None:
                 continue
             if not _is_list(part):
-                self.fail("Incorrect arguments: Items to concat must be lists.")
+                self.fail(
+                    "Incorrect arguments: Items to concat must be lists. "
+                    f"{json.dumps(args)} contains an item that is not a list: {json.dumps(part)}"
+                )
             items.extend(part)
         return _first_of_each(items) if self.unique else items
 
@@ -183,8 +199,8 @@ class Contains(WholeArgs):
             self.fail(f'Second argument to "{self.fn_name}" should be a sequence.')
         try:
             return value in sequence
-        except TypeError as exc:  # text contains only text
-            self.fail(f'Incorrect arguments to "{self.fn_name}": {exc}')
+        except TypeError as exc:  # text contains only text; Heat says it in Python's words
+            self.fail(str(exc))
 
 
 class StrSplit(WholeArgs):
@@ -201,20 +217,27 @@ class StrSplit(WholeArgs):
             self.fail(f'Incorrect arguments to "{self.fn_name}" should be: {self._example()}')
 
     def compute(self, args: Any) -> Any:
+        if isinstance(args, Mapping):
+            self.fail(str(KeyError(0)))  # Heat pops item 0 off its argument: a map has none
         if not isinstance(args, list) or len(args) < 2:
             self.fail(f'Incorrect arguments to "{self.fn_name}" should be: {self._example()}')
         delimiter, text = args[0], args[1]
         if text is None:
             return None
-        if not isinstance(text, str) or not isinstance(delimiter, str) or not delimiter:
-            self.fail(f'Incorrect arguments to "{self.fn_name}" should be: {self._example()}')
-        parts = text.split(delimiter)
+        if not isinstance(text, str):
+            self.fail(f"'{type(text).__name__}' object has no attribute 'split'")
+        try:
+            parts = text.split(delimiter)
+        except (TypeError, ValueError) as exc:  # not text, or empty: Python's words, as Heat's
+            self.fail(str(exc))
         if len(args) < 3:
             return parts
         try:
             index = int(args[2])
-        except (TypeError, ValueError):
+        except ValueError:
             self.fail(f'Incorrect index to "{self.fn_name}" should be: {self._example()}')
+        except TypeError as exc:
+            self.fail(str(exc))
         if not -len(parts) <= index < len(parts):
             self.fail(
                 f'Incorrect index to "{self.fn_name}" should be between 0 and {len(parts) - 1}'
@@ -236,11 +259,12 @@ class Digest(WholeArgs):
             self.fail(f'Argument to function "{self.fn_name}" must be a list of strings')
         if len(args) != 2:
             self.fail(f'Function "{self.fn_name}" usage: ["<algorithm>", "<value>"]')
-        algorithm = args[0].lower()
-        if algorithm not in DIGEST_ALGORITHMS:
-            self.fail(f"Algorithm must be one of {_NAMED_ALGORITHMS}")
+        algorithm, text = args
+        if algorithm.lower() not in DIGEST_ALGORITHMS:
+            self.fail(f"Algorithm must be one of {_ALGORITHMS_TEXT}")
+        # Heat hashes under the name as written, so some capitalised names fail in
+        # hashlib's words, as text outside Latin-1 and a shake digest's missing length do.
         try:
-            data = args[1].encode("latin-1")
-        except UnicodeEncodeError as exc:
-            self.fail(f'The value to "{self.fn_name}" must be Latin-1 text: {exc}')
-        return hashlib.new(algorithm, data).hexdigest()
+            return hashlib.new(algorithm, text.encode("latin-1")).hexdigest()
+        except (ValueError, TypeError) as exc:
+            self.fail(str(exc))

@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 from urllib import parse as urlparse
 
-from hotplate.template.functions.base import Function, Node, Static
+from hotplate.template.context import ResolveContext
+from hotplate.template.functions.base import Function, Node, Static, key_error_text
 from hotplate.template.functions.whole import WholeArgs
 
 _REPEAT_EXAMPLE = (
@@ -24,7 +25,13 @@ _REPEAT_EXAMPLE = (
 
 
 class Repeat(WholeArgs):
-    """``repeat: {template: body, for_each: {var: list}}`` (HOT 2015-04-30)."""
+    """``repeat: {template: body, for_each: {var: list}}`` (HOT 2015-04-30).
+
+    Checked in Heat's three phases: the keys when parsed, ``for_each``
+    being a map when validated, the loops and the substitution when
+    resolved, where Python's own errors (``str.replace``, unpacking) are
+    what Heat reports.
+    """
 
     __slots__ = ()
     allow_maps: ClassVar[bool] = False
@@ -35,54 +42,73 @@ class Repeat(WholeArgs):
         if entries is None:
             self.fail(f'Arguments to "{self.fn_name}" must be a map')
         if "for_each" not in entries or "template" not in entries:
-            self.fail(f'"repeat" syntax should be {_REPEAT_EXAMPLE}')
-        for_each = entries["for_each"]
-        if not isinstance(for_each, Function) and for_each.as_mapping() is None:
-            self.fail(f'The "for_each" argument to "{self.fn_name}" must contain a map')
-        permutations = entries.get("permutations")
-        if self.allow_permutations and isinstance(permutations, Static):
-            self._permutations(permutations.value)
+            self.fail(key_error_text(f'"repeat" syntax should be {_REPEAT_EXAMPLE}'))
+        if self.allow_permutations and "permutations" in entries:
+            node = entries["permutations"]  # read unresolved: a call is not a boolean
+            self._permutations(node.value if isinstance(node, Static) else node)
 
     def _permutations(self, value: Any) -> bool:
         if not isinstance(value, bool):
             self.fail(f'"permutations" should be boolean type for {self.fn_name} function.')
         return value
 
-    def compute(self, args: Any) -> Any:
-        for_each = args["for_each"]
-        if not isinstance(for_each, Mapping):
+    def _entries(self) -> dict[str, Node]:
+        return self.args.as_mapping() or {}  # a map: ``check`` refused anything else
+
+    def _nested(self) -> bool:
+        node = self._entries().get("permutations")
+        return not (self.allow_permutations and isinstance(node, Static) and node.value is False)
+
+    def validate(self, scope: Any) -> None:
+        for_each = self._entries()["for_each"]
+        if not isinstance(for_each, Function) and for_each.as_mapping() is None:
             self.fail(f'The "for_each" argument to "{self.fn_name}" must contain a map')
-        nested = True
-        if self.allow_permutations:
-            nested = self._permutations(args.get("permutations", True))
-        keys = list(for_each)
-        values = [self._values(for_each[key], nested) for key in keys]
-        lengths = {len(v) for v, given in zip(values, for_each.values(), strict=True) if given}
+
+    def resolve(self, ctx: ResolveContext) -> Any:
+        entries = self._entries()  # for_each first: its errors come before the body's
+        keys, values = self._loops(entries["for_each"].resolve(ctx))
+        return self._expand(keys, values, entries["template"].resolve(ctx))
+
+    def compute(self, args: Any) -> Any:
+        keys, values = self._loops(args["for_each"])
+        return self._expand(keys, values, args["template"])
+
+    def _loops(self, for_each: Any) -> tuple[list[str], list[Any]]:
+        """The loop variables and their values, as Heat unpacks ``for_each.items()``."""
+        if not isinstance(for_each, Mapping):
+            self.fail(f"'{type(for_each).__name__}' object has no attribute 'items'")
+        if not for_each:
+            self.fail("not enough values to unpack (expected 2, got 0)")
+        nested = self._nested()
+        values: list[Any] = []
+        lengths: set[int] = set()
+        for value in for_each.values():
+            if value is None:
+                values.append([])
+                continue
+            self._check_loop(value, nested)
+            lengths.add(len(value))
+            values.append(value)
         if not nested and len(lengths) > 1:
             self.fail(
                 f"For {self.fn_name}, the length of for_each values should be equal "
                 "if no nested loop."
             )
-        combos = itertools.product(*values) if nested else zip(*values, strict=False)
-        body = args["template"]
-        if _has_text(body):
-            for key, items in zip(keys, values, strict=True):
-                odd = next((item for item in items if not isinstance(item, str)), None)
-                if odd is not None:  # Heat's str.replace refuses them, so do we
-                    self.fail(f'The values of the "for_each" argument to "{self.fn_name}" '
-                              f'must be strings to replace "{key}" in text, not {odd!r}')
-        return [_replace(body, keys, list(combo)) for combo in combos]
+        return list(for_each), values
 
-    def _values(self, value: Any, nested: bool) -> list[Any]:
-        if value is None:
-            return []
-        maps = self.allow_maps and nested
-        if isinstance(value, str) or not (
-            isinstance(value, Sequence) or (maps and isinstance(value, Mapping))
-        ):
+    def _check_loop(self, value: Any, nested: bool) -> None:
+        maps = self.allow_maps and nested  # zipped loops need an order: lists only
+        loops = isinstance(value, Sequence) or (maps and isinstance(value, Mapping))
+        if isinstance(value, str) or not loops:
             kinds = "lists or maps" if maps else "lists"
             self.fail(f'The values of the "for_each" argument to "{self.fn_name}" must be {kinds}')
-        return list(value)
+
+    def _expand(self, keys: list[str], values: list[Any], body: Any) -> list[Any]:
+        combos = itertools.product(*values) if self._nested() else zip(*values, strict=False)
+        try:
+            return [_replace(body, keys, combo) for combo in combos]
+        except TypeError as exc:  # str.replace of a value that is not text, as in Heat
+            self.fail(str(exc))
 
 
 class RepeatWithMap(Repeat):
@@ -99,20 +125,10 @@ class RepeatWithNestedLoop(RepeatWithMap):
     allow_permutations = True
 
 
-def _has_text(body: Any) -> bool:
-    if isinstance(body, str):
-        return True
-    if isinstance(body, list):
-        return any(_has_text(item) for item in body)
-    if isinstance(body, dict):
-        return any(_has_text(k) or _has_text(v) for k, v in body.items())
-    return False
-
-
-def _replace(body: Any, keys: list[str], values: list[Any]) -> Any:
+def _replace(body: Any, keys: list[str], values: Sequence[Any]) -> Any:
     if isinstance(body, str):
         for key, value in zip(keys, values, strict=True):
-            body = body.replace(key, value if isinstance(value, str) else str(value))
+            body = body.replace(key, value)
         return body
     if isinstance(body, list):
         return [_replace(item, keys, values) for item in body]
@@ -129,23 +145,25 @@ class MakeURL(WholeArgs):
 
     __slots__ = ()
 
-    def check(self, args: Node) -> None:
-        entries = args.as_mapping()
-        if entries is None:
-            if isinstance(args, Function):
-                return
+    def validate(self, scope: Any) -> None:
+        """Heat's checks before a create: a literal map, known keys, literal values' types."""
+        entries = self.args.as_mapping()
+        if entries is None:  # a call is refused too: Heat checks the arguments unresolved
             self.fail(f'The arguments to "{self.fn_name}" must be a map')
         invalid = [key for key in entries if key not in _URL_KEYS]
         if invalid:
             self.fail(f'Invalid arguments to "{self.fn_name}": {", ".join(invalid)}')
-        literal = {k: n.value for k, n in entries.items() if isinstance(n, Static)}
-        self._check_args(literal)
+        self._check_args({key: _unresolved(node) for key, node in entries.items()})
 
     def _check_args(self, args: Mapping[str, Any]) -> None:
         for key in _URL_KEYS:
             if key not in args:
                 continue
             value = args[key]
+            if isinstance(value, Function):  # known once resolved, checked then
+                if key == "query":
+                    return
+                continue
             if key == "query":
                 if not isinstance(value, Mapping):
                     self.fail(f'The "{key}" argument to "{self.fn_name}" must be a map')
@@ -156,15 +174,17 @@ class MakeURL(WholeArgs):
                 self.fail(f'The "{key}" argument to "{self.fn_name}" must be a string')
 
     def _check_port(self, port: Any, args: Mapping[str, Any]) -> None:
-        if not isinstance(port, int) or isinstance(port, bool):
+        if not isinstance(port, int):
             try:
                 port = int(port)
-            except (TypeError, ValueError):
+            except ValueError:
                 self.fail(
                     f'Invalid URL port "{port}" for {self.fn_name} called with {dict(args)}'
                 )
+            except TypeError as exc:  # Heat lets int()'s own complaint through
+                self.fail(str(exc))
         if not 0 < port <= 65535:
-            self.fail(f"Invalid URL port {port}, must be in range 1-65535")
+            self.fail(f"Invalid URL port {port:d}, must be in range 1-65535")
 
     def compute(self, args: Any) -> Any:
         if not isinstance(args, Mapping):
@@ -178,8 +198,18 @@ class MakeURL(WholeArgs):
             query = urlparse.urlencode(args.get("query", {})).replace("%2F", "/")
             fragment = urlparse.quote(args.get("fragment", ""))
             return urlparse.urlunsplit((scheme, _netloc(args), path, query, fragment))
-        except UnicodeEncodeError as exc:  # lone surrogates have no UTF-8 form
-            self.fail(f'The arguments to "{self.fn_name}" cannot be URL-encoded: {exc}')
+        except (TypeError, UnicodeEncodeError) as exc:
+            # What urllib says, as in Heat: of a value after "query", which nothing
+            # checks, or of lone surrogates, which have no UTF-8 form.
+            self.fail(str(exc))
+
+
+def _unresolved(node: Node) -> Any:
+    """An argument as Heat's validate sees it: data, a call, or a container holding calls
+    (standing in as an empty one of its kind: only its kind is checked)."""
+    if isinstance(node, Static | Function):
+        return node.value if isinstance(node, Static) else node
+    return {} if node.as_mapping() is not None else []
 
 
 def _netloc(args: Mapping[str, Any]) -> str:

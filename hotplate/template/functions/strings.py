@@ -20,6 +20,7 @@ from hotplate.template.functions.base import (
     Static,
     fail_at,
     fold,
+    key_error_text,
 )
 from hotplate.template.paths import Path
 
@@ -47,14 +48,12 @@ class Replace(Function):
         if entries is None:
             fail_at(path, f'Arguments to "{fn_name}" must be a map')
         if "params" not in entries or "template" not in entries:
-            fail_at(
-                path,
+            fail_at(path, key_error_text(
                 f'"{fn_name}" syntax should be {fn_name}:\n'
                 "              template: This is var1 template var2\n"
                 "              params:\n"
                 "                var1: a\n"
-                "                var2: string",
-            )
+                "                var2: string"))
         params = entries["params"]
         if params.as_mapping() is None and not isinstance(params, Function):
             fail_at(path, f'"{fn_name}" parameters must be a mapping')
@@ -70,10 +69,10 @@ class Replace(Function):
             self.fail(f'"{self.fn_name}" template must be a string')
         if not isinstance(mapping, Mapping):
             self.fail(f'"{self.fn_name}" params must be a map')
-        if "" in mapping:
-            self.fail(f'"{self.fn_name}" param placeholders must not be empty')
         keys = sorted(sorted(mapping), key=len, reverse=True)
         values = {key: self.replacement(mapping[key], key) for key in keys}
+        if "" in values:  # sorted last; Heat's text.split("") refuses it once it is reached
+            self.fail("empty separator")
         used: set[str] = set()
         result = _substitute(template, [k for k in keys if k in template], values, used)
         if self.strict and len(used) < len(keys):

@@ -15,7 +15,7 @@ from typing import Any
 import yaql  # type: ignore[import-untyped]
 from yaql.language import exceptions as yaql_errors  # type: ignore[import-untyped]
 
-from hotplate.template.functions.base import Node, Static
+from hotplate.template.functions.base import Function, Node, Static, key_error_text
 from hotplate.template.functions.whole import WholeArgs
 
 MAX_EXPRESSION_LENGTH = 2048
@@ -49,10 +49,13 @@ class Yaql(WholeArgs):
             self.fail(f'Arguments to "{self.fn_name}" must be a map.')
         if "expression" not in entries or set(entries) - {"expression", "data"}:
             example = _EXAMPLE.format(name=self.fn_name)
-            self.fail(f'"{self.fn_name}" syntax should be {example}')
-        expression = entries["expression"]
-        if isinstance(expression, Static):
-            self._parse(expression.value)
+            self.fail(key_error_text(f'"{self.fn_name}" syntax should be {example}'))
+
+    def validate(self, scope: Any) -> None:
+        """Heat parses a literal expression before a create (a computed one when resolved)."""
+        expression = (self.args.as_mapping() or {})["expression"]
+        if not isinstance(expression, Function):  # a container holding calls is no text
+            self._parse(expression.value if isinstance(expression, Static) else expression)
 
     def _parse(self, expression: Any) -> Any:
         if not isinstance(expression, str):
@@ -75,9 +78,10 @@ class Yaql(WholeArgs):
             data = {"data": args.get("data", {})}
             result = statement.evaluate(data, context.create_child_context())
         except (
-            yaql_errors.YaqlException, TypeError, ValueError, KeyError, IndexError, ArithmeticError
+            yaql_errors.YaqlException, TypeError, ValueError, KeyError, IndexError,
+            ArithmeticError, AttributeError,
         ) as error:
-            self.fail(f"{self.fn_name} evaluation failed: {error}")
+            self.fail(str(error))  # what the expression raised, as Heat passes it on
         return _plain(result)
 
 

@@ -194,3 +194,106 @@ def test_validate_answers_heats_environment_body() -> None:
     assert parse_environment({}).user_dict() == {
         "event_sinks": [], "parameter_defaults": {}, "parameters": {},
         "resource_registry": {"resources": {}}}
+
+
+# -- Heat's phases and texts, function by function (scripts/heat_oracle.py checks
+#    them against Heat itself; these keep them once found) --
+
+def _outcome(value: Any, version: str, *, files: dict[str, str] | None = None,
+             params: dict[str, Any] | None = None) -> tuple[str, str]:
+    """Where ``web``'s value fails, as Heat's phases go, and what it says there."""
+    data: dict[str, Any] = {"heat_template_version": version, "resources": {
+        "db": {"type": "OS::Heat::Value", "properties": {"value": 1}},
+        "web": {"type": "OS::Heat::Value", "properties": {"v": value}}}}
+    if params is not None:
+        data["parameters"] = {k: {"type": "string"} for k in params}
+    phase = "parse"
+    try:
+        template = parse_template(data, files=files)
+        decided = template.with_parameters(resolve_parameters(template, params or {}))
+        phase = "validate"
+        validate_functions(decided, {"db": frozenset({"value", "show"})})
+        phase = "resolve"
+        ctx = FakeContext(params=params, refs={"db": "db-id"}, attrs={"db": {"value": "v"}})
+        decided.resources["web"].resolve_properties(ctx)
+    except StackValidationFailed as exc:
+        return phase, str(exc) if phase != "resolve" else exc.detail
+    return "ok", ""
+
+
+_AT = "resources.web.properties.v"
+_REPEAT_USAGE = (
+    "'\"repeat\" syntax should be repeat:\\n              template: This is %var%\\n"
+    "              for_each:\\n                %var%: [\\'a\\', \\'b\\', \\'c\\']'")
+
+
+@pytest.mark.parametrize(("version", "value", "phase", "message"), [
+    # Heat raises its usage texts as KeyErrors: users read them quoted.
+    ("2015-04-30", {"repeat": {"for_each": {"%a%": ["a"]}}}, "parse",
+     f"{_AT}.repeat: {_REPEAT_USAGE}"),
+    ("2021-04-16", {"yaql": {"data": 1}}, "parse",
+     f"{_AT}.yaql: '\"yaql\" syntax should be yaql:\\n              expression: "
+     "$.data.var1.sum()\\n              data:\\n                var1: [3, 2, 1]'"),
+    # Python's own errors, in its words.
+    ("2013-05-23", {"str_replace": {"template": "abc", "params": {"": "x"}}}, "resolve",
+     "empty separator"),
+    ("2015-10-15", {"str_split": ["", "ab"]}, "resolve", "empty separator"),
+    ("2015-10-15", {"str_split": [1, "ab"]}, "resolve", "must be str or None, not int"),
+    ("2015-10-15", {"str_split": [",", ["a"]]}, "resolve",
+     "'list' object has no attribute 'split'"),
+    ("2015-10-15", {"str_split": [",", "a,b", None]}, "resolve",
+     "int() argument must be a string, a bytes-like object or a real number, not 'NoneType'"),
+    ("2015-04-30", {"repeat": {"template": "%a%%b%", "for_each": {"%a%": [1], "%b%": ["x"]}}},
+     "resolve", "replace() argument 2 must be str, not int"),
+    ("2015-04-30", {"repeat": {"template": "%a%", "for_each": {"%a%": [1], "%b%": []}}},
+     "ok", ""),  # no combination: nothing replaced, nothing refused
+    ("2015-04-30", {"repeat": {"template": "x", "for_each": {}}}, "resolve",
+     "not enough values to unpack (expected 2, got 0)"),
+    ("2017-09-01", {"repeat": {"template": "%a%", "for_each": {"%a%": 1},
+                               "permutations": False}}, "resolve",
+     'The values of the "for_each" argument to "repeat" must be lists'),
+    ("2017-09-01", {"repeat": {"template": "%a%", "for_each": {"%a%": ["a"]},
+                               "permutations": {"get_param": "b"}}}, "parse",
+     f'{_AT}.repeat: "permutations" should be boolean type for repeat function.'),
+    ("2017-09-01", {"contains": [1, "abc"]}, "resolve",
+     "'in <string>' requires string as left operand, not int"),
+    ("2016-10-14", {"map_replace": {"a": 1}}, "resolve", "0"),
+    ("2016-10-14", {"map_replace": ["x"]}, "resolve",
+     'Incorrect arguments: to "map_replace", arguments must be a list of maps. Example:  '
+     '"map_replace" : [ { "key1": "val1" }, {"keys": {"key1": "key2"}, '
+     '"values": {"val1": "val2"}}]'),
+    ("2016-04-08", {"map_merge": [{"a": 1}, ["b"]]}, "resolve",
+     "Incorrect arguments: Items to merge must be maps. ['b'] is type <class 'list'> "
+     "instead of a dict"),
+    ("2017-09-01", {"list_concat": [[1], "x"]}, "resolve",
+     'Incorrect arguments: Items to concat must be lists. [[1], "x"] contains an item '
+     'that is not a list: "x"'),
+    ("2016-10-14", {"yaql": {"expression": "1 + 'a'"}}, "resolve",
+     'No function "#operator_+" matches supplied arguments'),
+    ("2015-04-30", {"digest": ["SHA3_256", "x"]}, "resolve", "unsupported hash type SHA3_256"),
+    # Checked when validated, not when parsed.
+    ("2015-04-30", {"repeat": {"template": "%a%", "for_each": ["a"]}}, "validate",
+     f'{_AT}.repeat: The "for_each" argument to "repeat" must contain a map'),
+    ("2017-09-01", {"make_url": {"host": "h", "port": 0}}, "validate",
+     f"{_AT}.make_url: Invalid URL port 0, must be in range 1-65535"),
+    ("2017-09-01", {"make_url": {"nope": "x"}}, "validate",
+     f'{_AT}.make_url: Invalid arguments to "make_url": nope'),
+    ("2017-09-01", {"make_url": {"get_param": "p"}}, "validate",
+     f'{_AT}.make_url: The arguments to "make_url" must be a map'),
+    ("2017-09-01", {"make_url": {"host": "h", "port": None}}, "validate",
+     f"{_AT}.make_url: int() argument must be a string, a bytes-like object or a real "
+     "number, not 'NoneType'"),
+    ("2017-09-01", {"make_url": {"query": {"get_param": "p"}, "fragment": 1}}, "resolve",
+     'The "query" argument to "make_url" must be a map'),  # nothing after a call is validated
+    ("2016-10-14", {"yaql": {"expression": "$.data."}}, "validate",
+     f"{_AT}.yaql: Bad expression Parse error: unexpected end of statement."),
+    ("2016-10-14", {"yaql": {"expression": 1}}, "validate",
+     f'{_AT}.yaql: The "expression" argument to yaql must contain a string.'),
+    ("2017-09-01", {"str_replace": {"template": {"make_url": {"port": 0}},
+                                    "params": {"x": {"get_param": "p"}}}}, "validate",
+     f"{_AT}.str_replace: template.make_url: Invalid URL port 0, must be in range 1-65535"),
+])
+def test_each_function_fails_where_and_as_heat(
+        version: str, value: Any, phase: str, message: str) -> None:
+    params = {"p": "x", "b": "true"}
+    assert _outcome(value, version, params=params) == (phase, message)

@@ -163,11 +163,9 @@ BAD: list[tuple[str, Any, str, type[Exception], str]] = [
      'resources.web.properties.a.str_replace: Arguments to "str_replace" must be a map'),
     ("str_replace no params", {"str_replace": {"template": "x"}}, "2021-04-16",
      StackValidationFailed,
-     'resources.web.properties.a.str_replace: "str_replace" syntax should be str_replace:\n'
-     "              template: This is var1 template var2\n"
-     "              params:\n"
-     "                var1: a\n"
-     "                var2: string"),
+     "resources.web.properties.a.str_replace: '\"str_replace\" syntax should be str_replace:"
+     "\\n              template: This is var1 template var2\\n              params:\\n"
+     "                var1: a\\n                var2: string'"),
     ("str_replace params list", {"str_replace": {"template": "x", "params": [1]}}, "2021-04-16",
      StackValidationFailed,
      'resources.web.properties.a.str_replace: "str_replace" parameters must be a mapping'),
@@ -181,7 +179,7 @@ BAD: list[tuple[str, Any, str, type[Exception], str]] = [
      "param $x is not valid"),
     ("str_replace empty placeholder", {"str_replace": {"template": "x", "params": {"": "y"}}},
      "2021-04-16", StackValidationFailed,
-     'resources.web.properties.a.str_replace: "str_replace" param placeholders must not be empty'),
+     "resources.web.properties.a.str_replace: empty separator"),
     ("list_join several lists before 2015-10-15", {"list_join": [",", ["a"], ["b"]]},
      "2015-04-30", StackValidationFailed,
      'resources.web.properties.a.list_join: Incorrect arguments to "list_join" should be: '
