@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from hotplate.template.context import ResolveContext
 from hotplate.template.functions.base import Function, Node, ParseScope, Static, fail_at, fold
 from hotplate.template.functions.strings import Replace
 from hotplate.template.functions.whole import WholeArgs
@@ -70,21 +71,32 @@ class Split(WholeArgs):
         return f'Incorrect arguments to "{self.fn_name}" should be: {example}'
 
     def check(self, args: Node) -> None:
+        if isinstance(args, Static) and isinstance(args.value, int | float | None):
+            self.fail(f"cannot unpack non-iterable {type(args.value).__name__} object")
         items = args.as_list()
         if items is None or len(items) != 2:
             self.fail(self._usage())
-        delimiter = items[0]
-        # Heat reads the delimiter unresolved: only a literal string will do.
-        if not isinstance(delimiter, Static) or not isinstance(delimiter.value, str):
-            self.fail(f"Delimiter for {self.fn_name} must be string")
+
+    def resolve(self, ctx: ResolveContext) -> Any:
+        return self.compute([None, self._items()[1].resolve(ctx)])  # the text alone
 
     def compute(self, args: Any) -> Any:
-        delimiter, text = args
+        return self._split(self._items()[0], args[1])
+
+    def _items(self) -> list[Node]:
+        return self.args.as_list() or []  # two items: ``check`` saw to it
+
+    def _split(self, delimiter: Node, text: Any) -> Any:
+        # Heat reads the delimiter unresolved (only literal text will do) and
+        # only once the text is resolved.
+        if not isinstance(delimiter, Static) or not isinstance(delimiter.value, str):
+            self.fail(f"Delimiter for {self.fn_name} must be string")
         if not isinstance(text, str):
             self.fail(f"String to split must be string; got {type(text)}")
-        if not delimiter:
-            self.fail("empty separator")
-        return text.split(delimiter)
+        try:
+            return text.split(delimiter.value)
+        except ValueError as exc:  # an empty delimiter, in Python's words as in Heat's
+            self.fail(str(exc))
 
 
 class CfnReplace(Replace):

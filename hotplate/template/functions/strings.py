@@ -8,10 +8,12 @@ because a template's meaning must not change under it. Messages are Heat's.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from hotplate.model.errors import StackValidationFailed
 from hotplate.template.context import ResolveContext
 from hotplate.template.functions.base import (
     Function,
@@ -232,7 +234,11 @@ class JoinMultiple(Join):
 
 
 class GetFile(Function):
-    """``get_file: key``: the content stored under ``key`` in the template's files."""
+    """``get_file: key``: the content stored under ``key`` in the template's files.
+
+    A literal key's content is read once, when parsed; a key that is not
+    text, or has no content, fails when resolved, as in Heat.
+    """
 
     __slots__ = ("files", "key")
 
@@ -244,7 +250,10 @@ class GetFile(Function):
     @classmethod
     def build(cls, fn_name: str, args: Node, path: Path, scope: ParseScope) -> Node:
         node = cls(fn_name, path, args, scope.files)
-        return Static(node.resolve_key(args.value)) if isinstance(args, Static) else node
+        if isinstance(args, Static):
+            with contextlib.suppress(StackValidationFailed):
+                return Static(node.resolve_key(args.value))
+        return node
 
     def children(self) -> tuple[Node, ...]:
         return (self.key,)

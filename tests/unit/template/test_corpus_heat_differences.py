@@ -271,6 +271,16 @@ _REPEAT_USAGE = (
     ("2016-10-14", {"yaql": {"expression": "1 + 'a'"}}, "resolve",
      'No function "#operator_+" matches supplied arguments'),
     ("2015-04-30", {"digest": ["SHA3_256", "x"]}, "resolve", "unsupported hash type SHA3_256"),
+    # Checked when resolved, not when parsed.
+    ("2013-05-23", {"get_file": "nope.txt"}, "resolve",
+     'No content found in the "files" section for get_file path: nope.txt'),
+    ("2013-05-23", {"get_file": ["f.txt"]}, "resolve", 'Argument to "get_file" must be a string'),
+    ("2013-05-23", {"Fn::Split": [1, "a,b"]}, "resolve", "Delimiter for Fn::Split must be string"),
+    ("2013-05-23", {"Fn::Split": [{"get_param": "p"}, "a,b"]}, "resolve",
+     "Delimiter for Fn::Split must be string"),  # read unresolved, as Heat reads it
+    ("2013-05-23", {"Fn::Split": ["", "a,b"]}, "resolve", "empty separator"),
+    ("2013-05-23", {"Fn::Split": 5}, "parse",
+     f"{_AT}.Fn::Split: cannot unpack non-iterable int object"),
     # Checked when validated, not when parsed.
     ("2015-04-30", {"repeat": {"template": "%a%", "for_each": ["a"]}}, "validate",
      f'{_AT}.repeat: The "for_each" argument to "repeat" must contain a map'),
