@@ -15,6 +15,7 @@ from typing import Any
 from hotplate.model.errors import StackValidationFailed
 from hotplate.template.context import ResolveContext
 from hotplate.template.functions import Node, Static, truth
+from hotplate.template.functions.base import present
 from hotplate.template.spelling import HOT_SPELLING, Spelling
 
 DEFAULT_OUTPUT_DESCRIPTION = "No description given"
@@ -98,7 +99,9 @@ class OutputDefinition:
             path = (self.spelling.outputs, self.name, self.spelling.condition)
             if not truth(value, self.conditions, ctx, path):
                 return None
-        return self.value_node.resolve(ctx)
+        # A nullable ``if`` that leaves out the whole value leaves None (Heat's
+        # resolve at the top of a snippet is not nullable).
+        return present(self.value_node.resolve(ctx))
 
     def references(self) -> frozenset[str]:
         """The resources whose results the value reads."""

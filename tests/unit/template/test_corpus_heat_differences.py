@@ -178,6 +178,11 @@ def test_if_with_two_arguments_from_wallaby(version: str, accepted: bool) -> Non
     assert template.resources["web"].resolve_properties(FakeContext()) == {"v": {"l": [1]}}
 
 
+def test_an_output_left_out_by_if_is_none() -> None:
+    template = _value_template({"if": [False, "a"]}, "2021-04-16", output=True)
+    assert template.outputs["o"].resolve(FakeContext()) is None
+
+
 def test_a_disabled_resource_is_parsed_but_not_validated() -> None:
     data = {"heat_template_version": "2021-04-16", "conditions": {"off": False},
             "resources": {"web": {"type": "T", "condition": "off",
