@@ -101,6 +101,7 @@ def run_case(shape: str, n: int, workers: int, timeout: float) -> list[dict[str,
                     "peak_rss_mb": round(peak_rss_mb(), 1),
                 })
         finally:
+            engine.stop()
             transport.stop()
             watcher.engine.dispose()
             gc.collect()

@@ -14,6 +14,7 @@ from hotplate.engine.cache import EngineCaches
 from hotplate.engine.clock import SystemClock, UuidIds
 from hotplate.engine.deps import EngineDeps, ResourceTypes, Slots
 from hotplate.engine.global_env import load_global_environment
+from hotplate.engine.heartbeat import ServiceIdentity, ServiceReporter
 from hotplate.engine.options import EngineOptions
 from hotplate.engine.parking import ParkedActions
 from hotplate.engine.runner import ActionRunner
@@ -33,6 +34,8 @@ class Engine:
     deps: EngineDeps
     service: EngineService
     worker: WorkerService
+    reporter: ServiceReporter
+    """The engine's service row and the timer that reports it."""
 
     @property
     def store(self) -> Store:
@@ -45,7 +48,7 @@ class Engine:
         transport.unserve(WORKER_TOPIC, self.deps.engine_id)
         transport.unserve(LISTENER_TOPIC, self.deps.engine_id)
         transport.unserve(ENGINE_TOPIC, self.deps.host)
-        self.deps.store.delete_service(self.deps.engine_id)
+        self.reporter.stop()
 
 
 def open_store(db_url: str, clock: Clock, *, pool_size: int = 8, migrate: bool = True) -> Any:
@@ -71,8 +74,9 @@ def start_engine(
 
     ``work_slots`` bounds how many workers do the engine's own bookkeeping at
     once (plugins always run concurrently); 1 suits SQLite, None (no bound)
-    suits a database server. ``options`` are the request limits and feature
-    switches (Heat's defaults when None).
+    suits a database server. ``options`` are the request limits, feature
+    switches and timers (Heat's defaults when None). The engine reports in the
+    service table every ``options.periodic_interval`` seconds until ``stop``.
     """
     clock = clock or SystemClock()
     ids = ids or UuidIds()
@@ -98,9 +102,10 @@ def start_engine(
                     gate=deps.slots if deps.slots.limited else None)
     transport.serve(LISTENER_TOPIC, deps.engine_id, ListenerService(), ListenerService.ALLOWED)
     transport.serve(ENGINE_TOPIC, host, service, EngineService.ALLOWED)
-    store.register_service(deps.engine_id, host, socket.gethostname(), "hotplate-engine",
-                           ENGINE_TOPIC, 60)
-    return Engine(deps=deps, service=service, worker=worker)
+    reporter = ServiceReporter.start(
+        store, ServiceIdentity(deps.engine_id, host, socket.gethostname()),
+        options.periodic_interval, clock)
+    return Engine(deps=deps, service=service, worker=worker, reporter=reporter)
 
 
 def _engine_on(db_url: str, transport: Transport, *, workers: int,

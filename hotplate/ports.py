@@ -317,6 +317,9 @@ class Store(Protocol):
 
     def delete_service(self, engine_id: EngineId) -> None: ...
 
+    def delete_stale_services(self, host: str, hostname: str, binary: str,
+                              reported_before: datetime) -> int: ...
+
     def list_services(self) -> list[ServiceRecord]: ...
 
     # -- user credentials ----------------------------------------------------

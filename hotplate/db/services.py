@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, delete, insert, select, update
+from sqlalchemy import Connection, delete, func, insert, select, update
 
 from hotplate.db import schema as s
 from hotplate.db.base import StoreBase
@@ -70,6 +71,24 @@ class ServiceStore(StoreBase):
             .values(deleted_at=self._now())
         )
         self._tx.write(lambda conn: conn.execute(statement))
+
+    def delete_stale_services(self, host: str, hostname: str, binary: str,
+                              reported_before: datetime) -> int:
+        """Soft delete the rows of ``host``/``hostname``/``binary`` whose last report
+        (their start, if they never reported) is older than ``reported_before``.
+
+        Heat's service_manage_cleanup: an engine of this host that stopped
+        reporting is taken for dead. Returns how many rows went.
+        """
+        sv = s.service
+        statement = (
+            update(sv)
+            .where(sv.c.host == host, sv.c.hostname == hostname, sv.c.binary == binary,
+                   sv.c.deleted_at.is_(None),
+                   func.coalesce(sv.c.updated_at, sv.c.created_at) < reported_before)
+            .values(deleted_at=self._now())
+        )
+        return int(self._tx.write(lambda conn: conn.execute(statement).rowcount))
 
     def list_services(self) -> list[ServiceRecord]:
         sv = s.service

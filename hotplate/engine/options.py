@@ -27,6 +27,16 @@ class EngineOptions:
     """Create from ``adopt_stack_data`` (off by default in Heat)."""
     environment_dir: str | None = None
     """Heat's global environment directory (``engine/global_env.py``); None: none."""
+    periodic_interval: int = 60
+    """Seconds between an engine's reports in the service table (Heat's
+    ``[DEFAULT]/periodic_interval``): a row whose report is older than twice this
+    reads ``down``, and rows of this host more than three reports behind are
+    removed when an engine starts."""
+
+    def __post_init__(self) -> None:
+        if self.periodic_interval < 1:
+            raise ValueError("periodic_interval must be at least 1 second, "
+                             f"not {self.periodic_interval}")
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str], prefix: str = "HOTPLATE_",
@@ -48,11 +58,22 @@ class EngineOptions:
             elif option.type == "str | None":
                 values[option.name] = raw
             else:
-                try:
-                    values[option.name] = int(raw)
-                except ValueError:
-                    raise ValueError(f"{name} must be an integer, not {raw!r}") from None
+                values[option.name] = _integer(name, raw, option.name in _POSITIVE)
         return cls(**values)  # type: ignore[arg-type]
+
+
+_POSITIVE = frozenset({"periodic_interval"})
+"""Options that must be at least 1 (a timer of 0 s would spin)."""
+
+
+def _integer(name: str, raw: str, positive: bool) -> int:
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be an integer, not {raw!r}") from None
+    if positive and value < 1:
+        raise ValueError(f"{name} must be at least 1, not {raw!r}")
+    return value
 
 
 def _boolean(name: str, raw: str) -> bool:

@@ -8,7 +8,6 @@ Heat's method names and arguments.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from hotplate.engine import template_catalog, type_schemas
@@ -17,7 +16,6 @@ from hotplate.engine.lookups import request_environment
 from hotplate.engine.template_check import validate_template
 from hotplate.engine.views import format_service
 from hotplate.model.errors import HotplateError
-from hotplate.model.ids import EngineId
 
 
 class CatalogMethods:
@@ -64,20 +62,9 @@ class CatalogMethods:
         return type_schemas.generate_template(self._deps.types, type_name, template_type)
 
     def list_services(self, ctxt: Mapping[str, Any]) -> list[dict[str, Any]]:
-        """The engines registered in the service table, ``up`` or ``down`` by heartbeat.
-
-        There is no heartbeat thread: an engine whose last report is stale is
-        asked whether it is listening (the check the workers use), and one
-        that answers gets its report refreshed on the spot. A dead engine
-        stays ``down``.
-        """
-        deps = self._deps
-        now = deps.clock.now()
-        views = []
-        for service in deps.store.list_services():
-            view = format_service(service, now)
-            if view["status"] == "down" and deps.is_engine_alive(EngineId(service.engine_id)):
-                deps.store.heartbeat_service(EngineId(service.engine_id))
-                view = format_service(replace(service, updated_at=now), now)
-            views.append(view)
-        return views
+        """The engines registered in the service table, ``up`` or ``down`` by their
+        last report, as Heat lists them: every engine reports on a timer
+        (``engine/heartbeat.py``), so a row that stopped moving is a dead engine
+        and nothing needs asking."""
+        now = self._deps.clock.now()
+        return [format_service(service, now) for service in self._deps.store.list_services()]

@@ -162,10 +162,11 @@ def parameter_texts(schemas: Mapping[str, ParameterSchema], values: Mapping[str,
 
 
 def format_service(service: ServiceRecord, now: datetime) -> dict[str, Any]:
-    """Heat's service view: ``up`` while the last heartbeat (or the start, before the
-    first one) is at most one report interval old."""
+    """Heat's service view: ``up`` while the last report (or the start, before the
+    first one) is at most two report intervals old, so one late report is not
+    enough to read an engine ``down``."""
     seen = service.updated_at or service.created_at
-    up = (now - seen).total_seconds() <= service.report_interval
+    up = (now - seen).total_seconds() <= 2 * service.report_interval
     return {
         "id": service.id,
         "binary": service.binary,

@@ -184,8 +184,8 @@ def test_an_engine_killed_mid_create_leaves_work_an_update_finishes(cluster: Clu
     reasons = {e.resource_status_reason for e in hc.events.list("crash")}
     assert "Worker went down during resource CREATE" in reasons
 
-    # As in Heat, a killed engine reads ``up`` until its last report is a report
-    # interval old; both stay listed, and the survivor is up.
+    # As in Heat, a killed engine reads ``up`` until its last report is two report
+    # intervals old (60 s each); both stay listed, and the survivor is up.
     statuses = {s.host: s.status for s in hc.services.list()}
     assert set(statuses) == {"e1", "e2"} and statuses["e1"] == "up"
 

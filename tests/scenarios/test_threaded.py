@@ -43,6 +43,7 @@ def test_create_update_delete_with_threads(tmp_path) -> None:
         assert (stack.action, stack.status) == ("DELETE", "COMPLETE")
         assert stack.deleted_at is not None
     finally:
+        engine.stop()  # its report timer
         transport.stop()
     wait_for(lambda: threading.active_count() <= baseline, timeout=10)
 

@@ -49,6 +49,18 @@ def test_options_from_the_environment() -> None:
         EngineOptions.from_environ({"HOTPLATE_ENABLE_STACK_ADOPT": "perhaps"})
 
 
+def test_the_report_interval_is_a_positive_number_of_seconds() -> None:
+    assert EngineOptions().periodic_interval == 60
+    assert EngineOptions.from_environ(
+        {"HOTPLATE_PERIODIC_INTERVAL": "1"}).periodic_interval == 1
+    with pytest.raises(ValueError, match="HOTPLATE_PERIODIC_INTERVAL must be at least 1"):
+        EngineOptions.from_environ({"HOTPLATE_PERIODIC_INTERVAL": "0"})
+    with pytest.raises(ValueError, match="HOTPLATE_PERIODIC_INTERVAL must be an integer"):
+        EngineOptions.from_environ({"HOTPLATE_PERIODIC_INTERVAL": "1.5"})
+    with pytest.raises(ValueError, match="periodic_interval must be at least 1 second"):
+        EngineOptions(periodic_interval=-1)
+
+
 def test_template_size_counts_the_text_or_the_mapping_as_text() -> None:
     text = "x" * 100
     check_template_size(EngineOptions(max_template_size=100), text)

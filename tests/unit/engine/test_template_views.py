@@ -74,17 +74,21 @@ def _service(created: datetime, updated: datetime | None) -> ServiceRecord:
                          created_at=created, updated_at=updated)
 
 
-def test_a_service_is_up_within_one_report_interval() -> None:
+def test_a_service_is_up_within_two_report_intervals() -> None:
     now = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
     fresh = format_service(_service(now - timedelta(seconds=30), None), now)
     assert fresh == {"id": "s1", "binary": "hotplate-engine", "engine_id": "e1",
                      "host": "h", "hostname": "hn", "topic": "engine",
                      "report_interval": 60, "created_at": "2026-01-01T11:59:30Z",
                      "updated_at": None, "deleted_at": None, "status": "up"}
-    stale = _service(now - timedelta(hours=1), now - timedelta(seconds=61))
+    one_late = _service(now - timedelta(hours=1), now - timedelta(seconds=61))
+    assert format_service(one_late, now)["status"] == "up"
+    at_the_limit = _service(now - timedelta(hours=1), now - timedelta(seconds=120))
+    assert format_service(at_the_limit, now)["status"] == "up"
+    stale = _service(now - timedelta(hours=1), now - timedelta(seconds=120, microseconds=1))
     assert format_service(stale, now)["status"] == "down"
-    beating = _service(now - timedelta(hours=1), now - timedelta(seconds=5))
-    assert format_service(beating, now)["status"] == "up"
+    never_reported = _service(now - timedelta(seconds=121), None)
+    assert format_service(never_reported, now)["status"] == "down"
 
 
 @pytest.mark.parametrize(("details", "reason"), [
