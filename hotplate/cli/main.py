@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from hotplate.cli.common import DEFAULT_DATA_DIR, auth_store, default_db_url
+from hotplate.cli.common import DEFAULT_DATA_DIR, auth_store, database_url
 from hotplate.cli.remote import add_commands as add_remote_commands
 from hotplate.cli.servers import add_commands as add_server_commands
 
@@ -50,7 +50,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from hotplate.app import embedded
     from hotplate.model.errors import EntityNotFound, HotplateError
 
-    db_url = args.db_url or default_db_url(args.data_dir)
+    db_url = database_url(args)
     engine, transport = embedded(db_url)
     ctxt = {"project_id": "admin", "username": "admin", "is_admin": True}
     service = engine.service
@@ -96,7 +96,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_db_sync(args: argparse.Namespace) -> int:
     from hotplate.db.migrate import upgrade
 
-    db_url = args.db_url or default_db_url(args.data_dir)
+    db_url = database_url(args)
     upgrade(db_url)
     print(f"database at {db_url} is up to date")
     return 0
@@ -105,7 +105,7 @@ def cmd_db_sync(args: argparse.Namespace) -> int:
 def cmd_token_create(args: argparse.Namespace) -> int:
     from hotplate.db.migrate import upgrade
 
-    db_url = args.db_url or default_db_url(args.data_dir)
+    db_url = database_url(args)
     upgrade(db_url)
     print(auth_store(db_url).create_token(args.project, args.role))
     return 0
@@ -114,7 +114,7 @@ def cmd_token_create(args: argparse.Namespace) -> int:
 def cmd_token_list(args: argparse.Namespace) -> int:
     from hotplate.db.migrate import upgrade
 
-    db_url = args.db_url or default_db_url(args.data_dir)
+    db_url = database_url(args)
     upgrade(db_url)
     rows = auth_store(db_url).list_tokens(args.project)
 
@@ -130,7 +130,7 @@ def cmd_token_list(args: argparse.Namespace) -> int:
 def cmd_token_revoke(args: argparse.Namespace) -> int:
     from hotplate.db.migrate import upgrade
 
-    db_url = args.db_url or default_db_url(args.data_dir)
+    db_url = database_url(args)
     upgrade(db_url)
     if not auth_store(db_url).revoke_token(args.token):
         print(f"error: no live token {args.token!r}", file=sys.stderr)

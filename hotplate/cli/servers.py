@@ -9,7 +9,7 @@ import signal
 import sys
 from typing import Any
 
-from hotplate.cli.common import auth_store, default_db_url
+from hotplate.cli.common import auth_store, database_url
 
 _LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
@@ -86,7 +86,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     refused = _auth_mode(args)
     if refused is not None:
         return refused
-    db_url = args.db_url or default_db_url(args.data_dir)
+    db_url = database_url(args)
     engine, transport = embedded(db_url)
     try:
         _serve_api(args, EngineRpc(transport, host=engine.deps.host),
@@ -117,9 +117,10 @@ def cmd_api(args: argparse.Namespace) -> int:
     url = _transport_url(args)
     if url is None:
         return 2
-    db_url = args.db_url or default_db_url(args.data_dir)
-    if not (args.noauth or args.keystone):
-        upgrade(db_url)  # the token tables
+    tokens = not (args.noauth or args.keystone)
+    db_url = database_url(args) if tokens else ""  # only the token tables live there
+    if tokens:
+        upgrade(db_url)
     try:
         transport = api_transport(url)
     except ValueError as exc:
@@ -141,7 +142,7 @@ def cmd_engine(args: argparse.Namespace) -> int:
     url = _transport_url(args)
     if url is None:
         return 2
-    db_url = args.db_url or default_db_url(args.data_dir)
+    db_url = database_url(args)
     try:
         engine, transport = scale_out_engine(db_url, url, workers=args.workers,
                                              host=args.engine_host)

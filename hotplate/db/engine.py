@@ -14,6 +14,10 @@ for a row lock sees what the lock holder committed, as on PostgreSQL.
 
 Pools are bounded (``max_overflow=0``): a burst of work waits for a
 connection instead of opening more.
+
+The server drivers are optional extras; ``require_driver`` turns a URL whose
+driver is missing into a ``DatabaseUrlError`` that names the extra to install,
+rather than the ImportError SQLAlchemy raises on first connect.
 """
 
 from __future__ import annotations
@@ -27,12 +31,53 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, Connection, make_url
+from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import StaticPool
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 POOL_RECYCLE_SECONDS = 3600
 WRITE_OPTION = "hotplate_write"
 """Connection execution option that marks a write transaction (SQLite: BEGIN IMMEDIATE)."""
+
+
+EXTRAS = {"psycopg": "postgres", "pymysql": "mysql"}
+"""The drivers hotplate supports -> the extra of the package that installs each."""
+
+
+class DatabaseUrlError(ValueError):
+    """A database URL hotplate cannot use: it does not parse, names no dialect
+    SQLAlchemy knows, or its driver is not installed. The text is one line
+    for the user, without the URL (it may hold a password)."""
+
+
+def require_driver(url: str | URL) -> URL:
+    """``url`` parsed, once its dialect and driver are known to import.
+
+    Raises:
+        DatabaseUrlError: naming, for a missing driver, the extra that
+            installs it (``pip install 'hotplate[postgres]'``).
+    """
+    try:
+        parsed = make_url(url)
+        dialect = parsed.get_dialect()
+    except ArgumentError as exc:
+        raise DatabaseUrlError(f"unusable database URL: {exc}") from None
+    try:
+        dialect.import_dbapi()
+    except ImportError as exc:
+        raise DatabaseUrlError(_missing_driver(parsed, exc)) from None
+    return parsed
+
+
+def _missing_driver(url: URL, exc: ImportError) -> str:
+    driver = url.get_driver_name()
+    head = f"{url.drivername}:// needs the {driver} driver, which is not installed ({exc})"
+    extra = EXTRAS.get(driver)
+    if extra is not None:
+        return f"{head}; install it with: pip install 'hotplate[{extra}]'"
+    return (f"{head}; hotplate's drivers are postgresql+psycopg:// "
+            "(pip install 'hotplate[postgres]') and mysql+pymysql:// "
+            "(pip install 'hotplate[mysql]')")
 
 
 @dataclass(frozen=True)
@@ -127,8 +172,11 @@ def make_engine(
     reads as well. ``pre_ping`` tests each connection on checkout: a round
     trip per transaction, worth it only where connections die behind the
     pool's back (pooled connections are recycled hourly regardless).
+
+    Raises:
+        DatabaseUrlError: ``url`` is unusable, or its driver is not installed.
     """
-    parsed = make_url(url)
+    parsed = require_driver(url)
     backend = parsed.get_backend_name()
     if backend == "sqlite":
         engine = _make_sqlite_engine(parsed, pool_size, pool_timeout)

@@ -18,7 +18,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, create_engine, pool, text
 from sqlalchemy.engine import URL
 
-from hotplate.db.engine import ensure_sqlite_directory
+from hotplate.db.engine import ensure_sqlite_directory, require_driver
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 
@@ -96,7 +96,7 @@ def _connection(db: Database) -> Iterator[Connection]:
             yield conn
         return
     ensure_sqlite_directory(db)
-    engine = create_engine(db, poolclass=pool.NullPool)
+    engine = create_engine(require_driver(db), poolclass=pool.NullPool)
     try:
         with engine.connect() as conn:
             yield conn
