@@ -1,15 +1,16 @@
 """A real broker and a real database server for the scale-out tests.
 
 HOTPLATE_TEST_RABBIT_URL names the RabbitMQ server and
-HOTPLATE_TEST_POSTGRES_URL the PostgreSQL server; without them these tests
-skip. Each session gets a virtual host of its own when ``rabbitmqctl`` can
-make one (deleted afterwards), so queues left by another run never reach
-these engines, and a database of its own, created fresh.
+HOTPLATE_TEST_POSTGRES_URL the PostgreSQL server; unset, the standard local
+ports are probed (5672, 5432), and set empty they turn these tests off
+(tests/real_services.py); without either server they skip. Each session
+gets a virtual host of its own when ``rabbitmqctl`` can make one (deleted
+afterwards), so queues left by another run never reach these engines, and a
+database of its own, created fresh.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import uuid
@@ -18,6 +19,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.distributed.databases import fresh_postgres_database
+from tests.real_services import POSTGRES, RABBIT, url_or_skip
 
 
 def _rabbitmqctl(*args: str) -> bool:
@@ -30,9 +32,7 @@ def _rabbitmqctl(*args: str) -> bool:
 
 @pytest.fixture(scope="session")
 def broker_url() -> Iterator[str]:
-    url = os.environ.get("HOTPLATE_TEST_RABBIT_URL")
-    if not url:
-        pytest.skip("HOTPLATE_TEST_RABBIT_URL is not set")
+    url = url_or_skip(RABBIT)
     vhost = f"hotplate-test-{uuid.uuid4().hex[:8]}"
     user = url.split("://", 1)[1].split(":", 1)[0] or "guest"
     if _rabbitmqctl("add_vhost", vhost) and _rabbitmqctl(
@@ -46,7 +46,4 @@ def broker_url() -> Iterator[str]:
 @pytest.fixture(scope="session")
 def server_db_url() -> str:
     """A PostgreSQL database of this session's, migrated."""
-    url = os.environ.get("HOTPLATE_TEST_POSTGRES_URL")
-    if not url:
-        pytest.skip("HOTPLATE_TEST_POSTGRES_URL is not set")
-    return fresh_postgres_database(url, "hotplate_distributed")
+    return fresh_postgres_database(url_or_skip(POSTGRES), "hotplate_distributed")

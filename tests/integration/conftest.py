@@ -1,13 +1,14 @@
-"""Backends for the Store contract suite: SQLite always, PostgreSQL and MariaDB when set.
+"""Backends for the Store contract suite: SQLite always, PostgreSQL and MariaDB when
+there is one.
 
-HOTPLATE_TEST_POSTGRES_URL / HOTPLATE_TEST_MYSQL_URL name the servers; their
-database is wiped and migrated from scratch once per session, and every test
-starts from empty tables.
+HOTPLATE_TEST_POSTGRES_URL / HOTPLATE_TEST_MYSQL_URL name the servers; unset,
+the standard local ports are probed (5432, 3306), and set empty they turn the
+backend off (tests/real_services.py). Their database is wiped and migrated
+from scratch once per session, and every test starts from empty tables.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,11 +20,12 @@ from hotplate.db.engine import make_engine
 from hotplate.db.schema import metadata
 from hotplate.db.store import SqlStore
 from tests.integration.helpers import FakeClock
+from tests.real_services import MYSQL, POSTGRES, RealService, url_or_skip
 
-BACKENDS = {
+BACKENDS: dict[str, RealService | None] = {
     "sqlite": None,
-    "postgresql": "HOTPLATE_TEST_POSTGRES_URL",
-    "mariadb": "HOTPLATE_TEST_MYSQL_URL",
+    "postgresql": POSTGRES,
+    "mariadb": MYSQL,
 }
 POOL_SIZE = 24
 """Above the race tests' thread count, so a thread never waits for a connection."""
@@ -41,13 +43,10 @@ def drop_everything(url: str) -> None:
 
 
 def backend_url(name: str, tmp_dir: Path) -> str:
-    variable = BACKENDS[name]
-    if variable is None:
+    service = BACKENDS[name]
+    if service is None:
         return f"sqlite:///{tmp_dir / 'hotplate.db'}"
-    url = os.environ.get(variable)
-    if not url:
-        pytest.skip(f"{variable} is not set")
-    return url
+    return url_or_skip(service)
 
 
 @pytest.fixture(scope="session", params=list(BACKENDS))
