@@ -12,26 +12,20 @@ from __future__ import annotations
 from typing import Any
 
 from hotplate.model.errors import StackValidationFailed
+from hotplate.template.errors import with_path
 from hotplate.template.functions import Node, ParseScope, Static, compile_condition, truth
 from hotplate.template.paths import Path
 from hotplate.template.spelling import HOT_SPELLING, Spelling
 
 
 def parse_conditions(section: Any, names: Spelling = HOT_SPELLING) -> dict[str, Any]:
-    """The condition definitions, by name (each a boolean or a function's data)."""
+    """The condition definitions, by name (``compile_conditions`` checks each)."""
     if section is None:
         return {}
     if not isinstance(section, dict):
-        raise StackValidationFailed(
-            f"Condition definitions must be a map. Found a {type(section).__name__} instead",
-            (names.conditions,),
-        )
-    for name, definition in section.items():
-        if not isinstance(definition, bool) and not _looks_like_function(definition):
-            raise StackValidationFailed(
-                f'The definition of condition "{name}" is invalid: {definition}',
-                (names.conditions, name),
-            )
+        raise with_path(StackValidationFailed(
+            "Conditions validation error: Condition definitions must be a map. "
+            f"Found a {type(section).__name__} instead"), (names.conditions,))
     return dict(section)
 
 
@@ -40,9 +34,9 @@ def check_condition_type(
 ) -> None:
     """A ``condition`` field must be a name, a boolean or a condition function."""
     if not isinstance(condition, str | bool) and not _looks_like_function(condition):
-        raise StackValidationFailed(
-            f"Resource {owner} {names.condition} type must be {names.condition_typename}", path
-        )
+        raise with_path(StackValidationFailed(
+            f"Resource {owner} {names.condition} type must be {names.condition_typename}"),
+            tuple(str(p) for p in path))
 
 
 def known_value(condition: Any, conditions: dict[str, Any], path: Path) -> bool | None:

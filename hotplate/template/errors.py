@@ -35,6 +35,11 @@ class InvalidTemplateReference(StackValidationFailed):
         self.path = tuple(path)
 
 
+def condition_error(message: str, path: Sequence[str]) -> StackValidationFailed:
+    """Heat's "Condition validation error: ..." (it names the condition, not the path)."""
+    return with_path(StackValidationFailed(f"Condition validation error: {message}"), path)
+
+
 class InvalidSchemaError(StackValidationFailed):
     """A parameter's declaration (type, constraints, default) is invalid."""
 

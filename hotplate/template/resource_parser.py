@@ -4,7 +4,10 @@ Two passes over resources. The first checks each entry's shape (Heat checks
 entries in name order, so the first error reported is the same one Heat
 reports) and decides which resources a plainly-false condition leaves out.
 The second parses properties and metadata, which needs every resource's name
-to check references. Messages are Heat's, prefixed with their path.
+to check references. Messages are Heat's: about a resource, they name it
+in the text and carry their path only in ``.path`` (for positions in a
+text template); about an output, they are Heat's "Output validation
+error: <path>: ...".
 
 HOT and CFN share all of it but the spelling of keys (``version.spelling``)
 and the first shape check: HOT refuses unknown keys and checks entries in
@@ -25,6 +28,7 @@ from hotplate.template.definitions import (
     ResourceDefinition,
 )
 from hotplate.template.document import copy_data
+from hotplate.template.errors import with_path
 from hotplate.template.functions import (
     Function,
     Node,
@@ -60,31 +64,38 @@ def check_resources(section: Any, version: TemplateVersion) -> ResourceData:
 def _check_cfn_shape(name: str, data: Any, section: str) -> None:
     path = (section, name)
     if not data:
-        raise StackValidationFailed("Each Resource must contain a Type key.", path)
+        raise _located("Each Resource must contain a Type key.", path)
     if not isinstance(data, dict):
-        raise StackValidationFailed(
-            f"Resources must contain Resource. Found a [{type(data)}] instead", path
-        )
+        raise _located(f"Resources must contain Resource. Found a [{type(data)}] instead", path)
     if not data.get("Type"):
-        raise StackValidationFailed("Each Resource must contain a Type key.", path)
+        raise _located("Each Resource must contain a Type key.", path)
 
 
 def _check_shape(name: str, data: Any, version: TemplateVersion) -> None:
     path = ("resources", name)
     if not data:
-        raise StackValidationFailed("Each resource must contain a type key.", path)
+        raise _located("Each resource must contain a type key.", path)
     if not isinstance(data, dict):
-        raise StackValidationFailed(
+        raise _located(
             f'"resources" must contain a map of resource maps. Found a [{type(data)}] instead',
             path,
         )
     for key in data:
         if key not in version.resource_keys:
-            raise StackValidationFailed(
-                f'"{key}" is not a valid keyword inside a resource definition', path
-            )
+            raise _located(f'"{key}" is not a valid keyword inside a resource definition', path)
     if "type" not in data:
-        raise StackValidationFailed("Each resource must contain a type key.", path)
+        raise _located("Each resource must contain a type key.", path)
+
+
+def _located(message: str, path: Path) -> StackValidationFailed:
+    """Heat's text about a resource (it names the resource), its path kept aside."""
+    return with_path(StackValidationFailed(message), tuple(str(p) for p in path))
+
+
+def _output_error(message: str, path: Path) -> StackValidationFailed:
+    where = ".".join(str(p) for p in path)
+    return with_path(StackValidationFailed(f"Output validation error: {where}: {message}"),
+                     tuple(str(p) for p in path))
 
 
 def enabled_resources(
@@ -159,9 +170,7 @@ class _Fields:
         return self.data.get(key)
 
     def type_error(self, key: str, typename: str) -> StackValidationFailed:
-        return StackValidationFailed(
-            f"Resource {self.name} {key} type must be {typename}", self.path(key)
-        )
+        return _located(f"Resource {self.name} {key} type must be {typename}", self.path(key))
 
     def typed(self, key: str, kind: type, typename: str) -> Any:
         value = self.get(key)
@@ -214,9 +223,7 @@ def _depends_on(fields: _Fields, scope: ParseScope) -> tuple[str, ...]:
     if not isinstance(value, list):
         raise fields.type_error(key, "list or string")
     if not all(isinstance(dep, str) for dep in value):
-        raise StackValidationFailed(
-            f"Resource {fields.name} {key} must be a list of strings", fields.path(key)
-        )
+        raise _located(f"Resource {fields.name} {key} must be a list of strings", fields.path(key))
     return tuple(dict.fromkeys(value))  # names are checked by validate_functions
 
 
@@ -226,7 +233,7 @@ def _deletion_policy(fields: _Fields, version: TemplateVersion) -> str:
     if policy is None:
         return "Delete"
     if policy not in version.deletion_policies:
-        raise StackValidationFailed(f'Invalid deletion policy "{policy}"', fields.path(key))
+        raise _located(f'Invalid deletion policy "{policy}"', fields.path(key))
     return version.deletion_policies[policy]
 
 
@@ -261,9 +268,8 @@ def _output(
     keys = version.spelling
     path = (keys.outputs, name)
     if not isinstance(data, Mapping):
-        raise StackValidationFailed(
-            f"Output definitions must be a map. Found a {type(data).__name__} instead", path
-        )
+        raise _output_error(
+            f"Output definitions must be a map. Found a {type(data).__name__} instead", path)
     if version.strict_keys:
         for key in data:
             if key not in version.output_keys:
@@ -271,9 +277,7 @@ def _output(
                     f'"{key}" is not a valid keyword inside a output definition', path
                 )
     if keys.value not in data:
-        raise StackValidationFailed(
-            f"Each output definition must contain a {keys.value} key.", path
-        )
+        raise _output_error(f"Each output definition must contain a {keys.value} key.", path)
     description = data.get(keys.output_description)
     description = DEFAULT_OUTPUT_DESCRIPTION if description is None else str(description)
     has_condition = keys.condition in version.output_keys

@@ -67,6 +67,8 @@ def validate_functions(
 
 
 def _check_references(template: Template) -> None:
+    """Heat's dependencies of each resource: ``depends_on`` may name a resource a
+    condition leaves out, a call may not (the stack it looks in has only the others)."""
     declared = template.declared_resources
     for name, definition in template.resources.items():
         for dependency in definition.depends_on:
@@ -74,7 +76,8 @@ def _check_references(template: Template) -> None:
                 raise InvalidTemplateReference(dependency, name)
         for node in (definition.properties_node, definition.metadata_node):
             for function in iter_functions(node):
-                if isinstance(function, ResourceRead) and function.target not in declared:
+                if isinstance(function, ResourceRead) and function.target not in (
+                        template.resources):
                     raise dependency_error(function.target, function.path)
 
 

@@ -6,9 +6,11 @@ condition comes in a one-item list).
 
 A condition is a boolean, the name of a condition in the ``conditions``
 section, or a condition function. Named conditions are compiled once into a
-``ConditionTable``; references between them are checked for cycles at parse
-time, and names computed at resolve time (``not: {get_param: p}``) are
-guarded against cycles while evaluating. Messages are Heat's.
+``ConditionTable``, each checked to be a boolean or a call. As in Heat, the
+names a definition refers to are looked up, and cycles found, only when the
+definition is evaluated (a definition nothing uses is never evaluated), and
+an unknown name is reported at whatever evaluated it (an ``if``, a
+resource's ``condition``). Messages are Heat's.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any, ClassVar
 
 from hotplate.model.errors import StackValidationFailed
 from hotplate.template.context import ResolveContext
+from hotplate.template.errors import condition_error
 from hotplate.template.functions.base import (
     OMITTED,
     Function,
@@ -28,12 +31,14 @@ from hotplate.template.functions.base import (
     Static,
     compile_snippet,
     fail_at,
-    iter_functions,
 )
 from hotplate.template.functions.whole import WholeArgs
 from hotplate.template.paths import Path
 
 _ACTIVE: ContextVar[frozenset[str]] = ContextVar("active_conditions", default=frozenset())
+_REPORT_AT: ContextVar[Path] = ContextVar("condition_report_path", default=())
+"""Where an unknown name met while evaluating named conditions is reported: the
+outermost caller's path (Heat raises it as a ValueError only that caller words)."""
 
 
 @dataclass(eq=False)
@@ -53,26 +58,36 @@ class ConditionTable:
         """The named condition's value against ``ctx``'s parameters."""
         active = _ACTIVE.get()
         if name in active:
-            fail_at((self.section, name), f'Circular definition for condition "{name}"')
+            raise condition_error(
+                f'Circular definition for condition "{name}"', (self.section, name))
         token = _ACTIVE.set(active | {name})
         try:
             value = self.nodes[name].resolve(ctx)
         finally:
             _ACTIVE.reset(token)
         if not isinstance(value, bool):
-            fail_at(
-                (self.section, name), f'The definition of condition "{name}" is invalid: {value}'
-            )
+            raise invalid_definition(name, value, (self.section, name))
         return value
+
+
+def invalid_definition(name: str, definition: Any, path: Path) -> StackValidationFailed:
+    """A named condition that is (or resolved to) neither a boolean nor a call."""
+    return condition_error(f'The definition of condition "{name}" is invalid: {definition}',
+                           tuple(str(p) for p in path))
 
 
 def truth(value: Any, table: ConditionTable | None, ctx: ResolveContext, path: Path) -> bool:
     """A resolved condition argument as a boolean: itself, or the named condition's value."""
     if isinstance(value, bool):
         return value
+    outer = _REPORT_AT.get() or path
     if not isinstance(value, str) or table is None or value not in table:
-        fail_at(path, f'Invalid condition "{value}"')
-    return table.evaluate(value, ctx)
+        fail_at(outer, f'Invalid condition "{value}"')
+    token = _REPORT_AT.set(outer)
+    try:
+        return table.evaluate(value, ctx)
+    finally:
+        _REPORT_AT.reset(token)
 
 
 def condition_scope(scope: ParseScope) -> ParseScope:
@@ -94,55 +109,19 @@ def _check_name(name: Any, scope: ParseScope, path: Path) -> None:
 
 
 def compile_conditions(section: Mapping[str, Any], scope: ParseScope) -> ConditionTable:
-    """Every named condition, parsed into the scope's table, then checked for cycles."""
+    """Every named condition parsed into the scope's table, then each checked to be a
+    boolean or a call (Heat parses them all before it checks any)."""
     table: ConditionTable = scope.conditions
     table.names.update(section)
     for name, definition in section.items():
-        node = compile_snippet(definition, condition_scope(scope), (table.section, name))
-        if isinstance(node, Static) and not isinstance(node.value, bool):
-            fail_at(
-                (table.section, name),
-                f'The definition of condition "{name}" is invalid: {node.value}',
-            )
-        table.nodes[name] = node
-    _check_cycles(table)
+        table.nodes[name] = compile_snippet(
+            definition, condition_scope(scope), (table.section, name))
+    for name, definition in section.items():
+        call = (isinstance(definition, dict) and len(definition) == 1
+                and next(iter(definition)) in scope.condition_functions)
+        if not isinstance(definition, bool) and not call:  # as written, calls and all
+            raise invalid_definition(name, definition, (table.section, name))
     return table
-
-
-def _check_cycles(table: ConditionTable) -> None:
-    edges = {name: list(_named(node)) for name, node in table.nodes.items()}
-    done: set[str] = set()
-    for start in edges:
-        path: list[str] = []
-        stack: list[tuple[str, Iterator[str]]] = []
-        on_path: set[str] = set()
-        if start in done:
-            continue
-        stack.append((start, iter(edges[start])))
-        path.append(start)
-        on_path.add(start)
-        while stack:
-            name, children = stack[-1]
-            child = next(children, None)
-            if child is None:
-                stack.pop()
-                path.pop()
-                on_path.discard(name)
-                done.add(name)
-            elif child in on_path:
-                fail_at((table.section, child), f'Circular definition for condition "{child}"')
-            elif child not in done and child in edges:
-                stack.append((child, iter(edges[child])))
-                path.append(child)
-                on_path.add(child)
-
-
-def _named(node: Node) -> Iterator[str]:
-    for function in iter_functions(node):
-        if isinstance(function, ConditionBoolean):
-            for item in function.items:
-                if isinstance(item, Static) and isinstance(item.value, str):
-                    yield item.value
 
 
 class Equals(WholeArgs):
@@ -171,10 +150,7 @@ class ConditionBoolean(Function):
 
     @classmethod
     def build(cls, fn_name: str, args: Node, path: Path, scope: ParseScope) -> Node:
-        items = cls.arguments(fn_name, args, path)
-        for item in items:
-            if isinstance(item, Static) and not isinstance(item.value, bool):
-                _check_name(item.value, scope, path)
+        items = cls.arguments(fn_name, args, path)  # names are looked up when evaluated
         return cls(fn_name, path, tuple(items), scope.conditions)
 
     @classmethod

@@ -218,33 +218,33 @@ def test_literal_conditions_leave_resources_out_at_parse() -> None:
 
 RESOURCE_ERRORS: list[tuple[str, Any, type[Exception], str]] = [
     ("no data", {"a": None}, StackValidationFailed,
-     "Resources.a: Each Resource must contain a Type key."),
+     "Each Resource must contain a Type key."),
     ("no type", {"a": {"Properties": {}}}, StackValidationFailed,
-     "Resources.a: Each Resource must contain a Type key."),
+     "Each Resource must contain a Type key."),
     ("empty type", {"a": {"Type": ""}}, StackValidationFailed,
-     "Resources.a: Each Resource must contain a Type key."),
+     "Each Resource must contain a Type key."),
     ("text resource", {"a": "AWS::EC2::Instance"}, StackValidationFailed,
-     "Resources.a: Resources must contain Resource. Found a [<class 'str'>] instead"),
+     "Resources must contain Resource. Found a [<class 'str'>] instead"),
     ("type not text", {"a": {"Type": ["T"]}}, StackValidationFailed,
-     "Resources.a.Type: Resource a Type type must be string"),
+     "Resource a Type type must be string"),
     ("properties not a map", {"a": {"Type": "T", "Properties": [1]}}, StackValidationFailed,
-     "Resources.a.Properties: Resource a Properties type must be object"),
+     "Resource a Properties type must be object"),
     ("metadata not a map", {"a": {"Type": "T", "Metadata": "m"}}, StackValidationFailed,
-     "Resources.a.Metadata: Resource a Metadata type must be object"),
+     "Resource a Metadata type must be object"),
     ("update policy not a map", {"a": {"Type": "T", "UpdatePolicy": 1}}, StackValidationFailed,
-     "Resources.a.UpdatePolicy: Resource a UpdatePolicy type must be object"),
+     "Resource a UpdatePolicy type must be object"),
     ("depends on a map", {"a": {"Type": "T", "DependsOn": {"b": 1}}}, StackValidationFailed,
-     "Resources.a.DependsOn: Resource a DependsOn type must be list or string"),
+     "Resource a DependsOn type must be list or string"),
     ("depends on numbers", {"a": {"Type": "T", "DependsOn": [1]}}, StackValidationFailed,
-     "Resources.a.DependsOn: Resource a DependsOn must be a list of strings"),
+     "Resource a DependsOn must be a list of strings"),
     ("depends on unknown", {"a": {"Type": "T", "DependsOn": "b"}}, InvalidTemplateReference,
      'The specified reference "b" (in a) is incorrect.'),
     ("deletion policy", {"a": {"Type": "T", "DeletionPolicy": "retain"}},
-     StackValidationFailed, 'Resources.a.DeletionPolicy: Invalid deletion policy "retain"'),
+     StackValidationFailed, 'Invalid deletion policy "retain"'),
     ("description not text", {"a": {"Type": "T", "Description": 1}}, StackValidationFailed,
-     "Resources.a.Description: Resource a Description type must be string"),
+     "Resource a Description type must be string"),
     ("condition type", {"a": {"Type": "T", "Condition": 1}}, StackValidationFailed,
-     "Resources.a.Condition: Resource a Condition type must be string or boolean"),
+     "Resource a Condition type must be string or boolean"),
     ("unknown condition", {"a": {"Type": "T", "Condition": "nope"}}, StackValidationFailed,
      'Resources.a.Condition: Invalid condition "nope"'),
     ("get att in properties", {"a": {"Type": "T", "Properties": {"p": {"Fn::GetAtt": "x"}}}},
@@ -265,7 +265,9 @@ def test_resource_errors_name_their_cfn_path(
     with pytest.raises(error) as info:  # what Heat checks before a create
         validate_functions(parse_template(
             {"AWSTemplateFormatVersion": "2010-09-09", "Resources": resources}))
-    assert str(info.value) == message
+    assert str(info.value) == message  # Heat's words: a resource's own fields name it
+    if not isinstance(info.value, InvalidTemplateReference):
+        assert info.value.path[:2] == ("Resources", "a")  # kept for positions in a text
 
 
 def test_resources_section_must_be_a_map() -> None:
@@ -275,11 +277,12 @@ def test_resources_section_must_be_a_map() -> None:
 
 
 OUTPUT_ERRORS: list[tuple[str, Any, str]] = [
-    ("not a map", {"o": "v"}, "Outputs.o: Output definitions must be a map. Found a str instead"),
+    ("not a map", {"o": "v"},
+     "Output validation error: Outputs.o: Output definitions must be a map. Found a str instead"),
     ("no value", {"o": {"Description": "d"}},
-     "Outputs.o: Each output definition must contain a Value key."),
+     "Output validation error: Outputs.o: Each output definition must contain a Value key."),
     ("HOT spelling", {"o": {"value": 1}},
-     "Outputs.o: Each output definition must contain a Value key."),
+     "Output validation error: Outputs.o: Each output definition must contain a Value key."),
     ("bad function", {"o": {"Value": {"Fn::Join": "x"}}},
      'Outputs.o.Value.Fn::Join: Incorrect arguments to "Fn::Join" should be: '
      '"Fn::Join" : [ " ", [ "str1", "str2"]]'),
@@ -299,9 +302,10 @@ def test_output_errors_name_their_cfn_path(outputs: Any, message: str) -> None:
 
 
 CONDITION_ERRORS: list[tuple[str, Any, str]] = [
-    ("not a map", [1], "Conditions: Condition definitions must be a map. Found a list instead"),
+    ("not a map", [1], "Conditions validation error: Condition definitions must be a map. "
+     "Found a list instead"),
     ("not a condition", {"c": "text"},
-     'Conditions.c: The definition of condition "c" is invalid: text'),
+     'Condition validation error: The definition of condition "c" is invalid: text'),
     ("get att in a condition", {"c": {"Fn::Equals": [{"Fn::GetAtt": ["a", "b"]}, 1]}},
      'Conditions.c.Fn::Equals[0].Fn::GetAtt: The function "Fn::GetAtt" is invalid in this '
      "context"),
@@ -322,8 +326,8 @@ CONDITION_ERRORS: list[tuple[str, Any, str]] = [
     ("and text", {"c": {"Fn::And": "invalid"}},
      'Arguments to "Fn::And" must be a list of conditions'),
     ("or unknown", {"c": {"Fn::Or": ["invalid_cd", True]}}, 'Invalid condition "invalid_cd"'),
-    ("circular", {"a": {"Fn::Not": ["b"]}, "b": {"Fn::Not": ["a"]}},
-     'Circular definition for condition "a"'),
+    ("circular", {"c": {"Fn::Not": ["b"]}, "b": {"Fn::Not": ["c"]}},
+     'Condition validation error: Circular definition for condition "c"'),
 ]
 
 
@@ -338,9 +342,9 @@ def test_condition_errors(conditions: Any, message: str) -> None:
             {
                 "AWSTemplateFormatVersion": "2010-09-09",
                 "Conditions": conditions,
-                "Resources": {"r": {"Type": "T"}},
+                "Resources": {"r": {"Type": "T", "Condition": "c"}},
             }
-        ).with_parameters({})  # Heat evaluates the conditions with the stack's values
+        ).with_parameters({})  # Heat evaluates the conditions a stack uses, with its values
     assert message in str(info.value)
 
 

@@ -78,12 +78,15 @@ def test_literal_false_is_decided_without_values() -> None:
 
 
 BAD: list[tuple[str, Any, dict[str, Any], str]] = [
+    # Named conditions are evaluated only when used, and their errors are Heat's
+    # "Condition validation error"s, or else reported where they were used.
     ("cycle", {"a": {"not": "b"}, "b": {"and": ["a", True]}},
-     {"type": "OS::Heat::None"}, 'conditions.a: Circular definition for condition "a"'),
-    ("self cycle", {"a": {"not": "a"}}, {"type": "OS::Heat::None"},
-     'conditions.a: Circular definition for condition "a"'),
-    ("unknown name", {"a": {"not": "zz"}}, {"type": "OS::Heat::None"},
-     'conditions.a.not: Invalid condition "zz"'),
+     {"type": "OS::Heat::None", "condition": "a"},
+     'Condition validation error: Circular definition for condition "a"'),
+    ("self cycle", {"a": {"not": "a"}}, {"type": "OS::Heat::None", "condition": "a"},
+     'Condition validation error: Circular definition for condition "a"'),
+    ("unknown name", {"a": {"not": "zz"}}, {"type": "OS::Heat::None", "condition": "a"},
+     'resources.r.condition: Invalid condition "zz"'),
     ("resource unknown name", {}, {"type": "OS::Heat::None", "condition": "zz"},
      'resources.r.condition: Invalid condition "zz"'),
     ("and arity", {"a": {"and": [True]}}, {"type": "OS::Heat::None"},
@@ -97,11 +100,13 @@ BAD: list[tuple[str, Any, dict[str, Any], str]] = [
     ("invalid function", {"a": {"get_resource": "r"}}, {"type": "OS::Heat::None"},
      'conditions.a.get_resource: The function "get_resource" is invalid in this context'),
     ("not a definition", {"a": "text"}, {"type": "OS::Heat::None"},
-     'conditions.a: The definition of condition "a" is invalid: text'),
-    ("contains before pike", {"a": {"contains": [1, [1]]}}, {"type": "OS::Heat::None"},
-     'conditions.a: The definition of condition "a" is invalid: {\'contains\': [1, [1]]}'),
+     'Condition validation error: The definition of condition "a" is invalid: text'),
+    ("contains before pike", {"a": {"contains": [{"get_param": "env"}, [1]]}},
+     {"type": "OS::Heat::None"},  # printed as written, calls and all
+     "Condition validation error: The definition of condition \"a\" is invalid: "
+     "{'contains': [{'get_param': 'env'}, [1]]}"),
     ("condition type", {}, {"type": "OS::Heat::None", "condition": [1]},
-     "resources.r.condition: Resource r condition type must be string_or_boolean"),
+     "Resource r condition type must be string_or_boolean"),
 ]
 
 
@@ -119,7 +124,8 @@ def test_condition_that_is_not_boolean_after_resolving() -> None:
                          {"r": {"type": "OS::Heat::None", "condition": "a"}})
     with pytest.raises(StackValidationFailed) as info:
         template.with_parameters(PARAMS)
-    assert str(info.value) == 'conditions.a: The definition of condition "a" is invalid: prod'
+    assert str(info.value) == (
+        'Condition validation error: The definition of condition "a" is invalid: prod')
 
 
 def test_cycle_through_a_parameter_is_caught_when_evaluating() -> None:

@@ -312,3 +312,89 @@ def test_each_function_fails_where_and_as_heat(
         version: str, value: Any, phase: str, message: str) -> None:
     params = {"p": "x", "b": "true"}
     assert _outcome(value, version, params=params) == (phase, message)
+
+
+# -- conditions: evaluated only when used, errors where Heat reports them
+#    (heat/engine/conditions.py, template_common.py) --
+
+def _decided(conditions: Any, resources: dict[str, Any], *,
+             outputs: dict[str, Any] | None = None) -> Any:
+    data: dict[str, Any] = {"heat_template_version": "2021-04-16",
+                            "parameters": {"env": {"type": "string", "default": "prod"}},
+                            "conditions": conditions, "resources": resources}
+    if outputs is not None:
+        data["outputs"] = outputs
+    template = parse_template(data)
+    return template.with_parameters(resolve_parameters(template, {}))
+
+
+_R = {"type": "OS::Heat::None"}
+
+
+@pytest.mark.parametrize("conditions", [
+    {"a": {"not": "b"}, "b": {"not": "a"}},  # a cycle
+    {"a": {"not": "nope"}},  # an unknown name
+    {"a": {"and": [True, "nope"]}},
+])
+def test_a_named_condition_nothing_uses_is_never_evaluated(conditions: Any) -> None:
+    assert list(_decided(conditions, {"r": _R}).resources) == ["r"]
+
+
+@pytest.mark.parametrize(("conditions", "resources", "outputs", "message"), [
+    ({"a": {"not": "b"}, "b": {"or": [False, "nope"]}}, {"r": {**_R, "condition": "a"}}, None,
+     'resources.r.condition: Invalid condition "nope"'),
+    ({"a": {"not": "nope"}}, {"r": {"type": "OS::Heat::Value",
+                                    "properties": {"value": {"if": ["a", 1, 2]}}}}, None,
+     'resources.r.properties.value.if: Invalid condition "nope"'),
+    ({"a": {"not": "nope"}}, {}, {"o": {"value": 1, "condition": "a"}},
+     'outputs.o.condition: Invalid condition "nope"'),
+    ({"a": {"not": "b"}, "b": {"and": [True, "a"]}}, {"r": {**_R, "condition": "b"}}, None,
+     'Condition validation error: Circular definition for condition "b"'),
+    ({"a": {"get_param": "env"}}, {"r": {**_R, "condition": "a"}}, None,
+     'Condition validation error: The definition of condition "a" is invalid: prod'),
+    ({"a": {"x": {"get_param": "env"}, "y": 1}}, {"r": _R}, None,  # as written, calls and all
+     "Condition validation error: The definition of condition \"a\" is invalid: "
+     "{'x': {'get_param': 'env'}, 'y': 1}"),
+    ({"a": "text", "b": {"equals": [1]}}, {"r": _R}, None,  # every definition parsed first
+     'conditions.b.equals: Arguments to "equals" must be of the form: [value_1, value_2]'),
+    ([1], {"r": _R}, None,
+     "Conditions validation error: Condition definitions must be a map. Found a list instead"),
+])
+def test_condition_errors_as_heat_reports_them(
+        conditions: Any, resources: dict[str, Any], outputs: Any, message: str) -> None:
+    with pytest.raises(StackValidationFailed) as info:
+        _decided(conditions, resources, outputs=outputs)
+    assert str(info.value) == message
+
+
+def test_a_call_may_not_read_a_resource_its_condition_leaves_out() -> None:
+    decided = _decided({"off": False}, {
+        "a": {**_R, "condition": "off"},
+        "b": {**_R, "depends_on": ["a"]},  # allowed: depends_on may name it
+        "r": {"type": "OS::Heat::Value", "properties": {"value": {"get_attr": ["a", "x"]}}}})
+    with pytest.raises(StackValidationFailed) as info:
+        validate_functions(decided)
+    assert str(info.value) == 'The specified reference "a" (in r.Properties.value) is incorrect.'
+
+
+@pytest.mark.parametrize(("resource", "message"), [
+    ({"type": "T", "condition": [1]}, "Resource r condition type must be string_or_boolean"),
+    ({"type": "T", "properties": [1]}, "Resource r properties type must be object"),
+    ({"type": "T", "nope": 1}, '"nope" is not a valid keyword inside a resource definition'),
+    ({"properties": {}}, "Each resource must contain a type key."),
+    ({"type": "T", "deletion_policy": "Keep"}, 'Invalid deletion policy "Keep"'),
+])
+def test_a_resources_own_fields_are_refused_in_words_naming_it(
+        resource: dict[str, Any], message: str) -> None:
+    with pytest.raises(StackValidationFailed) as info:
+        parse_template({"heat_template_version": "2021-04-16", "resources": {"r": resource}})
+    assert str(info.value) == message
+    assert info.value.path[:2] == ("resources", "r")  # for positions in a text template
+
+
+def test_an_outputs_shape_is_refused_as_an_output_validation_error() -> None:
+    with pytest.raises(StackValidationFailed) as info:
+        parse_template({"heat_template_version": "2021-04-16",
+                        "outputs": {"o": {"description": "d"}}})
+    assert str(info.value) == (
+        "Output validation error: outputs.o: Each output definition must contain a value key.")

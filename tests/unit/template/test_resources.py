@@ -76,48 +76,48 @@ def test_references_gather_depends_on_get_resource_and_get_attr() -> None:
 
 BAD: list[tuple[str, Any, type[Exception], str]] = [
     ("unknown keyword", {"web": {"type": "T", "foo": 1}}, StackValidationFailed,
-     'resources.web: "foo" is not a valid keyword inside a resource definition'),
+     '"foo" is not a valid keyword inside a resource definition'),
     ("missing type", {"web": {"properties": {}}}, StackValidationFailed,
-     "resources.web: Each resource must contain a type key."),
+     "Each resource must contain a type key."),
     ("empty resource", {"web": None}, StackValidationFailed,
-     "resources.web: Each resource must contain a type key."),
+     "Each resource must contain a type key."),
     ("resource not a map", {"web": "T"}, StackValidationFailed,
-     "resources.web: \"resources\" must contain a map of resource maps. "
+     "\"resources\" must contain a map of resource maps. "
      "Found a [<class 'str'>] instead"),
     ("type not text", {"web": {"type": ["T"]}}, StackValidationFailed,
-     "resources.web.type: Resource web type type must be string"),
+     "Resource web type type must be string"),
     ("properties a list", {"web": {"type": "T", "properties": [1]}}, StackValidationFailed,
-     "resources.web.properties: Resource web properties type must be object"),
+     "Resource web properties type must be object"),
     ("metadata text", {"web": {"type": "T", "metadata": "m"}}, StackValidationFailed,
-     "resources.web.metadata: Resource web metadata type must be object"),
+     "Resource web metadata type must be object"),
     ("update_policy text", {"web": {"type": "T", "update_policy": "u"}}, StackValidationFailed,
-     "resources.web.update_policy: Resource web update_policy type must be object"),
+     "Resource web update_policy type must be object"),
     ("depends_on a map", {"web": {"type": "T", "depends_on": {"a": 1}}}, StackValidationFailed,
-     "resources.web.depends_on: Resource web depends_on type must be list or string"),
+     "Resource web depends_on type must be list or string"),
     ("depends_on numbers", {"web": {"type": "T", "depends_on": [1]}}, StackValidationFailed,
-     "resources.web.depends_on: Resource web depends_on must be a list of strings"),
+     "Resource web depends_on must be a list of strings"),
     ("depends_on unknown", {"web": {"type": "T", "depends_on": ["db"]}},
      InvalidTemplateReference, 'The specified reference "db" (in web) is incorrect.'),
     ("deletion policy", {"web": {"type": "T", "deletion_policy": "Keep"}}, StackValidationFailed,
-     'resources.web.deletion_policy: Invalid deletion policy "Keep"'),
+     'Invalid deletion policy "Keep"'),
     ("deletion policy type", {"web": {"type": "T", "deletion_policy": 1}},
      StackValidationFailed,
-     "resources.web.deletion_policy: Resource web deletion_policy type must be string"),
+     "Resource web deletion_policy type must be string"),
     ("deletion policy function", {"web": {"type": "T", "deletion_policy": {"get_param": "p"}}},
      StackValidationFailed,
      "resources.web.deletion_policy: Functions in deletion_policy are not supported yet; "
      "give a literal string"),
     ("description type", {"web": {"type": "T", "description": 1}}, StackValidationFailed,
-     "resources.web.description: Resource web description type must be string"),
+     "Resource web description type must be string"),
     ("external_id type", {"web": {"type": "T", "external_id": 1}}, StackValidationFailed,
-     "resources.web.external_id: Resource web external_id type must be string"),
+     "Resource web external_id type must be string"),
     ("condition type", {"web": {"type": "T", "condition": 1}}, StackValidationFailed,
-     "resources.web.condition: Resource web condition type must be string_or_boolean"),
+     "Resource web condition type must be string_or_boolean"),
     ("condition unknown", {"web": {"type": "T", "condition": "nope"}}, StackValidationFailed,
      'resources.web.condition: Invalid condition "nope"'),
     ("first by name, as Heat", {"b": {"type": "T", "x": 1}, "a": {"type": "T", "y": 1}},
      StackValidationFailed,
-     'resources.a: "y" is not a valid keyword inside a resource definition'),
+     '"y" is not a valid keyword inside a resource definition'),
     ("section not a map", [1], StackValidationFailed,
      'resources: The "resources" section must be a map'),
 ]
@@ -129,7 +129,9 @@ BAD: list[tuple[str, Any, type[Exception], str]] = [
 def test_bad_resources(resources: Any, error: type[Exception], message: str) -> None:
     with pytest.raises(error) as info:  # what Heat checks before a create
         validate_functions(parse_template(hot(resources)))
-    assert str(info.value) == message
+    assert str(info.value) == message  # Heat's words: a resource's own fields name it
+    if isinstance(resources, dict) and not isinstance(info.value, InvalidTemplateReference):
+        assert info.value.path[0] == "resources"  # kept for positions in a text
 
 
 @pytest.mark.parametrize("key", ["condition", "external_id"])
@@ -137,7 +139,7 @@ def test_keys_added_in_newton_are_unknown_before(key: str) -> None:
     with pytest.raises(StackValidationFailed) as info:
         parse_template(hot({"web": {"type": "T", key: "x"}}, version="2016-04-08"))
     assert str(info.value) == (
-        f'resources.web: "{key}" is not a valid keyword inside a resource definition'
+        f'"{key}" is not a valid keyword inside a resource definition'
     )
 
 
@@ -182,11 +184,13 @@ def test_conditions_section_checks() -> None:
     with pytest.raises(StackValidationFailed) as info:
         parse_template(hot({}, conditions=[1]))
     assert str(info.value) == (
-        "conditions: Condition definitions must be a map. Found a list instead"
+        "Conditions validation error: Condition definitions must be a map. Found a list instead"
     )
     with pytest.raises(StackValidationFailed) as info:
         parse_template(hot({}, conditions={"c": "text"}))
-    assert str(info.value) == 'conditions.c: The definition of condition "c" is invalid: text'
+    assert str(info.value) == (
+        'Condition validation error: The definition of condition "c" is invalid: text')
+    assert info.value.path == ("conditions", "c")
 
 
 def test_outputs() -> None:
@@ -210,8 +214,10 @@ def test_outputs() -> None:
 
 
 BAD_OUTPUTS: list[tuple[Any, str]] = [
-    ({"o": [1]}, "outputs.o: Output definitions must be a map. Found a list instead"),
-    ({"o": {"description": "d"}}, "outputs.o: Each output definition must contain a value key."),
+    ({"o": [1]},
+     "Output validation error: outputs.o: Output definitions must be a map. Found a list instead"),
+    ({"o": {"description": "d"}},
+     "Output validation error: outputs.o: Each output definition must contain a value key."),
     ({"o": {"value": 1, "extra": 2}},
      'outputs.o: "extra" is not a valid keyword inside a output definition'),
     ([1], 'outputs: The "outputs" section must be a map'),
