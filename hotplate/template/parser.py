@@ -36,7 +36,13 @@ from hotplate.template.conditions import parse_conditions
 from hotplate.template.context import ResolveContext
 from hotplate.template.document import normalize
 from hotplate.template.errors import with_path
-from hotplate.template.functions import ConditionTable, ParseScope, compile_conditions
+from hotplate.template.functions import (
+    ConditionTable,
+    ParseScope,
+    compile_conditions,
+    iter_functions,
+)
+from hotplate.template.functions.references import ResourceRead
 from hotplate.template.parameter_groups import check_parameter_groups
 from hotplate.template.parameters import ParameterSchema, parse_parameters
 from hotplate.template.references import attributes_read, dependency_graph
@@ -123,7 +129,16 @@ def parse_data(
         _files=scope.files,
         conditions_decided=values is not None,
         declared_resources=frozenset(resource_data),
+        computed_names=_computed_names(resources, outputs),
     )
+
+
+def _computed_names(resources: Mapping[str, Any], outputs: Mapping[str, Any]) -> bool:
+    """Whether a get_resource or get_attr computes its names (parameter values fix them)."""
+    nodes = [n for d in resources.values() for n in (d.properties_node, d.metadata_node)]
+    nodes += [o.value_node for o in outputs.values()]
+    return any(isinstance(f, ResourceRead) and f.computed
+               for node in nodes for f in iter_functions(node))
 
 
 def _parameters(section: Any, version: TemplateVersion) -> dict[str, ParameterSchema]:

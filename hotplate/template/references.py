@@ -52,8 +52,12 @@ def attribute_paths_read(
     found: dict[str, set[tuple[str, tuple[Any, ...]]]] = {}
     for node in nodes:
         for function in iter_functions(node):
-            if (isinstance(function, GetAttr) and function.enabled and function.components
+            if not isinstance(function, GetAttr):
+                continue
+            target, attribute = function.target, function.attribute
+            if (target is not None and function.enabled and isinstance(attribute, str)
+                    and function.components
                     and all(isinstance(c, Static) for c in function.components)):
                 path = tuple(c.value for c in function.components if isinstance(c, Static))
-                found.setdefault(function.target, set()).add((function.attribute, path))
+                found.setdefault(target, set()).add((attribute, path))
     return {target: frozenset(pairs) for target, pairs in found.items()}

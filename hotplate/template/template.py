@@ -53,6 +53,8 @@ class Template:
     """True once ``with_parameters`` has evaluated every condition."""
     declared_resources: frozenset[str] = frozenset()
     """Every resource the template names, those a false condition leaves out included."""
+    computed_names: bool = False
+    """A get_resource or get_attr computes a name: parameter values decide what it reads."""
 
     def with_parameters(self, values: Mapping[str, Any]) -> Template:
         """This template with its conditions evaluated against parameter values.
@@ -62,14 +64,16 @@ class Template:
         In the result, resources whose condition is false are gone from
         ``resources``, ``dependencies()`` and ``attributes_referenced()``;
         outputs whose condition is false resolve to None; ``if`` keeps only
-        the chosen branch, so only its references are dependencies.
+        the chosen branch, so only its references are dependencies; and a
+        resource or attribute name computed from parameters is known, so it
+        is a dependency and an attribute referenced.
 
         Raises:
             StackValidationFailed: a condition is invalid or reads a missing parameter.
         """
         from hotplate.template.parser import parse_data  # the parser builds Templates
 
-        if not _mentions_conditions(self._source):
+        if not self.computed_names and not _mentions_conditions(self._source):
             return self  # nothing to decide: the parse we have is the answer
         return parse_data(self._source, self._files, _Values(values))
 

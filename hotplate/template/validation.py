@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from hotplate.model.errors import StackValidationFailed
 from hotplate.template.errors import InvalidTemplateReference
 from hotplate.template.functions import Function, Node, iter_functions
-from hotplate.template.functions.references import ResourceRead, dependency_error
+from hotplate.template.functions.references import ResourceRead
 from hotplate.template.paths import Path, index_path, key_path
 from hotplate.template.template import Template
 
@@ -76,9 +76,8 @@ def _check_references(template: Template) -> None:
                 raise InvalidTemplateReference(dependency, name)
         for node in (definition.properties_node, definition.metadata_node):
             for function in iter_functions(node):
-                if isinstance(function, ResourceRead) and function.target not in (
-                        template.resources):
-                    raise dependency_error(function.target, function.path)
+                if isinstance(function, ResourceRead):
+                    function.check_dependency(template.resources.keys())
 
 
 def validate_node(node: Node, path: Path, scope: ValidationScope) -> None:

@@ -3,15 +3,21 @@
 Messages follow Heat's (``heat/engine/hot/functions.py``) so that users and
 tools see the same text, and so does their timing: a parameter name is
 looked up when resolving, a resource name is checked when the template is
-validated (``template.validation``), never when parsing. Resource names
-must be literal text: dependencies are fixed when the template is parsed,
-before any value is known.
+validated (``template.validation``), never when parsing.
+
+A resource or attribute name may be computed, as Heat allows. When the
+template is parsed with parameter values (``Template.with_parameters``,
+which the engine always uses) the name is computed as Heat computes it
+before a create, when no resource exists yet (``get_resource`` answers the
+resource's name, ``get_attr`` None): that name makes the dependency and is
+what validation checks. When resolving, the name is computed again, from
+what the resources then report.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import reduce
 from typing import Any, ClassVar
 
@@ -19,7 +25,7 @@ from hotplate.model.errors import StackValidationFailed, UserParameterMissing
 from hotplate.template.context import ResolveContext
 from hotplate.template.document import copy_data
 from hotplate.template.errors import InvalidTemplateReference, with_path
-from hotplate.template.functions.base import Function, Node, ParseScope, Static
+from hotplate.template.functions.base import Function, Node, ParseScope, Static, present
 from hotplate.template.paths import Path, reference_key
 
 ALL_ATTRIBUTES = "*"
@@ -28,6 +34,18 @@ ALL_ATTRIBUTES = "*"
 
 UNKNOWN = "unknown"
 """Where Heat says a reference is when resolving or validating a call ("(in unknown)")."""
+
+
+class _NotYet:
+    """A name that can only be had when resolving (it reads more than parameters)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NOT_YET"
+
+
+NOT_YET: Any = _NotYet()
 
 
 def unknown_reference(name: str, path: Path) -> InvalidTemplateReference:
@@ -41,28 +59,99 @@ def dependency_error(name: str, path: Path) -> InvalidTemplateReference:
     return InvalidTemplateReference(name, reference_key(path), path)
 
 
+class _Unbuilt:
+    """The stack before a create: parameters known, no resource built yet."""
+
+    def __init__(self, values: ResolveContext) -> None:
+        self._values = values
+
+    def parameter(self, name: str) -> Any:
+        return self._values.parameter(name)
+
+    def resource_reference(self, name: str) -> str | None:
+        return name  # what Heat's stack definition answers for a resource with no data
+
+    def resource_attribute(self, name: str, attribute: str) -> Any:
+        return None
+
+
+def known_name(node: Node, scope: ParseScope) -> Any:
+    """What ``node`` (a resource or attribute name) is when parsing: literal data, or
+    computed before a create (see the module docstring); else ``NOT_YET``."""
+    if isinstance(node, Static):
+        return node.value
+    if scope.parameter_values is None:
+        return NOT_YET
+    try:
+        return present(node.resolve(_Unbuilt(scope.parameter_values)))
+    except StackValidationFailed:  # reported when resolved, if it still fails then
+        return NOT_YET
+
+
+def _member(name: Any, names: Collection[Any]) -> bool:
+    """``name in names``; a list or map as a name fails in Python's words, as in Heat."""
+    try:
+        return name in names
+    except TypeError as exc:
+        raise StackValidationFailed(str(exc)) from None
+
+
 class ResourceRead(Function):
-    """A call that reads a resource named literally (``target``)."""
+    """A call that reads a resource by name (see the module docstring)."""
 
-    __slots__ = ("declared", "enabled", "target")
+    __slots__ = ("enabled_names", "name", "name_node")
 
-    def __init__(self, fn_name: str, path: Path, target: str) -> None:
+    def __init__(self, fn_name: str, path: Path, name_node: Node, scope: ParseScope) -> None:
         super().__init__(fn_name, path)
-        self.target = target
-        self.declared = True
-        self.enabled = True
+        self.name_node = name_node
+        self.name: Any = known_name(name_node, scope)
+        self.enabled_names = scope.enabled
 
-    def bind(self, scope: ParseScope) -> None:
-        self.declared = self.target in scope.resources
-        self.enabled = self.target in scope.enabled
+    @property
+    def target(self) -> str | None:
+        """The resource's name, when known before resolving and a name at all."""
+        return self.name if isinstance(self.name, str) else None
+
+    @property
+    def enabled(self) -> bool:
+        """The resource is known, and not left out by its condition."""
+        target = self.target
+        return target is not None and target in self.enabled_names
+
+    @property
+    def computed(self) -> bool:
+        """Some name this call reads is not literal (``with_parameters`` must reparse)."""
+        return not isinstance(self.name_node, Static)
 
     def resources_needed(self) -> Iterable[str]:
-        return (self.target,) if self.enabled else ()
+        target = self.target
+        return (target,) if target is not None and self.enabled else ()
 
-    def check_enabled(self) -> None:
-        """Heat finds the resource in the stack, and the stack has only enabled ones."""
-        if not self.enabled:
-            raise unknown_reference(self.target, self.path)
+    def check_dependency(self, resources: Collection[str]) -> None:
+        """Heat's dependencies, before a create: a name known now must be a resource
+        of the stack (whose resources a false condition left out are not in it)."""
+        if self.name is NOT_YET:
+            return
+        try:
+            found = _member(self.name, resources)
+        except StackValidationFailed as exc:  # Heat's text has no path; positions use it
+            raise with_path(exc, self.path) from None
+        if not found:
+            raise dependency_error(str(self.name), self.path)
+
+    def resource_name(self, ctx: ResolveContext) -> str:
+        """The resource read now (see ``find``)."""
+        return self.find(_now(self.name_node, ctx))
+
+    def find(self, name: Any) -> str:
+        """``name``, found among the enabled resources (Heat's stack has no other)."""
+        try:
+            found = _member(name, self.enabled_names)
+        except StackValidationFailed as exc:
+            self.fail(exc.detail)
+        if not found:
+            raise unknown_reference(str(name), self.path)
+        return str(name)
 
 
 class GetParam(Function):
@@ -137,44 +226,30 @@ class GetResource(ResourceRead):
 
     @classmethod
     def build(cls, fn_name: str, args: Node, path: Path, scope: ParseScope) -> Node:
-        target = args.value if isinstance(args, Static) else None
-        if not isinstance(target, str):
-            raise StackValidationFailed(f'Argument to "{fn_name}" must be a string', path)
-        node = cls(fn_name, path, target)
-        node.bind(scope)
-        return node
+        return cls(fn_name, path, args, scope)
+
+    def children(self) -> tuple[Node, ...]:
+        return () if isinstance(self.name_node, Static) else (self.name_node,)
 
     def resolve(self, ctx: ResolveContext) -> Any:
-        self.check_enabled()
-        return ctx.resource_reference(self.target)
+        return ctx.resource_reference(self.resource_name(ctx))
 
 
 class GetAttr(ResourceRead):
     """``get_attr: [resource, attribute, key_or_index, ...]`` (HOT up to 2015-04-30)."""
 
-    __slots__ = ("attribute", "components")
+    __slots__ = ("attribute", "attribute_node", "components")
     allow_all: ClassVar[bool] = False
 
-    def __init__(
-        self, fn_name: str, path: Path, target: str, attribute: str, components: tuple[Node, ...]
-    ) -> None:
-        super().__init__(fn_name, path, target)
-        self.attribute = attribute
-        self.components = components
+    def __init__(self, fn_name: str, path: Path, items: list[Node], scope: ParseScope) -> None:
+        super().__init__(fn_name, path, items[0], scope)
+        self.attribute_node: Node = items[1] if len(items) > 1 else Static(ALL_ATTRIBUTES)
+        self.attribute: Any = known_name(self.attribute_node, scope)
+        self.components = tuple(items[2:])
 
     @classmethod
     def build(cls, fn_name: str, args: Node, path: Path, scope: ParseScope) -> Node:
-        items = cls._items(fn_name, args, path)
-        target = cls._literal(items[0], f'Resource name in "{fn_name}" must be a string', path)
-        if len(items) == 1:
-            attribute = ALL_ATTRIBUTES
-        else:
-            attribute = cls._literal(
-                items[1], f'Attribute name in "{fn_name}" must be a string', path
-            )
-        node = cls(fn_name, path, target, attribute, tuple(items[2:]))
-        node.bind(scope)
-        return node
+        return cls(fn_name, path, cls._items(fn_name, args, path), scope)
 
     @classmethod
     def _items(cls, fn_name: str, args: Node, path: Path) -> list[Node]:
@@ -195,38 +270,48 @@ class GetAttr(ResourceRead):
             )
         return items
 
-    @staticmethod
-    def _literal(node: Node, message: str, path: Path) -> str:
-        value = node.value if isinstance(node, Static) else None
-        if not isinstance(value, str):
-            raise StackValidationFailed(message, path)
-        return value
+    @property
+    def computed(self) -> bool:
+        return super().computed or not isinstance(self.attribute_node, Static)
 
     def children(self) -> tuple[Node, ...]:
-        return self.components
+        names = (self.name_node, self.attribute_node)
+        return (*(n for n in names if not isinstance(n, Static)), *self.components)
 
     def attributes_read(self) -> Iterable[tuple[str, str]]:
-        return ((self.target, self.attribute),) if self.enabled else ()
+        target, attribute = self.target, self.attribute
+        if target is None or not self.enabled or not isinstance(attribute, str):
+            return ()  # a name known only when resolving is not passed on (Heat ignores it)
+        return ((target, attribute),)
 
     def validate(self, scope: Any) -> None:
         """The resource is in the stack and its type has the attribute (Heat's validate)."""
-        self.check_enabled()
-        names = scope.attributes.get(self.target)
-        if self.attribute != ALL_ATTRIBUTES and names is not None and (
-                self.attribute not in names):
+        if self.name is NOT_YET:
+            return
+        target = self.find(self.name)
+        names = scope.attributes.get(target)
+        attribute = self.attribute
+        if attribute is NOT_YET or attribute == ALL_ATTRIBUTES or names is None:
+            return
+        if not _member(attribute, names):
             raise StackValidationFailed(
-                f"The Referenced Attribute ({self.target} {self.attribute}) is incorrect.")
+                f"The Referenced Attribute ({target} {attribute}) is incorrect.")
 
     def resolve(self, ctx: ResolveContext) -> Any:
-        self.check_enabled()
+        target = self.resource_name(ctx)
+        attribute = _now(self.attribute_node, ctx)
+        try:
+            hash(attribute)
+        except TypeError as exc:  # a list or map as a name: Python's words, as Heat's
+            self.fail(str(exc))
         if self.components:
             keys = [node.resolve(ctx) for node in self.components]
             by_path = getattr(ctx, "resource_attribute_path", None)
             if by_path is not None:  # some types resolve a path themselves (groups)
-                found, value = by_path(self.target, self.attribute, tuple(keys))
+                found, value = by_path(target, attribute, tuple(keys))
                 if found:
                     return copy_data(value)
-        value = ctx.resource_attribute(self.target, self.attribute)
+        value = ctx.resource_attribute(target, attribute)
         if value is not None and self.components:
             try:
                 value = reduce(_select, keys, value)
@@ -241,6 +326,11 @@ class GetAttrAll(GetAttr):
 
     __slots__ = ()
     allow_all = True
+
+
+def _now(node: Node, ctx: ResolveContext) -> Any:
+    """A name as it is when resolving: computed again, from what resources now report."""
+    return node.value if isinstance(node, Static) else present(node.resolve(ctx))
 
 
 def _select(collection: Any, key: Any) -> Any:

@@ -287,6 +287,15 @@ _REPEAT_USAGE = (
     ("2013-05-23", {"Fn::Split": 5}, "parse",
      f"{_AT}.Fn::Split: cannot unpack non-iterable int object"),
     # Checked when validated, not when parsed.
+    ("2021-04-16", {"get_attr": ["db", {"get_param": "p"}]}, "validate",
+     f"{_AT}.get_attr: The Referenced Attribute (db x) is incorrect."),
+    ("2021-04-16", {"get_resource": {"get_param": "p"}}, "validate",
+     'The specified reference "x" (in web.Properties.v) is incorrect.'),
+    ("2021-04-16", {"get_resource": {"get_attr": ["db", "value"]}}, "validate",
+     'The specified reference "None" (in web.Properties.v) is incorrect.'),  # none built yet
+    ("2021-04-16", {"get_resource": ["db"]}, "validate", "unhashable type: 'list'"),
+    ("2021-04-16", {"get_attr": ["db", ["value"]]}, "validate",
+     f"{_AT}.get_attr: unhashable type: 'list'"),
     ("2015-04-30", {"repeat": {"template": "%a%", "for_each": ["a"]}}, "validate",
      f'{_AT}.repeat: The "for_each" argument to "repeat" must contain a map'),
     ("2017-09-01", {"make_url": {"host": "h", "port": 0}}, "validate",
@@ -398,3 +407,24 @@ def test_an_outputs_shape_is_refused_as_an_output_validation_error() -> None:
                         "outputs": {"o": {"description": "d"}}})
     assert str(info.value) == (
         "Output validation error: outputs.o: Each output definition must contain a value key.")
+
+
+def test_names_computed_from_parameters_read_what_they_name() -> None:
+    data = {"heat_template_version": "2021-04-16",
+            "parameters": {"which": {"type": "string"}, "attr": {"type": "string"}},
+            "resources": {
+                "db": {"type": "OS::Heat::Value", "properties": {"value": 1}},
+                "cache": {"type": "OS::Heat::Value", "properties": {"value": 2}},
+                "web": {"type": "OS::Heat::Value", "properties": {"value": {"list_join": [
+                    ",", [{"get_resource": {"get_param": "which"}},
+                          {"get_attr": ["db", {"get_param": "attr"}]}]]}}}}}
+    template = parse_template(data)
+    assert template.resources["web"].references() == frozenset({"db"})  # get_attr's literal
+    values = resolve_parameters(template, {"which": "cache", "attr": "value"})
+    decided = template.with_parameters(values)  # no condition, yet parsed with the values
+    assert decided.resources["web"].references() == frozenset({"db", "cache"})
+    assert decided.dependencies().requires("web") == {"db", "cache"}
+    assert decided.attributes_referenced()["db"] == frozenset({"value"})
+    validate_functions(decided, {"db": frozenset({"value", "show"})})
+    ctx = FakeContext(params=values, refs={"cache": "cache-id"}, attrs={"db": {"value": "v"}})
+    assert decided.resources["web"].resolve_properties(ctx) == {"value": "cache-id,v"}
