@@ -98,7 +98,11 @@ class Ref(Function):
     @classmethod
     def build(cls, fn_name: str, args: Node, path: Path, scope: ParseScope) -> Node:
         name = args.value if isinstance(args, Static) else None
-        if isinstance(name, str) and name in scope.resources:
+        try:  # Heat looks the name up among the resources as it parses the call
+            is_resource = name in scope.resources
+        except TypeError as exc:  # a list or map: Python's words, as Heat's
+            fail_at(path, str(exc))
+        if isinstance(name, str) and is_resource:
             return GetResource.build(fn_name, args, path, scope)
         return cls.param_ref.build(fn_name, args, path, scope)
 

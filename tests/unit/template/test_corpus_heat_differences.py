@@ -286,6 +286,7 @@ _REPEAT_USAGE = (
     ("2013-05-23", {"Fn::Split": ["", "a,b"]}, "resolve", "empty separator"),
     ("2013-05-23", {"Fn::Split": 5}, "parse",
      f"{_AT}.Fn::Split: cannot unpack non-iterable int object"),
+    ("2013-05-23", {"Ref": ["s"]}, "parse", f"{_AT}.Ref: unhashable type: 'list'"),
     # Checked when validated, not when parsed.
     ("2021-04-16", {"get_attr": ["db", {"get_param": "p"}]}, "validate",
      f"{_AT}.get_attr: The Referenced Attribute (db x) is incorrect."),
