@@ -1,9 +1,11 @@
 """Functions computed from their whole resolved argument: one base, many small subclasses.
 
-Each subclass checks the argument's shape at parse time where the shape is
-literal (``check``), and computes its value from the resolved argument
-(``compute``). All are pure, so calls with literal arguments are folded to
-their value when the template is parsed and their errors carry the path.
+Each subclass checks, in Heat's three phases, what Heat checks in each:
+the argument's shape when parsed (``check``), what Heat's ``validate``
+checks before a create (``validate``), and the rest when computing the
+value from the resolved argument (``compute``). All are pure, so calls
+with literal arguments that validate are folded to their value when the
+template is parsed.
 """
 
 from __future__ import annotations
