@@ -28,7 +28,9 @@ GROUP_URL = "nested_stack"
 """Heat's placeholder for the location of a child template built by the plugin."""
 
 
-class _NoResources:
+class NoResources:
+    """Resolution context for validation: resources do not exist yet."""
+
     def __init__(self, params: Mapping[str, Any]) -> None:
         self._params = params
 
@@ -84,7 +86,7 @@ def _validate_stack(deps: EngineDeps, template: Any, environment: Mapping[str, A
                                            "update_policy": {}}})
     decided = parsed.with_parameters(params)
     decided.dependencies()
-    ctx = _NoResources(params)
+    ctx = NoResources(params)
     for name, defn in decided.resources.items():
         try:
             cls = deps.types.for_resource(env, name, defn.type, files)

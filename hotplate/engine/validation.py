@@ -18,7 +18,7 @@ from typing import Any
 
 from hotplate.engine.cache import FACADE
 from hotplate.engine.deps import EngineDeps
-from hotplate.engine.nested_validation import check_facade, validate_child
+from hotplate.engine.nested_validation import NoResources, check_facade, validate_child
 from hotplate.engine.options import UNLIMITED, EngineOptions
 from hotplate.engine.traversal import root_stack_id
 from hotplate.model.errors import RequestLimitExceeded, StackValidationFailed
@@ -39,22 +39,6 @@ _RESOURCE_SECTIONS = ("resources", "Resources")
 MIN_LOCATED_STEPS = 2
 """A partial match must reach inside a section (``resources.web``) to be worth citing:
 a section alone (say, for a parameter the user gave but the template lacks) misleads."""
-
-
-class _NoResources:
-    """Resolution context for validation: resources do not exist yet."""
-
-    def __init__(self, params: Mapping[str, Any]) -> None:
-        self._params = params
-
-    def parameter(self, name: str) -> Any:
-        return self._params[name]
-
-    def resource_reference(self, name: str) -> str | None:
-        return None
-
-    def resource_attribute(self, name: str, attribute: str) -> Any:
-        return None
 
 
 def check_stack_name(stack_name: Any) -> None:
@@ -160,7 +144,7 @@ def validate_stack_request(
     for name, cls in classes.items():  # resources first, then what reads them (Heat's order)
         check_facade(deps, env, name, decided.resources[name].type, cls, files)
     validate_functions(decided, attribute_names(classes))
-    ctx = _NoResources(params)
+    ctx = NoResources(params)
     for name, defn in decided.resources.items():
         cls = classes[name]
         if defn.references():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import time
 from collections.abc import Callable
@@ -39,6 +40,34 @@ def wait_status(hc: Any, stack: str, *, timeout: float = 30.0) -> Any:
         if not found.stack_status.endswith("_IN_PROGRESS") or time.monotonic() > deadline:
             return found
         time.sleep(0.05)
+
+
+_NAMES = (f"stack{i}" for i in itertools.count())
+
+
+def create_complete(hc: Any, template: Any, *, name: str | None = None,
+                    timeout: float = 60.0, **fields: Any) -> str:
+    """Create a stack (a fresh name unless given) and wait: it must end CREATE_COMPLETE.
+    Returns the stack id."""
+    created = hc.stacks.create(stack_name=name or next(_NAMES), template=template, **fields)
+    stack_id: str = created["stack"]["id"]
+    done = wait_status(hc, stack_id, timeout=timeout)
+    assert done.stack_status == "CREATE_COMPLETE", done.stack_status_reason
+    return stack_id
+
+
+def update_complete(hc: Any, stack_id: str, template: Any, *, timeout: float = 60.0,
+                    **fields: Any) -> Any:
+    """Update a stack and wait: it must end UPDATE_COMPLETE. Returns the stack."""
+    hc.stacks.update(stack_id, template=template, **fields)
+    done = wait_status(hc, stack_id, timeout=timeout)
+    assert done.stack_status == "UPDATE_COMPLETE", done.stack_status_reason
+    return done
+
+
+def output_values(stack: Any) -> dict[str, Any]:
+    """A shown stack's outputs by key."""
+    return {o["output_key"]: o.get("output_value") for o in stack.outputs}
 
 
 def wait_until_serving(url: str, proc: subprocess.Popen[str], *, timeout: float = 20.0,

@@ -10,7 +10,6 @@ group's metadata and the events a signal writes.
 
 from __future__ import annotations
 
-import itertools
 import threading
 import time
 from typing import Any
@@ -19,7 +18,7 @@ import pytest
 from heatclient import exc
 
 from tests.api.conftest import Api
-from tests.api.helpers import wait_status
+from tests.api.helpers import create_complete, output_values, wait_status
 
 TEMPLATE = """
 heat_template_version: 2014-10-16
@@ -109,20 +108,12 @@ resources:
       scaling_adjustment: 1
 """
 
-_names = (f"asg{i}" for i in itertools.count())
-
-
 def _create(hc: Any, template: str, **kwargs: Any) -> str:
-    created = hc.stacks.create(stack_name=next(_names), template=template, **kwargs)
-    stack_id: str = created["stack"]["id"]
-    done = wait_status(hc, stack_id, timeout=60)
-    assert done.stack_status == "CREATE_COMPLETE", done.stack_status_reason
-    return stack_id
+    return create_complete(hc, template, **kwargs)
 
 
 def _output(hc: Any, stack_id: str, key: str) -> Any:
-    stack = hc.stacks.get(stack_id)
-    return next(o["output_value"] for o in stack.outputs if o["output_key"] == key)
+    return output_values(hc.stacks.get(stack_id))[key]
 
 
 def _members(hc: Any, stack_id: str, group: str = "random_group") -> list[Any]:
@@ -281,7 +272,7 @@ resources:
       resource: {{type: OS::Heat::RandomString}}
 """
     with pytest.raises(exc.HTTPBadRequest) as caught:
-        hc.stacks.create(stack_name=next(_names), template=template)
+        hc.stacks.create(stack_name="asg-invalid", template=template)
     assert message in str(caught.value)
 
 

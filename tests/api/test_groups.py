@@ -9,14 +9,13 @@ or renewed, outputs over the members, and the 400 a bad member gives.
 from __future__ import annotations
 
 import copy
-import itertools
 from typing import Any
 
 import pytest
 import yaml
 from heatclient import exc
 
-from tests.api.helpers import wait_status
+from tests.api.helpers import create_complete, output_values, update_complete
 
 GROUP = """
 heat_template_version: 2013-05-23
@@ -61,26 +60,16 @@ resources:
           update_replace: False
 """
 
-_names = (f"group{i}" for i in itertools.count())
-
-
 def _create(hc: Any, template: Any, **kwargs: Any) -> str:
-    created = hc.stacks.create(stack_name=next(_names), template=template, **kwargs)
-    stack_id: str = created["stack"]["id"]
-    done = wait_status(hc, stack_id, timeout=60)
-    assert done.stack_status == "CREATE_COMPLETE", done.stack_status_reason
-    return stack_id
+    return create_complete(hc, template, **kwargs)
 
 
 def _update(hc: Any, stack_id: str, template: Any, **kwargs: Any) -> Any:
-    hc.stacks.update(stack_id, template=template, **kwargs)
-    done = wait_status(hc, stack_id, timeout=60)
-    assert done.stack_status == "UPDATE_COMPLETE", done.stack_status_reason
-    return done
+    return update_complete(hc, stack_id, template, **kwargs)
 
 
 def _output(stack: Any, key: str) -> Any:
-    return next(o["output_value"] for o in stack.outputs if o["output_key"] == key)
+    return output_values(stack)[key]
 
 
 def _members(hc: Any, stack_id: str, name: str = "random_group") -> dict[str, Any]:
@@ -192,7 +181,7 @@ resources:
         hc.stacks.update(stack_id, template=two, files=files, environment=env)
     assert expected in str(raised.value)
     with pytest.raises(exc.HTTPBadRequest) as raised:
-        hc.stacks.create(stack_name=next(_names), template=two, files=files,
+        hc.stacks.create(stack_name="group-bad", template=two, files=files,
                          environment=env)
     assert expected in str(raised.value)
 

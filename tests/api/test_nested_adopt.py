@@ -18,11 +18,9 @@ from typing import Any
 import pytest
 import yaml
 
-from hotplate.api import EngineRpc, create_app
-from hotplate.api.background import BackgroundServer
 from hotplate.app import embedded
 from hotplate.engine.options import EngineOptions
-from tests.api.conftest import Api
+from tests.api.conftest import Api, serving
 from tests.api.helpers import wait_status
 
 PARENT = """
@@ -113,14 +111,8 @@ def adopting(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
     """A server with abandon and adopt on and Heat's default limits."""
     db = Path(tmp_path_factory.mktemp("nested-adopt")) / "hotplate.sqlite"
     options = EngineOptions(enable_stack_abandon=True, enable_stack_adopt=True)
-    engine, transport = embedded(f"sqlite:///{db}", workers=4, options=options)
-    app = create_app(EngineRpc(transport, host=engine.deps.host))
-    try:
-        with BackgroundServer(app) as base:
-            yield Api(base)
-    finally:
-        engine.stop()
-        transport.stop()
+    with serving(*embedded(f"sqlite:///{db}", workers=4, options=options)) as served:
+        yield served
 
 
 @pytest.fixture

@@ -8,15 +8,13 @@ from typing import Any
 
 import pytest
 
-from hotplate.api import EngineRpc, create_app
-from hotplate.api.background import BackgroundServer
 from hotplate.app import open_store, start_engine
 from hotplate.engine.clock import SystemClock
 from hotplate.resources.attributes import Attribute
 from hotplate.resources.base import Resource
 from hotplate.resources.registry import Registry
 from hotplate.rpc.inprocess import InProcessTransport
-from tests.api.conftest import Api
+from tests.api.conftest import Api, serving
 from tests.api.helpers import VERSION, wait_status
 
 INNER = """\
@@ -102,13 +100,8 @@ def flaky_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
     transport = InProcessTransport(workers_per_server=4)
     engine = start_engine(open_store(db, clock), transport, clock=clock, work_slots=1,
                           registry=Registry.with_extra({"Test::Flaky": Flaky}))
-    app = create_app(EngineRpc(transport, host=engine.deps.host))
-    try:
-        with BackgroundServer(app) as base:
-            yield Api(base)
-    finally:
-        engine.stop()
-        transport.stop()
+    with serving(engine, transport) as served:
+        yield served
 
 
 def test_a_failing_attribute_shows_as_null(flaky_api: Api) -> None:
