@@ -161,5 +161,6 @@ def test_deadlock_victims_are_rerun(store: SqlStore, clock: FakeClock, backend: 
 
     store.stats.reset()
     race(2, work)
-    assert sorted(attempts) == [1, 2]
-    assert store.stats.cas_retries == 1
+    # One runs once; the victim runs again (a busy server may pick it twice over).
+    assert min(attempts) == 1 and max(attempts) >= 2
+    assert store.stats.cas_retries == sum(attempts) - 2
