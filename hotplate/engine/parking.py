@@ -75,11 +75,17 @@ class ParkedActions:
         self._thread: threading.Thread | None = None
         self._stopped = False
 
-    def park(self, parked: ParkedAction, *, again: bool = False) -> None:
-        """Keep ``parked`` until it is re-driven; ``again``: it was just checked, back off."""
+    def park(self, parked: ParkedAction, *, again: bool = False,
+             hint: float | None = None) -> None:
+        """Keep ``parked`` until it is re-driven; ``again``: it was just checked, back off.
+
+        ``hint``: the plugin knows when checking again is worth it (a pause between
+        batches ends then), which wins over a longer back-off.
+        """
         if again:
             parked.delay = min(parked.delay * 2, MAX_DELAY)
-        parked.due = time.monotonic() + parked.delay
+        wait = parked.delay if hint is None else min(parked.delay, max(hint, 0.0))
+        parked.due = time.monotonic() + wait
         with self._lock:
             self._parked[parked.key] = parked
             self._ensure_thread()
@@ -92,8 +98,14 @@ class ParkedActions:
             return self._parked.pop((resource_id, traversal_id, is_update), None)
 
     def wake(self, wake_key: str) -> bool:
-        """Re-drive at once whatever waits on ``wake_key`` (a child stack id)."""
-        return self._poke(lambda p: p.wake_key == wake_key)
+        """Re-drive at once whatever waits on ``wake_key`` (a child stack id); its
+        back-off starts again, as what it waits for next is a new wait."""
+        def waiting(parked: ParkedAction) -> bool:
+            if parked.wake_key != wake_key:
+                return False
+            parked.delay = FIRST_DELAY
+            return True
+        return self._poke(waiting)
 
     def cancel(self, stack_id: str) -> int:
         """Cancel the parked actions of ``stack_id``; they fail as their resume starts."""

@@ -155,7 +155,8 @@ class ResourceOps:
                     return None
                 self._persist_progress(row, instance, ctx)
                 parked.park(ParkedAction(work, row, action, instance, ctx, check, data,
-                                         finish, wake_key=instance.wake_key()))
+                                         finish, wake_key=instance.wake_key()),
+                            hint=instance.next_check_after(data))
                 return True
             failed, was_parked = self._guarded(row, action, instance, ctx, first)
             return failed or (OpResult() if was_parked else None)
@@ -178,7 +179,8 @@ class ResourceOps:
             if not parked.check(parked.data):
                 self._persist_progress(parked.row, parked.instance, parked.ctx)
                 assert self._deps.parked is not None
-                self._deps.parked.park(parked, again=True)
+                self._deps.parked.park(parked, again=True,
+                                       hint=parked.instance.next_check_after(parked.data))
                 return True
             return False
         try:

@@ -212,6 +212,10 @@ class Resource:
     def data_delete(self, key: str) -> None:
         self.ctx.data_delete(key)
 
+    def next_check_after(self, data: Any) -> float | None:
+        """For a parking plugin: seconds until a check is worth making (None: no idea)."""
+        return None
+
     def wake_key(self) -> str | None:
         """For a parking plugin: what, when it ends, should re-check this action at once."""
         return None

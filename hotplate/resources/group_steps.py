@@ -53,6 +53,15 @@ class Steps:
         self._steps = list(steps)
         self._index = 0
 
+    def next_check_after(self, now: datetime) -> float | None:
+        """Seconds left of a pause under way; None while waiting for the child."""
+        if self._index >= len(self._steps):
+            return None
+        step = self._steps[self._index]
+        if isinstance(step, Pause) and step.until is not None:
+            return max((step.until - now).total_seconds(), 0.0)
+        return None
+
     def advance(self, owner: StackResource) -> bool:
         while self._index < len(self._steps):
             if not self._steps[self._index].advance(owner):

@@ -16,6 +16,7 @@ from typing import Any
 
 from hotplate.resources.attributes import InvalidTemplateAttribute
 from hotplate.resources.base import select_path
+from hotplate.resources.group_steps import Steps
 from hotplate.resources.nested import ChildMember
 from hotplate.resources.stack_resource import StackResource
 
@@ -47,6 +48,12 @@ class MemberGroup(StackResource):
 
     def child_parameters(self) -> dict[str, Any]:
         return {}
+
+    def next_check_after(self, data: Any) -> float | None:
+        """A batched action knows when its pause ends (group_steps.py)."""
+        if isinstance(data, Steps):
+            return data.next_check_after(self.ctx.clock.now())
+        return None
 
     def _members(self) -> list[ChildMember]:
         if self.resource_id is None:

@@ -88,3 +88,30 @@ def test_deleting_a_group_while_its_members_wait_stops_them(tmp_path) -> None:
     finally:
         engine.stop()
         transport.stop()
+
+
+def test_pauses_between_batches_last_as_long_as_asked(tmp_path) -> None:
+    """A parked rolling update checks again when its pause ends, not after a long back-off."""
+    import time
+
+    def rolling(value: str) -> dict:
+        return {"heat_template_version": "2015-04-30", "resources": {"group": {
+            "type": "OS::Heat::ResourceGroup",
+            "update_policy": {"rolling_update": {"max_batch_size": 1, "pause_time": 1}},
+            "properties": {"count": 4, "resource_def": {
+                "type": "OS::Heat::TestResource", "properties": {"value": value}}}}}}
+
+    engine, transport = embedded(f"sqlite:///{tmp_path}/r.sqlite", workers=4)
+    try:
+        sid = _create(engine, rolling("a"), {})
+        wait_for(lambda: settled(engine, sid), timeout=30)
+        started = time.monotonic()
+        engine.service.update_stack(CTXT, sid, rolling("b"), {}, {}, {})
+        wait_for(lambda: settled(engine, sid), timeout=60)
+        took = time.monotonic() - started
+        stack = engine.store.get_stack(sid)
+        assert (stack.action, stack.status) == ("UPDATE", "COMPLETE"), stack.status_reason
+        assert 3 <= took < 7, f"4 batches with 3 pauses of 1 s took {took:.1f} s"
+    finally:
+        engine.stop()
+        transport.stop()
