@@ -112,12 +112,16 @@ class TraversalGraph:
     roots: frozenset[NodeKey]
 
 
+CACHED_PER_KIND = 2048
+"""Templates, parameters, decided templates and graphs kept, each: enough for a group
+of a thousand members in flight at once (a miss re-reads and re-parses from the store)."""
+
 PARSED_TEXTS = 64
 """Distinct template texts kept parsed (provider templates of groups, mostly)."""
 
 
 class EngineCaches:
-    def __init__(self, store: Store, size: int = 256) -> None:
+    def __init__(self, store: Store, size: int = CACHED_PER_KIND) -> None:
         self._store = store
         self._templates: LruCache[TemplateId, LoadedTemplate] = LruCache(size)
         self._params: LruCache[tuple[TemplateId, StackId], dict[str, Any]] = LruCache(size)

@@ -17,6 +17,8 @@ running in a thread, and the next traversal takes them over the same way.
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import logging
 import threading
 import time
@@ -66,12 +68,20 @@ class ParkedAction:
 
 
 class ParkedActions:
-    """This engine's parked actions and the one thread that re-drives them."""
+    """This engine's parked actions and the one thread that re-drives them.
+
+    Due times sit in a heap (an entry whose action was re-parked, taken or woken
+    since is skipped when it comes up), and actions are indexed by what wakes
+    them, so a thousand parked members cost a log each, not a scan each.
+    """
 
     def __init__(self, redrive: Callable[[ParkedAction], None]) -> None:
         self._redrive = redrive
         self._lock = threading.Condition()
         self._parked: dict[NodeKey, ParkedAction] = {}
+        self._by_wake: dict[str, set[NodeKey]] = {}
+        self._heap: list[tuple[float, int, NodeKey]] = []
+        self._order = itertools.count()
         self._thread: threading.Thread | None = None
         self._stopped = False
 
@@ -85,39 +95,45 @@ class ParkedActions:
         if again:
             parked.delay = min(parked.delay * 2, MAX_DELAY)
         wait = parked.delay if hint is None else min(parked.delay, max(hint, 0.0))
-        parked.due = time.monotonic() + wait
         with self._lock:
             self._parked[parked.key] = parked
+            if parked.wake_key is not None:
+                self._by_wake.setdefault(parked.wake_key, set()).add(parked.key)
+            self._schedule(parked, time.monotonic() + wait)
             self._ensure_thread()
-            self._lock.notify()
 
     def take(self, resource_id: ResourceId, traversal_id: TraversalId, is_update: bool
              ) -> ParkedAction | None:
         """The parked action of this node, removed: whoever takes it resumes it."""
         with self._lock:
-            return self._parked.pop((resource_id, traversal_id, is_update), None)
+            parked = self._parked.pop((resource_id, traversal_id, is_update), None)
+            if parked is not None and parked.wake_key is not None:
+                waiting = self._by_wake.get(parked.wake_key)
+                if waiting is not None:
+                    waiting.discard(parked.key)
+                    if not waiting:
+                        del self._by_wake[parked.wake_key]
+            return parked
 
     def wake(self, wake_key: str) -> bool:
         """Re-drive at once whatever waits on ``wake_key`` (a child stack id); its
         back-off starts again, as what it waits for next is a new wait."""
-        def waiting(parked: ParkedAction) -> bool:
-            if parked.wake_key != wake_key:
-                return False
-            parked.delay = FIRST_DELAY
-            return True
-        return self._poke(waiting)
+        with self._lock:
+            found = [self._parked[k] for k in self._by_wake.get(wake_key, ())
+                     if k in self._parked]
+            for parked in found:
+                parked.delay = FIRST_DELAY
+                self._schedule(parked, 0.0)
+            return bool(found)
 
     def cancel(self, stack_id: str) -> int:
         """Cancel the parked actions of ``stack_id``; they fail as their resume starts."""
-        def cancelling(parked: ParkedAction) -> bool:
-            if str(parked.work.stack.id) != stack_id:
-                return False
-            parked.cancelled = True
-            return True
         with self._lock:
-            count = sum(1 for p in self._parked.values() if str(p.work.stack.id) == stack_id)
-        self._poke(cancelling)
-        return count
+            found = [p for p in self._parked.values() if str(p.work.stack.id) == stack_id]
+            for parked in found:
+                parked.cancelled = True
+                self._schedule(parked, 0.0)
+            return len(found)
 
     def __len__(self) -> int:
         with self._lock:
@@ -132,15 +148,11 @@ class ParkedActions:
             thread.join(timeout=5)
 
     # -- the re-driving thread -------------------------------------------------------
-    def _poke(self, matches: Callable[[ParkedAction], bool]) -> bool:
-        found = False
-        with self._lock:
-            for parked in self._parked.values():
-                if matches(parked):
-                    parked.due, found = 0.0, True
-            if found:
-                self._lock.notify()
-        return found
+    def _schedule(self, parked: ParkedAction, due: float) -> None:
+        """Set when ``parked`` is next re-driven (the lock is held)."""
+        parked.due = due
+        heapq.heappush(self._heap, (due, next(self._order), parked.key))
+        self._lock.notify()
 
     def _ensure_thread(self) -> None:
         if self._thread is None and not self._stopped:
@@ -148,20 +160,32 @@ class ParkedActions:
                                             daemon=True)
             self._thread.start()
 
+    def _due_now(self) -> list[ParkedAction] | float | None:
+        """The actions due now; else when the next one is (None: nothing parked)."""
+        now = time.monotonic()
+        due: dict[NodeKey, ParkedAction] = {}
+        while self._heap and self._heap[0][0] <= now:
+            when, _, key = heapq.heappop(self._heap)
+            parked = self._parked.get(key)
+            if parked is None or parked.due != when:
+                continue  # taken, or rescheduled since: a stale entry
+            due[key] = parked
+        if due:
+            for parked in due.values():  # re-driven again only if its message is lost
+                self._schedule(parked, now + REDRIVE_RETRY)
+            return list(due.values())
+        return self._heap[0][0] - now if self._heap else None
+
     def _loop(self) -> None:
         while True:
             with self._lock:
                 if self._stopped:
                     return
-                now = time.monotonic()
-                due = [p for p in self._parked.values() if p.due <= now]
-                for parked in due:
-                    parked.due = now + REDRIVE_RETRY
-                if not due:
-                    upcoming = min((p.due for p in self._parked.values()), default=None)
-                    self._lock.wait(None if upcoming is None else max(upcoming - now, 0))
+                found = self._due_now()
+                if not isinstance(found, list):
+                    self._lock.wait(found)
                     continue
-            for parked in due:
+            for parked in found:
                 try:
                     self._redrive(parked)
                 except Exception:  # a transport that is stopping: the retry comes later
