@@ -16,7 +16,12 @@ from typing import Any
 from hotplate.engine import abandon as abandoning
 from hotplate.engine import stack_actions
 from hotplate.engine import traversal as trav
-from hotplate.engine.adopt import parse_adopt_data, visible_files, with_adopt_data
+from hotplate.engine.adopt import (
+    parse_adopt_data,
+    visible_files,
+    with_adopt_data,
+    with_adopt_parameters,
+)
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.lookups import identity_of, project_of, request_environment
 from hotplate.engine.nested import MAX_NESTED_DEPTH
@@ -80,6 +85,8 @@ class EngineService(ResourceMethods, CatalogMethods):
             files = with_adopt_data(files or {}, adopt_data)
             action = Action.ADOPT
         env = request_environment(params, files or {}, environment_files)
+        if action is Action.ADOPT:  # the abandoned stack's parameters, unless given anew
+            env = with_adopt_parameters(env, adopt_data)
         with located_in(template):
             parsed = validate_stack_request(deps, template, env, files or {},
                                             stack_name=stack_name, nested=bool(owner_id))

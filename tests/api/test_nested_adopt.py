@@ -280,3 +280,19 @@ def test_a_stack_resource_the_document_lacks_fails_in_its_child(hc: Any) -> None
     assert found.stack_status_reason == (
         "Resource ADOPT failed: Exception: resources.nested.resources.nested_resource1: "
         "Resource ID was not provided.")
+
+
+def test_an_adopted_stack_keeps_the_abandoned_parameters(hc: Any) -> None:
+    template = {"heat_template_version": "2015-04-30",
+                "parameters": {"greeting": {"type": "string"}},
+                "resources": {"v": {"type": "OS::Heat::Value",
+                                    "properties": {"value": {"get_param": "greeting"}}}},
+                "outputs": {"said": {"value": {"get_attr": ["v", "value"]}}}}
+    data = {"name": "kept-params", "template": template,
+            "environment": {"parameters": {"greeting": "from the document"}},
+            "resources": {"v": {"name": "v", "type": "OS::Heat::Value", "resource_id": "v-1",
+                                "action": "CREATE", "status": "COMPLETE",
+                                "resource_data": {}, "metadata": {}}}}
+    found = _adopted(hc, "kept-params", data)
+    assert _outputs(hc, found.id)["said"] == "from the document"
+    assert hc.stacks.get(found.id).parameters["greeting"] == "from the document"
