@@ -1,0 +1,146 @@
+"""Running a plugin's action for an operation: in a thread, or parked (parking.py).
+
+``_run`` runs handle/check through the ActionRunner (cancel and deadline
+honoured), or, for a plugin that waits on a child stack, parks the action
+after its first check; ``resume`` checks a parked one again. Any failure
+settles the row FAILED with Heat's text, whichever way it ran.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from hotplate.convergence import outcome
+from hotplate.convergence.node_plan import stack_deadline
+from hotplate.engine.node_work import NodeWork, OpResult, Reporter, failure_text
+from hotplate.engine.parking import ParkedAction
+from hotplate.engine.resource_context import EngineResourceContext
+from hotplate.engine.row_bookkeeping import RowBookkeeping
+from hotplate.engine.runner import ActionTimeout
+from hotplate.model.errors import CancelOperation, UpdateReplace
+from hotplate.model.records import ResourceRecord
+from hotplate.model.states import Action, Status
+from hotplate.resources.base import Resource
+
+LOG = logging.getLogger(__name__)
+
+
+class PluginRuns(RowBookkeeping):
+    def _run(self, work: NodeWork, row: ResourceRecord, action: Action, handle: Any,
+             check: Any, cancelled: threading.Event, instance: Resource,
+             ctx: EngineResourceContext,
+             finish: Callable[[threading.Event, Reporter], OpResult] | None = None,
+             ) -> OpResult | None:
+        """Run a plugin action; on failure settle the row FAILED and say why.
+
+        With ``finish`` and a plugin that parks (``parking.py``), an action
+        that is not done after its first check is parked: the answer is then
+        an OpResult with no row (nothing to report yet), and ``finish`` runs
+        when a later check says done.
+        """
+        parked = self._deps.parked
+        if finish is not None and parked is not None and instance.parks_while_waiting:
+            def first() -> bool | None:
+                data = self._deps.runner.start(handle, deadline=stack_deadline(work.stack),
+                                               cancelled=cancelled)
+                if check(data):
+                    return None
+                self._persist_progress(row, instance, ctx)
+                parked.park(ParkedAction(work, row, action, instance, ctx, check, data,
+                                         finish, wake_key=instance.wake_key()),
+                            hint=instance.next_check_after(data))
+                return True
+            failed, was_parked = self._guarded(row, action, instance, ctx, first)
+            return failed or (OpResult() if was_parked else None)
+
+        def run() -> None:
+            with self._deps.slots.released():
+                self._deps.runner.run(handle, check, deadline=stack_deadline(work.stack),
+                                      cancelled=cancelled,
+                                      before_wait=lambda: self._persist_progress(row, instance,
+                                                                                 ctx))
+        return self._guarded(row, action, instance, ctx, run)[0]
+
+    def resume(self, parked: ParkedAction, cancelled: threading.Event,
+               reporter: Reporter) -> OpResult:
+        """Check a parked action again: finish it, fail it, or park it once more."""
+        work = parked.work
+
+        def again() -> bool:
+            self._deps.runner.checkpoint(stack_deadline(work.stack), cancelled)
+            if not parked.check(parked.data):
+                self._persist_progress(parked.row, parked.instance, parked.ctx)
+                assert self._deps.parked is not None
+                self._deps.parked.park(parked, again=True,
+                                       hint=parked.instance.next_check_after(parked.data))
+                return True
+            return False
+        try:
+            failed, still_waiting = self._guarded(parked.row, parked.action, parked.instance,
+                                                  parked.ctx, again)
+        except UpdateReplace as exc:  # only a first check may ask for a replacement
+            failed, still_waiting = self._failed(parked.row, parked.action, parked.instance,
+                                                 parked.ctx, exc), None
+        if failed is not None:
+            return failed
+        if still_waiting:
+            return OpResult()
+        return parked.finish(cancelled, reporter)
+
+    def _persist_progress(self, row: ResourceRecord, instance: Resource,
+                          ctx: EngineResourceContext) -> None:
+        """What the plugin did so far, made durable before time passes."""
+        ctx.flush()
+        if instance.resource_id != row.physical_resource_id:
+            self._deps.store.update_resource_locked(
+                row.id, self._deps.engine_id, {"physical_resource_id": instance.resource_id})
+
+    def _guarded(self, row: ResourceRecord, action: Action, instance: Resource,
+                 ctx: EngineResourceContext, step: Callable[[], Any],
+                 ) -> tuple[OpResult | None, Any]:
+        """Run ``step``; a cancel, a timeout or a plugin error settles the row FAILED."""
+        try:
+            return None, step()
+        except UpdateReplace:
+            raise
+        except Exception as exc:
+            return self._failed(row, action, instance, ctx, exc), None
+
+    def _failed(self, row: ResourceRecord, action: Action, instance: Resource,
+                ctx: EngineResourceContext, exc: Exception) -> OpResult:
+        def settle(reason: str) -> None:
+            self._release(row, action, Status.FAILED, reason,
+                          {"physical_resource_id": instance.resource_id}, ctx=ctx)
+
+        if isinstance(exc, CancelOperation):
+            settle(outcome.aborted(action, str(exc)))
+            return OpResult(failure=outcome.aborted(action), cancelled=True)
+        if isinstance(exc, ActionTimeout):
+            settle(outcome.aborted(action, "Timed out"))
+            return OpResult(failure=outcome.TIMED_OUT)
+        LOG.info("resource %s %s failed", row.name, action, exc_info=exc)
+        reason = failure_text(exc, row.name)
+        settle(reason)
+        return OpResult(failure=outcome.resource_failed_reason(action, reason))
+
+    def _ran_locally(self, work: NodeWork, instance: Resource, handle: Callable[[], Any],
+                     check: Callable[[Any], bool], cancelled: threading.Event) -> bool:
+        """Run a ``local_only`` plugin's action before taking the lock; True if it worked.
+
+        Anything else (a failure, a cancel, a replacement) answers False and
+        the caller takes the locked path, which runs the action again and
+        records its outcome as for any plugin: harmless, as a local action
+        left nothing outside the database.
+        """
+        if not instance.local_only or cancelled.is_set():
+            return False
+        try:
+            self._deps.runner.run(handle, check, deadline=stack_deadline(work.stack),
+                                  cancelled=cancelled)
+        except Exception:
+            return False
+        return True
+
