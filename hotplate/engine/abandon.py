@@ -29,7 +29,7 @@ from hotplate.engine import traversal as trav
 from hotplate.engine.adopt import visible_files
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.row_plugins import row_class
-from hotplate.engine.views import visible_rows
+from hotplate.engine.stack_rows import current_rows, owned_children
 from hotplate.model.errors import ActionInProgress, NotSupported
 from hotplate.model.records import ResourceRecord, StackRecord
 from hotplate.model.states import Action, Status
@@ -44,7 +44,7 @@ def check_enabled(deps: EngineDeps) -> None:
 def abandon_document(deps: EngineDeps, stack: StackRecord,
                      rows: Mapping[str, ResourceRecord]) -> dict[str, Any]:
     loaded = deps.caches.template(stack.raw_template_id)
-    children = _children(deps, stack)
+    children = owned_children(deps, stack)
     return {
         "name": stack.name,
         "id": stack.id,
@@ -66,7 +66,7 @@ def _resource(deps: EngineDeps, row: ResourceRecord,
     StackResource.prepare_abandon), or nothing while it has no child."""
     if _stack_backed(deps, row):
         child = children.get(row.physical_resource_id or "")
-        return {} if child is None else abandon_document(deps, child, _rows(deps, child))
+        return {} if child is None else abandon_document(deps, child, current_rows(deps, child))
     return {
         "name": row.name,
         "resource_id": row.physical_resource_id,
@@ -87,17 +87,8 @@ def _stack_backed(deps: EngineDeps, row: ResourceRecord) -> bool:
     return issubclass(cls, StackResource) and cls.owned
 
 
-def _children(deps: EngineDeps, stack: StackRecord) -> dict[str, StackRecord]:
-    """The live stacks this stack owns, by id."""
-    owned = deps.store.list_stacks(None, filters={"owner_id": str(stack.id)},
-                                   show_nested=True)
-    return {str(child.id): child for child in owned}
 
 
-def _rows(deps: EngineDeps, stack: StackRecord) -> dict[str, ResourceRecord]:
-    template = deps.caches.for_stack(stack.raw_template_id, stack)
-    return visible_rows(deps.store.list_resources(stack.id), list(template.resources),
-                        stack.raw_template_id, stack.prev_raw_template_id)
 
 
 def forget(deps: EngineDeps, stack: StackRecord) -> None:
@@ -122,7 +113,7 @@ def forget(deps: EngineDeps, stack: StackRecord) -> None:
         trav.stack_event(deps, stack, Action.DELETE, Status.IN_PROGRESS, started),
     ):
         raise busy
-    for child in _children(deps, stack).values():
+    for child in owned_children(deps, stack).values():
         forget(deps, child)
     for row in store.list_resources(stack.id):
         store.delete_resource(row.id)
@@ -137,6 +128,6 @@ def forget(deps: EngineDeps, stack: StackRecord) -> None:
 
 def _descendants(deps: EngineDeps, stack: StackRecord) -> list[StackRecord]:
     found = []
-    for child in _children(deps, stack).values():
+    for child in owned_children(deps, stack).values():
         found += [child, *_descendants(deps, child)]
     return found

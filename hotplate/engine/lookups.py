@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hotplate.engine.deps import EngineDeps
-from hotplate.engine.views import visible_rows
+from hotplate.engine.stack_rows import current_rows
 from hotplate.model.errors import EntityNotFound, StackValidationFailed
 from hotplate.model.ids import StackId
 from hotplate.model.records import ResourceRecord, StackRecord
@@ -70,9 +70,7 @@ class StackLookups:
 
     def _current_rows(self, stack: StackRecord) -> dict[str, ResourceRecord]:
         """One row per resource name: the template's, plus rows still being cleaned up."""
-        template = self._deps.caches.for_stack(stack.raw_template_id, stack)
-        return visible_rows(self._deps.store.list_resources(stack.id), list(template.resources),
-                            stack.raw_template_id, stack.prev_raw_template_id)
+        return current_rows(self._deps, stack)
 
     def _nested_stacks(self, stack: StackRecord, depth: int, *,
                        deleted: bool = False) -> list[tuple[StackRecord, int]]:

@@ -18,7 +18,7 @@ from typing import Any
 from hotplate.convergence.node_plan import DEFAULT_TIMEOUT_MINS, time_remaining
 from hotplate.engine.adopt import child_adopt_request, visible_files, with_adopt_parameters
 from hotplate.engine.deps import EngineDeps
-from hotplate.engine.views import visible_rows
+from hotplate.engine.stack_rows import current_rows
 from hotplate.model.errors import (
     EntityNotFound,
     NotSupported,
@@ -140,9 +140,7 @@ class EngineNestedStacks:
         return self._deps.store.get_stack(StackId(stack_id))
 
     def _rows(self, stack: StackRecord) -> dict[str, ResourceRecord]:
-        template = self._deps.caches.for_stack(stack.raw_template_id, stack)
-        return visible_rows(self._deps.store.list_resources(stack.id), list(template.resources),
-                            stack.raw_template_id, stack.prev_raw_template_id)
+        return current_rows(self._deps, stack)
 
     def _call(self, method: str, **kwargs: Any) -> Any:
         parent = self._parent

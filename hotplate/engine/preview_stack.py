@@ -27,7 +27,8 @@ from hotplate.convergence.update_diff import UpdateKind, decide_update
 from hotplate.engine.cache import FACADE, pseudo_parameters
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.preview import Resolver, Stored, known_parameter_values, new_resource, quietly
-from hotplate.engine.views import format_resource, stack_identity, visible_rows
+from hotplate.engine.stack_rows import owned_children
+from hotplate.engine.views import format_resource, stack_identity
 from hotplate.model.errors import StackValidationFailed
 from hotplate.model.records import ResourceRecord, StackRecord
 from hotplate.model.states import Action, Status
@@ -155,18 +156,8 @@ def _family(cls: type[Resource]) -> type[Resource]:
     return TemplateResource if issubclass(cls, TemplateResource) else cls
 
 
-def owned_children(deps: EngineDeps, stack: StackRecord) -> dict[str, StackRecord]:
-    """The live stacks ``stack`` owns, by id: the nested stacks of its resources."""
-    children = deps.store.list_stacks(None, filters={"owner_id": str(stack.id)},
-                                      show_nested=True)
-    return {str(child.id): child for child in children}
 
 
-def current_rows(deps: EngineDeps, stack: StackRecord) -> dict[str, ResourceRecord]:
-    """One row per resource name: the template's, plus rows still being cleaned up."""
-    template = deps.caches.for_stack(stack.raw_template_id, stack)
-    return visible_rows(deps.store.list_resources(stack.id), list(template.resources),
-                        stack.raw_template_id, stack.prev_raw_template_id)
 
 
 def stored_view(row: ResourceRecord, stack: StackRecord, required_by: Iterable[str],

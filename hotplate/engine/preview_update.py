@@ -36,12 +36,11 @@ from hotplate.engine.preview_stack import (
     Changes,
     StackUpdatePreview,
     Target,
-    current_rows,
-    owned_children,
     plugin_properties,
     stored_view,
 )
 from hotplate.engine.row_plugins import row_context
+from hotplate.engine.stack_rows import current_rows, owned_children
 from hotplate.model.records import ResourceRecord, StackRecord
 from hotplate.resources.stack_resource import StackResource
 from hotplate.template import Environment, Template, parse_environment, parse_template

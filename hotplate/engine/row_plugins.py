@@ -13,7 +13,7 @@ from typing import Any
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.nested import EngineNestedStacks
 from hotplate.engine.resource_context import EngineResourceContext
-from hotplate.engine.views import visible_rows
+from hotplate.engine.stack_rows import current_rows
 from hotplate.model.records import ResourceRecord, StackRecord
 from hotplate.model.states import Action, Status
 from hotplate.resources.base import Resource
@@ -64,10 +64,7 @@ PEER_STATES = frozenset({
 
 def _peer(deps: EngineDeps, stack: StackRecord, reference: str) -> Resource | None:
     """The stack's resource whose reference id (or name) is ``reference``, as a plugin."""
-    template = deps.caches.for_stack(stack.raw_template_id, stack)
-    rows = visible_rows(deps.store.list_resources(stack.id), list(template.resources),
-                        stack.raw_template_id, stack.prev_raw_template_id)
-    for row in rows.values():
+    for row in current_rows(deps, stack).values():
         if (row.action, row.status) not in PEER_STATES:
             continue
         instance = row_instance(deps, row, stack)

@@ -1,0 +1,26 @@
+"""A stack's current resource rows and the stacks it owns, read one way everywhere.
+
+Listings, outputs, nested-stack ports, previews and abandon documents all ask
+"one row per resource name, plus rows still being cleaned up" and "the
+nested stacks this stack owns"; this is the one place that answers.
+"""
+
+from __future__ import annotations
+
+from hotplate.engine.deps import EngineDeps
+from hotplate.engine.views import visible_rows
+from hotplate.model.records import ResourceRecord, StackRecord
+
+
+def current_rows(deps: EngineDeps, stack: StackRecord) -> dict[str, ResourceRecord]:
+    """One row per resource name: the template's, plus rows still being cleaned up."""
+    template = deps.caches.for_stack(stack.raw_template_id, stack)
+    return visible_rows(deps.store.list_resources(stack.id), list(template.resources),
+                        stack.raw_template_id, stack.prev_raw_template_id)
+
+
+def owned_children(deps: EngineDeps, stack: StackRecord) -> dict[str, StackRecord]:
+    """The live stacks ``stack`` owns, by id: the nested stacks of its resources."""
+    children = deps.store.list_stacks(None, filters={"owner_id": str(stack.id)},
+                                      show_nested=True)
+    return {str(child.id): child for child in children}
