@@ -31,12 +31,23 @@ class EngineOptions:
     """Seconds between an engine's reports in the service table (Heat's
     ``[DEFAULT]/periodic_interval``): a row whose report is older than twice this
     reads ``down``, and rows of this host more than three reports behind are
-    removed when an engine starts."""
+    removed when an engine starts. Also the rhythm of the recovery sweep
+    (recovery.py): dead engines' work taken over, lost messages re-sent."""
+    engine_life_check_timeout: int = 2
+    """Seconds an engine has to answer ``listening`` before it is taken for dead."""
+    stalled_traversal_timeout: int = 60
+    """Seconds a node may stay ready without running before the sweep sends it again
+    (a backlog looks the same as a lost message, so at most once per this)."""
+    graceful_shutdown_timeout: int = 60
+    """Seconds a stopping engine lets running operations finish (SIGTERM)."""
+    client_retry_limit: int = 2
+    """Times a worker that found a resource locked tries again, after a random wait."""
 
     def __post_init__(self) -> None:
-        if self.periodic_interval < 1:
-            raise ValueError("periodic_interval must be at least 1 second, "
-                             f"not {self.periodic_interval}")
+        for name in _POSITIVE:
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1 second, "
+                                 f"not {getattr(self, name)}")
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str], prefix: str = "HOTPLATE_",
@@ -62,7 +73,8 @@ class EngineOptions:
         return cls(**values)  # type: ignore[arg-type]
 
 
-_POSITIVE = frozenset({"periodic_interval"})
+_POSITIVE = frozenset({"periodic_interval", "engine_life_check_timeout",
+                       "stalled_traversal_timeout"})
 """Options that must be at least 1 (a timer of 0 s would spin)."""
 
 
