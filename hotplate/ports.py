@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from hotplate.model.ids import EngineId, ResourceId, StackId, TemplateId, TraversalId
+from hotplate.model.notifications import Notification
 from hotplate.model.records import (
     EventRecord,
     NewEvent,
@@ -372,7 +373,23 @@ class Transport(Protocol):
 
 
 class Notifier(Protocol):
-    def __call__(self, event_type: str, payload: Mapping[str, Any]) -> None: ...
+    """Where stack and scaling notifications go (rpc/notifier.py: oslo.messaging's).
+
+    EngineDeps holds None when no notification driver is configured: the
+    engine then builds nothing and sends nothing.
+    """
+
+    def send(self, notification: Notification) -> None:
+        """Hand one notification on without waiting for a broker.
+
+        It may raise; the engine logs that and carries on, since a stack's
+        state is already written when it is told.
+        """
+        ...
+
+    def close(self) -> None:
+        """Send what is still queued (for a bounded time), then let go of the broker."""
+        ...
 
 
 Callback = Callable[..., None]

@@ -18,6 +18,12 @@ and (if the size changed) ``cooldown_end`` moves to ``now + cooldown``,
 never earlier than it was. Metadata written by older Heat releases (a
 ``cooldown`` key, or a bare timestamp key) still counts as Heat counts it.
 Timestamps are Heat's: naive UTC in ISO format.
+
+A scaling action also tells the world, as Heat's ``autoscaling.send`` does:
+a ``ScalingNotice`` when it starts, and one when it ends or fails, which
+the engine turns into ``orchestration.autoscaling.<phase>`` (the group
+hands it to its context's ``notify_scaling``, absent when notifications
+are off).
 """
 
 from __future__ import annotations
@@ -26,7 +32,9 @@ import base64
 import math
 import uuid
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from enum import StrEnum
 from typing import Any
 
 from hotplate.resources.nested import ChildMember
@@ -34,9 +42,9 @@ from hotplate.resources.rolling_update import Batch, needs_update, next_batch
 
 __all__ = [
     "ADJUSTMENT_TYPES", "CHANGE_IN_CAPACITY", "COOLDOWN_END", "EXACT_CAPACITY",
-    "IN_PROGRESS", "PERCENT_CHANGE_IN_CAPACITY", "blocked_reason", "member_order",
-    "new_capacity", "reset", "rolling_batches", "scaling_finished", "scaling_started",
-    "short_id", "timestamp",
+    "IN_PROGRESS", "PERCENT_CHANGE_IN_CAPACITY", "Phase", "ScalingNotice", "blocked_reason",
+    "member_order", "new_capacity", "reset", "rolling_batches", "scaling_finished",
+    "scaling_started", "short_id", "timestamp",
 ]
 
 EXACT_CAPACITY, CHANGE_IN_CAPACITY, PERCENT_CHANGE_IN_CAPACITY = (
@@ -49,6 +57,46 @@ IN_PROGRESS, COOLDOWN_END, LEGACY_COOLDOWN = "scaling_in_progress", "cooldown_en
 SCALING_ACTIVITY = "due to scaling activity"
 
 Number = int | float
+
+
+# -- notices ----------------------------------------------------------------------------
+class Phase(StrEnum):
+    """Where a scaling action is: the suffix of Heat's ``autoscaling.<phase>`` event."""
+
+    START = "start"
+    END = "end"
+    ERROR = "error"
+
+
+@dataclass(frozen=True, slots=True)
+class ScalingNotice:
+    """What Heat's group reports of one scaling action, with Heat's field names.
+
+    ``capacity`` is the size before the action at its start, the new size at
+    its end and the size found after a failure; ``groupname`` is the group's
+    reference id; ``message`` is Heat's text (the error's, on failure).
+    """
+
+    phase: Phase
+    adjustment: Number
+    adjustment_type: str
+    capacity: Number
+    groupname: str
+    message: str
+
+    @classmethod
+    def started(cls, adjustment: Number, adjustment_type: str, capacity: Number,
+                groupname: str) -> ScalingNotice:
+        return cls(Phase.START, adjustment, adjustment_type, capacity, groupname,
+                   f"Start resizing the group {groupname}")
+
+    def ended(self, capacity: Number) -> ScalingNotice:
+        return ScalingNotice(Phase.END, self.adjustment, self.adjustment_type, capacity,
+                             self.groupname, f"End resizing the group {self.groupname}")
+
+    def failed(self, capacity: Number, error: BaseException) -> ScalingNotice:
+        return ScalingNotice(Phase.ERROR, self.adjustment, self.adjustment_type, capacity,
+                             self.groupname, str(error))
 
 
 # -- capacity ---------------------------------------------------------------------------
