@@ -21,7 +21,7 @@ from hotplate.engine.runner import ActionRunner
 from hotplate.engine.service import EngineService
 from hotplate.engine.worker import ListenerService, WorkerService
 from hotplate.model.ids import EngineId
-from hotplate.ports import Clock, Ids, Store, Transport
+from hotplate.ports import Clock, Ids, Notifier, Store, Transport
 from hotplate.resources.registry import Registry
 from hotplate.rpc.inprocess import InProcessTransport
 from hotplate.rpc.topics import ENGINE_TOPIC, LISTENER_TOPIC, WORKER_TOPIC
@@ -49,6 +49,8 @@ class Engine:
         transport.unserve(LISTENER_TOPIC, self.deps.engine_id)
         transport.unserve(ENGINE_TOPIC, self.deps.host)
         self.reporter.stop()
+        if self.deps.notifier is not None:  # after the servers: what they sent goes out
+            self.deps.notifier.close()
 
 
 def open_store(db_url: str, clock: Clock, *, pool_size: int = 8, migrate: bool = True) -> Any:
@@ -69,6 +71,7 @@ def start_engine(
     engine_id: str | None = None,
     work_slots: int | None = None,
     options: EngineOptions | None = None,
+    notifier: Notifier | None = None,
 ) -> Engine:
     """Build one engine and serve its endpoints.
 
@@ -77,6 +80,8 @@ def start_engine(
     suits a database server. ``options`` are the request limits, feature
     switches and timers (Heat's defaults when None). The engine reports in the
     service table every ``options.periodic_interval`` seconds until ``stop``.
+    ``notifier`` receives Heat's notifications (``rpc.notifier.build_notifier``);
+    the engine closes it when it stops. None, the embedded default: none are sent.
     """
     clock = clock or SystemClock()
     ids = ids or UuidIds()
@@ -94,6 +99,7 @@ def start_engine(
         host=host,
         slots=Slots(work_slots),
         options=options,
+        notifier=notifier,
     )
     deps.parked = ParkedActions(deps.redrive)
     worker = WorkerService(deps)

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hotplate.convergence import outcome
+from hotplate.engine import notify
 from hotplate.engine import traversal as trav
 from hotplate.engine.adopt import visible_files
 from hotplate.engine.deps import EngineDeps
@@ -107,22 +108,24 @@ def forget(deps: EngineDeps, stack: StackRecord) -> None:
     busy = ActionInProgress(stack.name, str(stack.action))
     store = deps.store
     started = outcome.started_reason(Action.DELETE)
+    deleting = {"action": Action.DELETE, "status": Status.IN_PROGRESS, "status_reason": started}
     if not store.update_stack_if_traversal(
-        stack.id, stack.current_traversal,
-        {"action": Action.DELETE, "status": Status.IN_PROGRESS, "status_reason": started},
+        stack.id, stack.current_traversal, deleting,
         trav.stack_event(deps, stack, Action.DELETE, Status.IN_PROGRESS, started),
     ):
         raise busy
+    notify.stack_changed(deps, stack, deleting)  # Heat's abandon is a delete: it says so
     for child in owned_children(deps, stack).values():
         forget(deps, child)
     for row in store.list_resources(stack.id):
         store.delete_resource(row.id)
     done = outcome.completed_reason(Action.DELETE)
-    store.update_stack_if_traversal(
-        stack.id, stack.current_traversal,
-        {"action": Action.DELETE, "status": Status.COMPLETE, "status_reason": done},
+    deleted = {"action": Action.DELETE, "status": Status.COMPLETE, "status_reason": done}
+    if store.update_stack_if_traversal(
+        stack.id, stack.current_traversal, deleted,
         trav.stack_event(deps, stack, Action.DELETE, Status.COMPLETE, done),
-    )
+    ):
+        notify.stack_changed(deps, stack, deleted)
     store.soft_delete_stack(stack.id)
 
 

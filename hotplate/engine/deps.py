@@ -17,7 +17,7 @@ from hotplate.engine.runner import ActionRunner
 from hotplate.engine.template_types import TemplateTypes
 from hotplate.model.errors import ResourceTypeUnavailable
 from hotplate.model.ids import EngineId, ResourceId, StackId, TraversalId
-from hotplate.ports import Clock, Ids, Store, Transport
+from hotplate.ports import Clock, Ids, Notifier, Store, Transport
 from hotplate.resources.base import Resource
 from hotplate.rpc.errors import MessagingTimeout
 from hotplate.rpc.topics import LISTENER_TOPIC, WORKER_TOPIC
@@ -170,6 +170,8 @@ class EngineDeps:
     options: EngineOptions = field(default_factory=EngineOptions)
     parked: ParkedActions | None = None
     """Actions waiting without a thread (parking.py); None: plugins wait in their thread."""
+    notifier: Notifier | None = None
+    """Where Heat's notifications go (notify.py); None, the embedded default: none are built."""
 
     def cast_check_resource(
         self,

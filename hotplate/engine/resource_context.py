@@ -12,6 +12,7 @@ from hotplate.model.records import ResourceRecord
 from hotplate.ports import Clock, Store
 from hotplate.resources.base import Resource
 from hotplate.resources.nested import NestedStacks
+from hotplate.resources.scaling import ScalingNotice
 
 METADATA_RETRIES = 20
 """Read-modify-write rounds a metadata change tries before giving up on a busy row."""
@@ -39,12 +40,15 @@ class EngineResourceContext:
         update_policy: Callable[[], Mapping[str, Any]] | None = None,
         engine_id: EngineId | None = None,
         peers: Callable[[str], Resource | None] | None = None,
+        notify_scaling: Callable[[ScalingNotice], None] | None = None,
     ) -> None:
         self._store = store
         self._nested = nested
         self._update_policy = update_policy
         self._engine_id = engine_id
         self._peers = peers
+        self.notify_scaling = notify_scaling
+        """A scaling group's notices (Heat's autoscaling notifications); None when off."""
         self._resource_id = resource_id
         self._data: dict[str, str] | None = None
         self._pending: dict[str, tuple[str, bool]] = {}

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from hotplate.engine import notify
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.nested import EngineNestedStacks
 from hotplate.engine.resource_context import EngineResourceContext
@@ -42,6 +43,8 @@ def row_context(deps: EngineDeps, row: ResourceRecord, stack: StackRecord
         update_policy=lambda: _update_policy(deps, row, stack),
         engine_id=deps.engine_id,
         peers=lambda reference: _peer(deps, stack, reference),
+        notify_scaling=(None if deps.notifier is None
+                        else lambda notice: notify.scaling_changed(deps, stack, notice)),
     )
 
 

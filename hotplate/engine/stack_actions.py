@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hotplate.convergence import outcome
+from hotplate.engine import notify
 from hotplate.engine import traversal as trav
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.events import resource_event
@@ -56,6 +57,7 @@ def start(deps: EngineDeps, stack: StackRecord, action: Action) -> None:
     if not deps.store.update_stack_if_traversal(stack.id, stack.current_traversal, values,
                                                 event):
         raise ActionInProgress(stack.name, str(stack.action))
+    notify.stack_changed(deps, stack, values)
     deps.transport.cast({}, WORKER_TOPIC, "stack_action",
                         {"stack_id": str(stack.id), "action": str(action),
                          "traversal_id": traversal})
@@ -91,8 +93,9 @@ def run(deps: EngineDeps, stack_id: StackId, action: Action,
     else:
         reason = outcome.resource_failed_reason(action, next(iter(failures.values())))
     event = trav.stack_event(deps, stack, action, status, reason)
-    deps.store.update_stack_if_traversal(stack.id, traversal,
-                                         {"status": status, "status_reason": reason}, event)
+    values = {"status": status, "status_reason": reason}
+    if deps.store.update_stack_if_traversal(stack.id, traversal, values, event):
+        notify.stack_changed(deps, stack, values)
 
 
 def _after_a_failure(graph: Any, name: str, failures: dict[str, str]) -> bool:

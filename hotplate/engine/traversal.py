@@ -2,7 +2,8 @@
 
 Every step is guarded by the traversal id (a compare-and-swap on the stack
 row), so two requests racing on one stack cannot both win, and a worker of a
-superseded traversal can never settle the stack.
+superseded traversal can never settle the stack. Only the winner of a swap
+that changes the stack's state sends Heat's notification of it (notify.py).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from hotplate.convergence import outcome
 from hotplate.convergence.graph_build import build_traversal_graph, graph_to_json
 from hotplate.convergence.propagation import sync_counts
 from hotplate.convergence.rows import choose_rows
+from hotplate.engine import notify
 from hotplate.engine.deps import EngineDeps
 from hotplate.model.ids import NO_TRAVERSAL, StackId, TemplateId, TraversalId
 from hotplate.model.records import NewEvent, NewResource, NewSyncPoint, StackRecord
@@ -66,6 +68,7 @@ def converge_stack(
     if not deps.store.update_stack_if_traversal(stack.id, stack.current_traversal, values, event):
         LOG.warning("stack %s: traversal changed under us; %s not started", stack.id, action)
         return None
+    notify.stack_changed(deps, stack, values)
     deps.store.delete_sync_points(stack.id, keep_traversal=traversal)
     try:
         _build_and_start(deps, stack, traversal, template_id, prev_template_id)
@@ -153,6 +156,7 @@ def mark_complete(deps: EngineDeps, stack: StackRecord, traversal: TraversalId) 
         values["prev_raw_template_id"] = None
     if not deps.store.update_stack_if_traversal(stack.id, traversal, values, event):
         return False
+    notify.stack_changed(deps, stack, values)
     if stack.action is Action.DELETE and stack.prev_raw_template_id is not None:
         deps.store.delete_raw_template(stack.prev_raw_template_id)
     purge_db(deps, stack, traversal, success=True)
@@ -171,6 +175,7 @@ def mark_failed(
         values["current_traversal"] = NO_TRAVERSAL
     if not deps.store.update_stack_if_traversal(stack.id, traversal, values, event):
         return False
+    notify.stack_changed(deps, stack, values)  # before a rollback's start, as in Heat
     if decision.rollback:
         failed = deps.store.get_stack(stack.id)
         if failed is not None and failed.current_traversal == traversal:
@@ -254,6 +259,7 @@ def stop_traversal(deps: EngineDeps, stack: StackRecord) -> bool:
     ):
         LOG.warning("stack %s: traversal changed; cancel not applied", stack.id)
         return False
+    notify.stack_changed(deps, stack, values)
     deps.store.delete_sync_points(stack.id, traversal_id=stack.current_traversal)
     deps.wake_waiters(stack)
     return True

@@ -20,7 +20,9 @@ the member named ``i``. Attributes:
 
 Every create, update and resize ends by recording the cooldown in the
 group's metadata (``scaling.py``), which is what makes a policy's signal
-wait for the cooldown after any of them, as in Heat.
+wait for the cooldown after any of them, as in Heat. A resize by ``adjust``
+is announced as Heat announces it: a start notice once the cooldown allows
+it, then an end or an error notice (``scaling.ScalingNotice``).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import copy
 import functools
 import logging
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from hotplate.model.errors import StackValidationFailed
@@ -271,17 +273,47 @@ class AutoScalingGroup(MemberGroup):
             cooldown = self.properties[COOLDOWN]
         self._check_scaling_allowed(cooldown)
         reason = f"{adjustment_type} : {adjustment}"
+        notify = self._scaling_notices()
+        notice = None
+        if notify is not None:  # Heat's start notice: after the cooldown check, before resizing
+            notice = scaling.ScalingNotice.started(adjustment, adjustment_type, capacity,
+                                                   self.get_reference_id())
+            notify(notice)
         try:
             self._stacks().update(str(self.resource_id), self._sized_template(int(size)), {},
                                   outside_traversal=True)
-        except BaseException:
+        except BaseException as exc:
             self._finished_scaling(cooldown, reason, size_changed=False)
+            self._scaling_failed(notice, exc)
             raise
 
         def finish(error: BaseException | None) -> None:
             self._finished_scaling(cooldown, reason, size_changed=error is None)
+            if error is not None:
+                self._scaling_failed(notice, error)
+            elif notify is not None and notice is not None:
+                notify(notice.ended(int(size)))
 
         return SignalWork(check=lambda: self.child_done("UPDATE"), finish=finish)
+
+    def _scaling_notices(self) -> Callable[[scaling.ScalingNotice], None] | None:
+        """The context's way to tell the world of a scaling action; None when it keeps
+        no notifications (then none is even built)."""
+        notify: Callable[[scaling.ScalingNotice], None] | None = getattr(
+            self.ctx, "notify_scaling", None)
+        return notify
+
+    def _scaling_failed(self, notice: scaling.ScalingNotice | None,
+                        error: BaseException) -> None:
+        """Heat's error notice, with the size the group has now; reading that size must
+        not hide the scaling error, so a failure here is only logged."""
+        notify = self._scaling_notices()
+        if notify is None or notice is None:
+            return
+        try:
+            notify(notice.failed(self.current_size(), error))
+        except Exception:
+            LOG.exception("Failed sending error notification")
 
     def _check_scaling_allowed(self, cooldown: float | None) -> None:
         """Mark the group as scaling, unless it may not scale now (compare-and-swap:
