@@ -17,6 +17,7 @@ from hotplate.engine.global_env import load_global_environment
 from hotplate.engine.heartbeat import ServiceIdentity, ServiceReporter
 from hotplate.engine.options import EngineOptions
 from hotplate.engine.parking import ParkedActions
+from hotplate.engine.recovery import Recovery
 from hotplate.engine.runner import ActionRunner
 from hotplate.engine.service import EngineService
 from hotplate.engine.worker import ListenerService, WorkerService
@@ -36,6 +37,8 @@ class Engine:
     worker: WorkerService
     reporter: ServiceReporter
     """The engine's service row and the timer that reports it."""
+    recovery: Recovery | None = None
+    """The timer that takes over dead engines' work and re-sends lost messages."""
 
     @property
     def store(self) -> Store:
@@ -48,6 +51,8 @@ class Engine:
         transport.unserve(WORKER_TOPIC, self.deps.engine_id)
         transport.unserve(LISTENER_TOPIC, self.deps.engine_id)
         transport.unserve(ENGINE_TOPIC, self.deps.host)
+        if self.recovery is not None:
+            self.recovery.stop()
         self.reporter.stop()
         if self.deps.notifier is not None:  # after the servers: what they sent goes out
             self.deps.notifier.close()
@@ -100,6 +105,7 @@ def start_engine(
         slots=Slots(work_slots),
         options=options,
         notifier=notifier,
+        engine_life_check_timeout=float(options.engine_life_check_timeout),
     )
     deps.parked = ParkedActions(deps.redrive)
     worker = WorkerService(deps)
@@ -111,7 +117,8 @@ def start_engine(
     reporter = ServiceReporter.start(
         store, ServiceIdentity(deps.engine_id, host, socket.gethostname()),
         options.periodic_interval, clock)
-    return Engine(deps=deps, service=service, worker=worker, reporter=reporter)
+    return Engine(deps=deps, service=service, worker=worker, reporter=reporter,
+                  recovery=Recovery.start(deps))
 
 
 def _engine_on(db_url: str, transport: Transport, *, workers: int,

@@ -18,7 +18,9 @@ from hotplate.model.records import (
     NewEvent,
     NewResource,
     NewSyncPoint,
+    PointState,
     RawTemplate,
+    ResourceAttempt,
     ResourceRecord,
     ServiceRecord,
     StackRecord,
@@ -322,6 +324,33 @@ class Store(Protocol):
                               reported_before: datetime) -> int: ...
 
     def list_services(self) -> list[ServiceRecord]: ...
+
+    # -- recovery (engine/recovery.py) ---------------------------------------
+    def claim(self, name: str, engine_id: EngineId, ttl_secs: float) -> bool:
+        """Hold ``name`` for ``ttl_secs`` if free, expired or already ours."""
+        ...
+
+    def release_claims(self, prefix: str, before_secs: float) -> int: ...
+
+    def lock_holders(self) -> set[EngineId]: ...
+
+    def resources_locked_by(self, engine_id: EngineId) -> list[ResourceRecord]: ...
+
+    def stacks_in_progress(self) -> list[StackRecord]: ...
+
+    def traversal_points(self, stack_id: StackId, traversal_id: TraversalId,
+                         ) -> tuple[list[PointState], set[str]]:
+        """The traversal's sync points, and the senders that reported in it."""
+        ...
+
+    def touch_sync_points(self, traversal_id: TraversalId,
+                          keys: Iterable[tuple[str, bool]]) -> None: ...
+
+    def paused_at_hooks(self, stack_id: StackId) -> set[ResourceId]: ...
+
+    def record_attempt(self, attempt: ResourceAttempt) -> None: ...
+
+    def list_attempts(self, stack_id: StackId | None = None) -> list[ResourceAttempt]: ...
 
     # -- user credentials ----------------------------------------------------
     def create_user_creds(self, values: Mapping[str, Any]) -> int: ...

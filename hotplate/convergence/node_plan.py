@@ -7,12 +7,14 @@
     update node:
       replaced for this template         ──► SKIP (the replacement carries on)
       replaced earlier, wanted again     ──► TAKE_BACK (forget the replacement, decide again)
+      interrupted at this template       ──► RESUME (a dead engine's create/update goes on)
       INIT                               ──► CREATE
       FAILED / new implementation /      ──► REPLACE, or RESTRICTED when the
         DELETE_*                              environment restricts ``replace``
       already at this template           ──► PROPAGATE (a re-delivery)
       otherwise                          ──► UPDATE (in place, or replace: update_diff.py)
     cleanup node:
+      interrupted delete                 ──► RESUME (a dead engine's delete goes on)
       row already at this template       ──► PROPAGATE (still wanted)
       INIT                               ──► PURGE (never created: drop the row)
       DELETE_COMPLETE                    ──► PROPAGATE (already gone)
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
+from hotplate.convergence.recovery import is_interrupted
 from hotplate.convergence.restrictions import REPLACE
 from hotplate.model.ids import TemplateId, TraversalId
 from hotplate.model.records import ResourceRecord, StackRecord
@@ -37,6 +40,7 @@ class Plan(StrEnum):
     SKIP = "SKIP"
     RESTRICTED = "RESTRICTED"
     TAKE_BACK = "TAKE_BACK"
+    RESUME = "RESUME"
     CREATE = "CREATE"
     UPDATE = "UPDATE"
     REPLACE = "REPLACE"
@@ -120,6 +124,9 @@ def _plan_update(ctx: NodeContext) -> Plan:
         if ctx.replacement_template_id == ctx.template_id:
             return Plan.SKIP
         return Plan.TAKE_BACK
+    if (is_interrupted(row) and row.current_template_id == ctx.template_id
+            and row.action in _RESUMABLE_UPDATES):
+        return Plan.RESUME
     if row.action is Action.INIT:
         return Plan.CREATE
     if row.current_template_id == ctx.template_id and row.status is Status.COMPLETE:
@@ -129,8 +136,13 @@ def _plan_update(ctx: NodeContext) -> Plan:
     return Plan.UPDATE
 
 
+_RESUMABLE_UPDATES = frozenset({Action.CREATE, Action.UPDATE, Action.ADOPT})
+
+
 def _plan_cleanup(ctx: NodeContext) -> Plan:
     row = ctx.row
+    if is_interrupted(row) and row.action is Action.DELETE:
+        return Plan.RESUME
     if row.current_template_id == ctx.template_id:
         return Plan.PROPAGATE
     if row.action is Action.INIT:

@@ -191,6 +191,7 @@ resource = Table(
     UniqueConstraint("uuid", name="uq_resource_uuid"),
     Index("ix_resource_stack_id", "stack_id"),
     Index("ix_resource_root_stack_id", "root_stack_id"),
+    Index("ix_resource_engine_id", "engine_id"),
     **MYSQL_TABLE_ARGS,
 )
 
@@ -305,6 +306,35 @@ service = Table(
     Column("report_interval", Integer, nullable=False),
     *_timestamps(),
     Column("deleted_at", UtcDateTime()),
+    **MYSQL_TABLE_ARGS,
+)
+
+# Recovery: a claim names who does a once-only job (the sweep, the takeover of a dead
+# engine) until it expires; an attempt is one handle_<action> call a plugin recorded
+# with its idempotency token (TestResource does, so tests can count creates).
+engine_claim = Table(
+    "engine_claim",
+    metadata,
+    Column("name", String(255), primary_key=True),
+    Column("engine_id", String(36), nullable=False),
+    Column("expires_at", UtcDateTime(), nullable=False),
+    Column("created_at", UtcDateTime(), nullable=False),
+    **MYSQL_TABLE_ARGS,
+)
+
+resource_attempt = Table(
+    "resource_attempt",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("stack_id", String(36), nullable=False),
+    Column("resource_uuid", String(36), nullable=False),
+    Column("resource_name", String(255), nullable=False),
+    Column("action", String(255), nullable=False),
+    Column("token", String(36), nullable=False),
+    Column("retry", Boolean, nullable=False),
+    Column("engine_id", String(36), nullable=False),
+    Column("created_at", UtcDateTime(), nullable=False),
+    Index("ix_resource_attempt_stack_id", "stack_id"),
     **MYSQL_TABLE_ARGS,
 )
 

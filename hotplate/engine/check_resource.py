@@ -22,6 +22,7 @@ from hotplate.engine import traversal as trav
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.node_work import LockLost, NodeWork, OpResult, failure_text
 from hotplate.engine.parking import ParkedAction
+from hotplate.engine.recovery import take_over_row
 from hotplate.engine.resource_ops import ResourceOps
 from hotplate.engine.row_plugins import row_instance
 from hotplate.engine.runner import ActionTimeout
@@ -164,6 +165,9 @@ class CheckResource:
         action = work.row.action if work.row.action is not Action.INIT else Action.CREATE
         reason = failure_text(exc, work.row.name)
         try:
+            fresh = self._deps.store.get_resource(work.row.id)
+            if fresh is not None and fresh.engine_id not in (None, self._deps.engine_id):
+                return  # another engine holds the row now (a takeover): it decides
             # Drop our lock if we still hold it, or no later traversal could take the row.
             event = self._ops.event(work.row, action, "FAILED", reason)
             self._deps.store.steal_resource_lock(
@@ -192,6 +196,8 @@ class CheckResource:
                 result = ops.no_op(work)
             elif plan is Plan.CREATE:
                 result = ops.create(work, cancelled, reporter)
+            elif plan is Plan.RESUME:
+                result = ops.resume_interrupted(work, cancelled, reporter)
             elif plan is Plan.UPDATE:
                 result = ops.update(work, cancelled, reporter)
             elif plan is Plan.REPLACE:
@@ -335,12 +341,8 @@ class CheckResource:
                 self._preempt(fresh, work.stack)
             return
         if fresh.engine_id is not None and fresh.engine_id != deps.engine_id:
-            reason = outcome.worker_went_down(fresh.action)
-            event = self._ops.event(fresh, fresh.action, "FAILED", reason)
-            if deps.store.steal_resource_lock(
-                fresh.id, fresh.engine_id, {"status": "FAILED", "status_reason": reason}, event
-            ):
-                self._recast(work)
+            # The holder is dead: take its lock over (which sends this node again).
+            take_over_row(deps, fresh, fresh.engine_id)
             return
         if fresh.engine_id is None and fresh.current_template_id == work.row.current_template_id:
             self._recast(work)

@@ -15,7 +15,7 @@ from typing import Any
 
 from hotplate.convergence import outcome
 from hotplate.convergence.node_plan import stack_deadline
-from hotplate.engine.node_work import NodeWork, OpResult, Reporter, failure_text
+from hotplate.engine.node_work import LockLost, NodeWork, OpResult, Reporter, failure_text
 from hotplate.engine.parking import ParkedAction
 from hotplate.engine.resource_context import EngineResourceContext
 from hotplate.engine.row_bookkeeping import RowBookkeeping
@@ -92,11 +92,20 @@ class PluginRuns(RowBookkeeping):
 
     def _persist_progress(self, row: ResourceRecord, instance: Resource,
                           ctx: EngineResourceContext) -> None:
-        """What the plugin did so far, made durable before time passes."""
-        ctx.flush()
+        """What the plugin did so far, made durable before time passes.
+
+        Written under our lock, so an engine whose lock was taken over (it
+        was paused past the life check) learns it here and stops: LockLost.
+        """
+        values: dict[str, Any] = {}
+        pending = ctx.take_pending()
+        if pending:
+            values["resource_data"] = pending
         if instance.resource_id != row.physical_resource_id:
-            self._deps.store.update_resource_locked(
-                row.id, self._deps.engine_id, {"physical_resource_id": instance.resource_id})
+            values["physical_resource_id"] = instance.resource_id
+        if values and self._deps.store.update_resource_locked(
+                row.id, self._deps.engine_id, values) is None:
+            raise LockLost()
 
     def _guarded(self, row: ResourceRecord, action: Action, instance: Resource,
                  ctx: EngineResourceContext, step: Callable[[], Any],
@@ -104,7 +113,7 @@ class PluginRuns(RowBookkeeping):
         """Run ``step``; a cancel, a timeout or a plugin error settles the row FAILED."""
         try:
             return None, step()
-        except UpdateReplace:
+        except (UpdateReplace, LockLost):
             raise
         except Exception as exc:
             return self._failed(row, action, instance, ctx, exc), None
@@ -112,8 +121,11 @@ class PluginRuns(RowBookkeeping):
     def _failed(self, row: ResourceRecord, action: Action, instance: Resource,
                 ctx: EngineResourceContext, exc: Exception) -> OpResult:
         def settle(reason: str) -> None:
-            self._release(row, action, Status.FAILED, reason,
-                          {"physical_resource_id": instance.resource_id}, ctx=ctx)
+            released, _ = self._release(row, action, Status.FAILED, reason,
+                                        {"physical_resource_id": instance.resource_id},
+                                        ctx=ctx)
+            if released is None:  # taken over meanwhile: the new holder decides
+                raise LockLost()
 
         if isinstance(exc, CancelOperation):
             settle(outcome.aborted(action, str(exc)))

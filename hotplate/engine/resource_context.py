@@ -7,10 +7,10 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from hotplate.model.ids import EngineId, ResourceId
-from hotplate.model.records import ResourceRecord
+from hotplate.model.ids import EngineId, ResourceId, StackId
+from hotplate.model.records import ResourceAttempt, ResourceRecord
 from hotplate.ports import Clock, Store
-from hotplate.resources.base import Resource
+from hotplate.resources.base import Attempt, Resource
 from hotplate.resources.nested import NestedStacks
 from hotplate.resources.scaling import ScalingNotice
 
@@ -142,6 +142,14 @@ class EngineResourceContext:
         self._store.delete_resource_data(self._resource_id, key)
         if self._data is not None:
             self._data.pop(key, None)
+
+    def record_attempt(self, action: str, attempt: Attempt) -> None:
+        """Write down one handle_<action> call with its token (the resource_attempt
+        table), for plugins that let tests count how often a thing was made."""
+        self._store.record_attempt(ResourceAttempt(
+            stack_id=StackId(self.stack_id), resource_uuid=self.uuid,
+            resource_name=self.resource_name, action=action, token=attempt.token,
+            retry=attempt.retry, engine_id=self._engine_id or EngineId("")))
 
     def take_pending(self) -> dict[str, tuple[str, bool]]:
         """The buffered writes, handed to the caller who writes them."""

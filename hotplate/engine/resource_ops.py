@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hotplate.convergence import outcome
+from hotplate.convergence.recovery import idempotency_token
 from hotplate.convergence.restrictions import blocked_action
 from hotplate.convergence.update_diff import UpdateDecision, UpdateKind, decide_update
 from hotplate.engine.adopt import AdoptsItself, resource_entry
@@ -29,7 +30,7 @@ from hotplate.engine.update_checks import refuse, restricted_actions
 from hotplate.model.errors import UpdateReplace
 from hotplate.model.records import NewEvent, NewResource, ResourceRecord
 from hotplate.model.states import Action, Status
-from hotplate.resources.base import Resource
+from hotplate.resources.base import Attempt, Resource
 
 LOG = logging.getLogger(__name__)
 
@@ -51,8 +52,24 @@ class ResourceOps(PluginRuns):
         return OpResult(row=row, node_data=self._node_data(instance, row, work, row.action,
                                                            row.status))
 
+    def resume_interrupted(self, work: NodeWork, cancelled: threading.Event,
+                           reporter: Reporter) -> OpResult:
+        """Go on with the action a dead engine was running on the row (its lock was
+        taken over: engine/recovery.py): the same action, told it is a retry."""
+        action = work.row.action
+        if action is Action.DELETE:
+            return self.delete(work, cancelled, reporter, resuming=True)
+        if action is Action.UPDATE:
+            return self.update(work, cancelled, reporter, resuming=True)
+        return self.create(work, cancelled, reporter, resuming=True)
+
+    def _attempt(self, work: NodeWork, instance: Resource, action: Action,
+                 resuming: bool) -> None:
+        instance.attempt = Attempt(idempotency_token(work.row.uuid, action, work.traversal_id),
+                                   retry=resuming)
+
     def create(self, work: NodeWork, cancelled: threading.Event,
-               reporter: Reporter) -> OpResult:
+               reporter: Reporter, *, resuming: bool = False) -> OpResult:
         row = work.row
         values = {"current_template_id": work.template_id,
                   "requires": required_ids(work.input_data)}
@@ -67,18 +84,24 @@ class ResourceOps(PluginRuns):
             return self._adopt(work, cls, values, props, reporter, cancelled)
         ctx = self._context(row, work.stack)
         instance = cls(row.name, props, ctx)
+        self._attempt(work, instance, Action.CREATE, resuming)
         if self._ran_locally(work, instance, instance.handle_create,
                              instance.check_create_complete, cancelled):
             return self._complete(work, row, instance, ctx, Action.CREATE, props, reporter,
                                   cancelled, values, local=True)
-        locked = self._acquire(row, values, Action.CREATE)
+        locked = self._acquire(row, values, Action.CREATE, resuming=resuming)
         ctx = self._context(locked, work.stack)
-        instance = cls(row.name, props, ctx)
+        made = row.physical_resource_id if resuming else None
+        instance = cls(row.name, props, ctx, resource_id=made)
+        self._attempt(work, instance, Action.CREATE, resuming)
         def finish(cancelled: threading.Event, reporter: Reporter) -> OpResult:
             return self._complete(work, locked, instance, ctx, Action.CREATE, props, reporter,
                                   cancelled)
 
-        failed = self._run(work, locked, Action.CREATE, instance.handle_create,
+        # Taken over after handle_create recorded a physical id: only wait for it.
+        handle = ((lambda: instance.resume_data("CREATE")) if made is not None
+                  else instance.handle_create)
+        failed = self._run(work, locked, Action.CREATE, handle,
                            instance.check_create_complete, cancelled, instance, ctx, finish)
         if failed is not None:
             return failed
@@ -178,7 +201,7 @@ class ResourceOps(PluginRuns):
         return OpResult(row=done, node_data=node_data, synced=synced, reports=reports)
 
     def update(self, work: NodeWork, cancelled: threading.Event,
-               reporter: Reporter) -> OpResult:
+               reporter: Reporter, *, resuming: bool = False) -> OpResult:
         row = work.row
         new_requires = required_ids(work.input_data)
         try:
@@ -196,8 +219,9 @@ class ResourceOps(PluginRuns):
                                  metadata_changed=metadata != (row.metadata or {}))
         if decision.kind is UpdateKind.IN_PLACE and cls.needs_replacement(old_props, new_props):
             decision = UpdateDecision(UpdateKind.REPLACE, decision.prop_diff)
-        if (decision.kind is UpdateKind.NO_CHANGE and cls.always_updates
-                and row.physical_resource_id is not None):
+        if decision.kind is UpdateKind.NO_CHANGE and (
+                resuming or (cls.always_updates and row.physical_resource_id is not None)):
+            # Resuming, the row says UPDATE_IN_PROGRESS: it must go through an update.
             decision = UpdateDecision(UpdateKind.IN_PLACE, {})
         if decision.kind is not UpdateKind.NO_CHANGE:
             try:
@@ -224,6 +248,7 @@ class ResourceOps(PluginRuns):
             return OpResult(row=stored, node_data=self._node_data(
                 instance, stored, work, stored.action, stored.status))
         instance = cls(row.name, old_props, context, resource_id=row.physical_resource_id)
+        self._attempt(work, instance, Action.UPDATE, resuming)
         done = {"current_template_id": work.template_id, "requires": new_requires,
                 "metadata": metadata, "resource_type": defn.type}
         if self._ran_locally(work, instance,
@@ -234,9 +259,10 @@ class ResourceOps(PluginRuns):
                                   reporter, cancelled, done, local=True)
         both = tuple(sorted(set(row.requires) | set(new_requires), reverse=True))
         locked = self._acquire(row, {"current_template_id": work.template_id,
-                                     "requires": both}, Action.UPDATE)
+                                     "requires": both}, Action.UPDATE, resuming=resuming)
         context = self._context(row, work.stack)
         instance = cls(row.name, old_props, context, resource_id=row.physical_resource_id)
+        self._attempt(work, instance, Action.UPDATE, resuming)
         def finish(cancelled: threading.Event, reporter: Reporter) -> OpResult:
             instance.properties = dict(new_props)
             return self._complete(work, locked, instance, context, Action.UPDATE, new_props,
@@ -297,21 +323,23 @@ class ResourceOps(PluginRuns):
         return OpResult(replaced_by=new_id)
 
     def delete(self, work: NodeWork, cancelled: threading.Event,
-               reporter: Reporter) -> OpResult:
+               reporter: Reporter, *, resuming: bool = False) -> OpResult:
         row = work.row
         retain = self._deletion_policy(row) == "Retain"
         cls = self._row_class(row)
         ctx = self._context(row, work.stack)
         instance = cls(row.name, row.properties_data or {}, ctx,
                        resource_id=row.physical_resource_id)
+        self._attempt(work, instance, Action.DELETE, resuming)
         if retain or self._ran_locally(work, instance, instance.handle_delete,
                                        instance.check_delete_complete, cancelled):
             return self._finish(work, row, Action.DELETE, {}, ctx, reporter, None, cancelled,
                                 local=True)
-        locked = self._acquire(row, {}, Action.DELETE)
+        locked = self._acquire(row, {}, Action.DELETE, resuming=resuming)
         ctx = self._context(row, work.stack)
         instance = cls(row.name, row.properties_data or {}, ctx,
                        resource_id=row.physical_resource_id)
+        self._attempt(work, instance, Action.DELETE, resuming)
         def finish(cancelled: threading.Event, reporter: Reporter) -> OpResult:
             return self._finish(work, locked, Action.DELETE, {}, ctx, reporter, None,
                                 cancelled, local=False)

@@ -21,6 +21,7 @@ from hotplate.engine.node_work import LockLost, NodeWork, OpResult, failure_text
 from hotplate.engine.resolve import InputsContext
 from hotplate.engine.resource_context import EngineResourceContext
 from hotplate.engine.row_plugins import row_class, row_context
+from hotplate.model.errors import EntityNotFound
 from hotplate.model.nodes import NodeData, path_key
 from hotplate.model.records import NewEvent, ResourceRecord, StackRecord, SyncReport, SyncResult
 from hotplate.model.states import Action, Status
@@ -76,9 +77,12 @@ class RowBookkeeping:
             attrs=attrs, action=str(action), status=str(status), uuid=row.uuid,
         ).to_json()
 
-    def _acquire(self, row: ResourceRecord, values: Mapping[str, Any], action: Action
-                 ) -> ResourceRecord:
-        event = self.event(row, action, Status.IN_PROGRESS, outcome.STATE_CHANGED)
+    def _acquire(self, row: ResourceRecord, values: Mapping[str, Any], action: Action,
+                 *, resuming: bool = False) -> ResourceRecord:
+        """Take the lock, recording IN_PROGRESS; ``resuming`` an interrupted action,
+        the row already says IN_PROGRESS (its takeover event tells the story)."""
+        event = None if resuming else self.event(row, action, Status.IN_PROGRESS,
+                                                 outcome.STATE_CHANGED)
         acquired = self._deps.store.acquire_resource(
             row.id, self._deps.engine_id, row.atomic_key,
             {"action": action, "status": Status.IN_PROGRESS,
@@ -145,11 +149,14 @@ class RowBookkeeping:
         return row_class(self._deps, row)
 
     def _deletion_policy(self, row: ResourceRecord) -> str:
+        """The row's template's deletion policy. A template that is gone says nothing
+        more (Delete); any other failure to read it propagates: guessing "Delete"
+        when the database is briefly away would delete a ``Retain`` resource."""
         if row.current_template_id is None:
             return "Delete"
         try:
             template = self._deps.caches.template(row.current_template_id).template
-        except Exception:
+        except EntityNotFound:
             return "Delete"
         defn = template.resources.get(row.name)
         return defn.deletion_policy if defn is not None else "Delete"

@@ -171,3 +171,29 @@ class ServiceRecord:
     report_interval: int
     created_at: datetime
     updated_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PointState:
+    """One sync point of a traversal as recovery sees it."""
+
+    entity_id: str
+    is_update: bool
+    remaining: int
+    """Predecessors still to report; 0 (or less): the node is ready."""
+    touched: datetime
+    """Its last write: when it became ready (its cast), or when the sweep re-sent it."""
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceAttempt:
+    """One handle_<action> call a plugin recorded, with its idempotency token."""
+
+    stack_id: StackId
+    resource_uuid: str
+    resource_name: str
+    action: str
+    token: str
+    retry: bool
+    engine_id: EngineId
+

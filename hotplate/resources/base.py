@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 from hotplate.model.errors import NotSupported
@@ -90,6 +91,24 @@ class ResourceContext(Protocol):
     def data_delete(self, key: str) -> None: ...
 
 
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """Which try of an action a handler runs, set by the engine before each handle_*.
+
+    ``token`` is the same on every try of one action of one resource in one
+    traversal: pass it to a cloud API as its client token (idempotency key),
+    so the cloud makes one thing however many engines tried. ``retry`` says
+    that an earlier try may have run (its engine died): look before making.
+    """
+
+    token: str
+    retry: bool = False
+
+
+FIRST_TRY = Attempt("", False)
+"""Before the engine says otherwise (previews, validation): a first try, no token."""
+
+
 class Resource:
     """Base class of every resource type; the defaults do nothing and finish at once."""
 
@@ -132,6 +151,7 @@ class Resource:
         self.properties: dict[str, Any] = with_defaults(self.properties_schema, properties)
         self.ctx = ctx
         self.resource_id = resource_id
+        self.attempt = FIRST_TRY
 
     # -- declarations -------------------------------------------------------------
     @classmethod
@@ -229,6 +249,12 @@ class Resource:
     def resource_id_set(self, value: str | None) -> None:
         """Record the physical id; the engine stores ``resource_id`` when the action ends."""
         self.resource_id = value
+
+    def resume_data(self, action: str) -> Any:
+        """The data check_<action>_complete needs when an engine takes over an action
+        whose handle_<action> already ran (the physical id was recorded): what that
+        handle returned is gone with its engine, so rebuild it from stored state."""
+        return None
 
     # -- handlers -----------------------------------------------------------------
     def handle_create(self) -> Any:

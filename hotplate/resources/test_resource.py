@@ -169,6 +169,7 @@ class TestResource(Resource):
 
     # -- handlers -----------------------------------------------------------------
     def handle_create(self) -> Waiting:
+        self._record(CREATE)
         if not self.properties[FAIL]:
             self.data_set("value", self.properties[VALUE])
             self.resource_id_set(self.physical_resource_name())
@@ -205,6 +206,18 @@ class TestResource(Resource):
 
     def check_delete_complete(self, data: Waiting) -> bool:
         return self._done(data)
+
+    def resume_data(self, action: str) -> Waiting:
+        """Taken over mid-wait: wait the whole time again (what the first try's
+        engine had counted died with it)."""
+        return self._start(action)
+
+    def _record(self, action: str) -> None:
+        """Each create is written down with its token (resource_attempt), so a test
+        can tell one create retried from two things made."""
+        record = getattr(self.ctx, "record_attempt", None)
+        if self.attempt.token and callable(record):
+            record(action.upper(), self.attempt)
 
     # -- waiting ------------------------------------------------------------------
     def _start(self, action: str) -> Waiting:

@@ -208,6 +208,29 @@ class DeterministicTransport:
             self._tally["dropped"] += dropped
             return dropped
 
+    def kill(self, servers: set[str], *, lost: float = 0.0) -> int:
+        """An engine dies: ``servers`` (its engine id, its host) stop serving every
+        topic, the messages sent to them are gone, and each message for any server
+        is gone with chance ``lost`` (the dead engine had taken it off the queue).
+        Locks it held stay in the database, as a killed process leaves them.
+        Returns how many messages went."""
+        if not 0.0 <= lost <= 1.0:
+            raise ValueError("lost must be in [0, 1]")
+        with self._lock:
+            for topic, server, _ in self._routes.targets():
+                if server in servers:
+                    self._routes.remove(topic, server)
+            kept: list[_Queued] = []
+            for item in self._queue:
+                mine = item.view.server in servers
+                taken = item.view.server is None and lost and self._rng.random() < lost
+                if not (mine or taken):
+                    kept.append(item)
+            gone = len(self._queue) - len(kept)
+            self._queue = kept
+            self._tally["dropped"] += gone
+            return gone
+
     def pending(self) -> list[Pending]:
         """Queued messages, oldest first, held ones included."""
         with self._lock:

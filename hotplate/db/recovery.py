@@ -1,0 +1,171 @@
+"""What recovery reads and writes: claims, lock holders, the state of a traversal's
+sync points, paused hooks, and the attempts plugins record.
+
+None of it is on the hot path: the recovery timer runs these once per
+``periodic_interval`` (engine/recovery.py), and only the sweep's engine reads
+a traversal's points.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import timedelta
+
+from sqlalchemy import Connection, and_, delete, func, insert, or_, select, type_coerce, update
+from sqlalchemy.exc import IntegrityError
+
+from hotplate.db import schema as s
+from hotplate.db.base import StoreBase
+from hotplate.db.rows import attr_data_subquery, resource_select_columns, to_resource, to_stack
+from hotplate.db.types import UtcDateTime
+from hotplate.model.ids import EngineId, ResourceId, StackId, TraversalId
+from hotplate.model.records import (
+    PointState,
+    ResourceAttempt,
+    ResourceRecord,
+    StackRecord,
+)
+from hotplate.template.environment import HOOK_TYPES
+
+_r = s.resource
+_sp = s.sync_point
+_spi = s.sync_point_input
+_claim = s.engine_claim
+_attempt = s.resource_attempt
+
+PENDING_HOOK = "True"
+"""A hook's resource data value while the resource waits at it (breakpoints.py)."""
+
+
+class RecoveryStore(StoreBase):
+    # -- claims ------------------------------------------------------------------
+    def claim(self, name: str, engine_id: EngineId, ttl_secs: float) -> bool:
+        """Hold ``name`` for ``ttl_secs``: True if it was free, expired, or already ours.
+
+        One conditional UPDATE (ours, or expired), else an INSERT whose primary
+        key decides between engines claiming a new name at once.
+        """
+        now = self._now()
+        expires = now + timedelta(seconds=ttl_secs)
+        renew = (
+            update(_claim)
+            .where(_claim.c.name == name,
+                   or_(_claim.c.engine_id == engine_id, _claim.c.expires_at < now))
+            .values(engine_id=engine_id, expires_at=expires)
+        )
+        row = {"name": name, "engine_id": engine_id, "expires_at": expires, "created_at": now}
+
+        def run(conn: Connection) -> bool:
+            if conn.execute(renew).rowcount == 1:
+                return True
+            exists = conn.execute(select(_claim.c.name).where(_claim.c.name == name)).first()
+            if exists is not None:
+                return False
+            conn.execute(insert(_claim).values(row))
+            return True
+
+        try:
+            return bool(self._tx.write(run))
+        except IntegrityError:  # another engine inserted it first
+            return False
+
+    def release_claims(self, prefix: str, before_secs: float) -> int:
+        """Delete claims named ``prefix…`` that expired over ``before_secs`` ago."""
+        cutoff = self._now() - timedelta(seconds=before_secs)
+        statement = delete(_claim).where(_claim.c.name.startswith(prefix, autoescape=True),
+                                         _claim.c.expires_at < cutoff)
+        return int(self._tx.write(lambda conn: conn.execute(statement).rowcount))
+
+    # -- locks -------------------------------------------------------------------
+    def lock_holders(self) -> set[EngineId]:
+        """Every engine that holds at least one resource lock, in any stack."""
+        query = select(_r.c.engine_id).where(_r.c.engine_id.is_not(None)).distinct()
+        rows = self._tx.read(lambda conn: conn.execute(query).scalars().all(),
+                             single_statement=True)
+        return {EngineId(engine_id) for engine_id in rows}
+
+    def resources_locked_by(self, engine_id: EngineId) -> list[ResourceRecord]:
+        query = (select(*resource_select_columns(attr_data_subquery()))
+                 .where(_r.c.engine_id == engine_id).order_by(_r.c.id))
+        rows = self._tx.read(lambda conn: conn.execute(query).mappings().all(),
+                             single_statement=True)
+        return [to_resource(row) for row in rows]
+
+    # -- traversals --------------------------------------------------------------
+    def stacks_in_progress(self) -> list[StackRecord]:
+        """Live stacks whose status is IN_PROGRESS, oldest change first."""
+        st = s.stack
+        query = (select(st).where(st.c.status == "IN_PROGRESS", st.c.deleted_at.is_(None))
+                 .order_by(func.coalesce(st.c.updated_at, st.c.created_at), st.c.id))
+        rows = self._tx.read(lambda conn: conn.execute(query).mappings().all(),
+                             single_statement=True)
+        return [to_stack(row) for row in rows]
+
+    def traversal_points(self, stack_id: StackId, traversal_id: TraversalId,
+                         ) -> tuple[list[PointState], set[str]]:
+        """Every sync point of the traversal, and every sender that has reported in it."""
+        points = (select(_sp.c.entity_id, _sp.c.is_update, _sp.c.remaining,
+                         type_coerce(func.coalesce(_sp.c.updated_at, _sp.c.created_at),
+                                     UtcDateTime()).label("touched"))
+                  .where(_sp.c.stack_id == stack_id, _sp.c.traversal_id == traversal_id))
+        senders = (select(_spi.c.sender).join(_sp, and_(
+            _sp.c.entity_id == _spi.c.entity_id, _sp.c.traversal_id == _spi.c.traversal_id,
+            _sp.c.is_update == _spi.c.is_update))
+            .where(_sp.c.stack_id == stack_id, _spi.c.traversal_id == traversal_id)
+            .distinct())
+
+        def run(conn: Connection) -> tuple[list[PointState], set[str]]:
+            found = [PointState(str(row.entity_id), bool(row.is_update), int(row.remaining),
+                                row.touched)
+                     for row in conn.execute(points)]
+            return found, {str(sender) for sender in conn.execute(senders).scalars()}
+
+        return self._tx.read(run)
+
+    def touch_sync_points(self, traversal_id: TraversalId,
+                          keys: Iterable[tuple[str, bool]]) -> None:
+        """Mark the points as just cast, so the sweep waits a whole timeout again."""
+        keys = list(keys)
+        if not keys:
+            return
+        now = self._now()
+
+        def run(conn: Connection) -> None:
+            for entity_id, is_update in keys:
+                conn.execute(update(_sp).where(
+                    _sp.c.entity_id == entity_id, _sp.c.traversal_id == traversal_id,
+                    _sp.c.is_update == is_update).values(updated_at=now))
+
+        self._tx.write(run)
+
+    def paused_at_hooks(self, stack_id: StackId) -> set[ResourceId]:
+        """Resources of the stack waiting at a hook (a worker, or nobody, waits on them)."""
+        rd = s.resource_data
+        query = (select(rd.c.resource_id).join(_r, _r.c.id == rd.c.resource_id)
+                 .where(_r.c.stack_id == stack_id, rd.c.key.in_(sorted(HOOK_TYPES)),
+                        rd.c.value == PENDING_HOOK).distinct())
+        rows = self._tx.read(lambda conn: conn.execute(query).scalars().all(),
+                             single_statement=True)
+        return {ResourceId(int(resource_id)) for resource_id in rows}
+
+    # -- attempts ----------------------------------------------------------------
+    def record_attempt(self, attempt: ResourceAttempt) -> None:
+        row = {"stack_id": attempt.stack_id, "resource_uuid": attempt.resource_uuid,
+               "resource_name": attempt.resource_name, "action": attempt.action,
+               "token": attempt.token, "retry": attempt.retry,
+               "engine_id": attempt.engine_id, "created_at": self._now()}
+        self._tx.write(lambda conn: conn.execute(insert(_attempt).values(row)))
+
+    def list_attempts(self, stack_id: StackId | None = None) -> list[ResourceAttempt]:
+        """The recorded attempts (of one stack, or all), in the order they were made."""
+        query = select(_attempt).order_by(_attempt.c.id)
+        if stack_id is not None:
+            query = query.where(_attempt.c.stack_id == stack_id)
+        rows = self._tx.read(lambda conn: conn.execute(query).mappings().all(),
+                             single_statement=True)
+        return [ResourceAttempt(stack_id=StackId(row["stack_id"]),
+                                resource_uuid=row["resource_uuid"],
+                                resource_name=row["resource_name"], action=row["action"],
+                                token=row["token"], retry=bool(row["retry"]),
+                                engine_id=EngineId(row["engine_id"]))
+                for row in rows]

@@ -1,0 +1,298 @@
+"""No stuck stacks: dead engines' work taken over, lost messages sent again, and
+stack timeouts enforced with no message left (rules: convergence/recovery.py).
+
+Every engine runs ``Recovery.run_once`` each ``periodic_interval``:
+
+1. **Dead engines.** An engine is dead when its service row's last report is
+   older than twice its report interval (or it has no row) and it does not
+   answer ``listening`` within ``engine_life_check_timeout``. Each lock it
+   holds is taken over by a compare-and-swap on the lock itself (``engine_id
+   = the dead one``), so exactly one live engine wins each row, and a dead
+   engine that was only paused finds, when it wakes, that every write it
+   tries under its old lock matches no row. The interrupted action goes on
+   in a new worker (plan RESUME), told that it is a retry. The first engine
+   to claim the takeover (``takeover:<engine>`` in engine_claim) also sends
+   again, at once, every ready node nobody works on: the dead engine may
+   have taken their messages off the queue before it died.
+2. **The sweep**, by one engine at a time (the ``sweep`` claim): in every
+   traversal in progress, nodes that stalled longer than
+   ``stalled_traversal_timeout`` are sent again, a traversal whose own sync
+   point is complete is marked complete (a crash between the last report
+   and the stack's write), and a stack past its timeout is failed ``Timed
+   out`` even when no message is left to notice it.
+"""
+
+from __future__ import annotations
+
+import logging
+import weakref
+from datetime import datetime, timedelta
+
+from hotplate.convergence import outcome
+from hotplate.convergence.node_plan import has_timed_out
+from hotplate.convergence.propagation import graph_key_for, retrigger_key
+from hotplate.convergence.recovery import (
+    GRAPH_ACTIONS,
+    Takeover,
+    point_key,
+    stalled_nodes,
+    takeover_for,
+)
+from hotplate.engine import traversal as trav
+from hotplate.engine.deps import EngineDeps
+from hotplate.engine.events import resource_event
+from hotplate.engine.periodic import PeriodicTimer
+from hotplate.model.ids import NO_TRAVERSAL, EngineId, ResourceId
+from hotplate.model.nodes import NodeKey
+from hotplate.model.records import (
+    PointState,
+    ResourceRecord,
+    ServiceRecord,
+    StackRecord,
+    SyncOutcome,
+)
+from hotplate.model.states import Status
+
+LOG = logging.getLogger(__name__)
+
+SWEEP_CLAIM = "sweep"
+TAKEOVER_CLAIM = "takeover:"
+TAKEOVER_CLAIM_SECS = 7 * 24 * 3600.0
+"""A takeover claim stays a week: an engine id is never reused, so it only has to
+outlive every engine that could still read the dead engine's row."""
+
+
+def takeover_reason(row: ResourceRecord, dead: EngineId, live: EngineId) -> str:
+    """The event a takeover leaves on the resource, naming both engines."""
+    return (f"{outcome.worker_went_down(row.action)}: engine {dead} stopped answering; "
+            f"engine {live} took over")
+
+
+def take_over_row(deps: EngineDeps, row: ResourceRecord, dead: EngineId) -> bool:
+    """Take the row's lock from a dead engine and set its node going again.
+
+    False when another engine took it first (or the dead one finished after all).
+    """
+    store = deps.store
+    stack = store.get_stack(row.stack_id)
+    decision = takeover_for(row, stack)
+    if decision is Takeover.RESUME:
+        reason = takeover_reason(row, dead, deps.engine_id)
+        values: dict[str, object] = {}
+        event = resource_event(deps, row, row.action, Status.IN_PROGRESS, reason)
+    else:
+        reason = outcome.worker_went_down(row.action)
+        values = {"status": Status.FAILED, "status_reason": reason}
+        # Heat's own path (a newer traversal met a dead engine's lock): Heat's text.
+        event = resource_event(deps, row, row.action, Status.FAILED, reason)
+    if not store.steal_resource_lock(row.id, dead, values, event):
+        return False
+    LOG.warning("resource %s (%s): took over from dead engine %s (%s)", row.name, row.id,
+                dead, decision)
+    if stack is not None:
+        redrive_row(deps, row, stack)
+    return True
+
+
+def redrive_row(deps: EngineDeps, row: ResourceRecord, stack: StackRecord) -> bool:
+    """Cast the row's node of the stack's current traversal, if that node is ready."""
+    traversal = stack.current_traversal
+    if traversal == NO_TRAVERSAL or stack.status is not Status.IN_PROGRESS:
+        return False
+    graph = deps.caches.graph(stack.id, traversal).graph
+    is_update = row.action is not None and str(row.action) != "DELETE"
+    key = graph_key_for(row, is_update, graph)
+    if key not in graph.nodes:
+        key = retrigger_key(graph, row.id, is_update)
+        if key not in graph.nodes:
+            return False
+    state = deps.store.sync_state(traversal, str(key.resource_id), key.is_update)
+    if state.outcome is not SyncOutcome.READY:
+        return False
+    target = row.id if key.resource_id in (row.id, row.replaces) else key.resource_id
+    deps.cast_check_resource(target, traversal, state.inputs, key.is_update)
+    return True
+
+
+class Recovery:
+    def __init__(self, deps: EngineDeps) -> None:
+        self._deps = deps
+        self._taken_over: set[EngineId] = set()
+        """Dead engines this engine has seen taken over (probed no more unless they
+        hold locks again)."""
+        self._timer: PeriodicTimer | None = None
+
+    @classmethod
+    def start(cls, deps: EngineDeps) -> Recovery:
+        """Run every ``periodic_interval`` on a timer of its own, until ``stop``.
+
+        The timer holds the recovery weakly, as the heartbeat does: an engine
+        dropped without ``stop`` ends its timer when it is collected.
+        """
+        recovery = cls(deps)
+        ref = weakref.ref(recovery)
+
+        def tick() -> bool:
+            found = ref()
+            return found is not None and found.run_once()
+
+        timer = PeriodicTimer(f"hotplate-recovery-{deps.engine_id[:8]}",
+                              deps.options.periodic_interval, tick)
+        weakref.finalize(recovery, timer.cancel)
+        recovery._timer = timer
+        timer.start()
+        return recovery
+
+    def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+
+    def run_once(self) -> bool:
+        """One round (the periodic task): take over the dead, then sweep if ours."""
+        deps = self._deps
+        options = deps.options
+        for dead in self.dead_engines():
+            self.take_over(dead)
+        if deps.store.claim(SWEEP_CLAIM, deps.engine_id, 3.0 * options.periodic_interval):
+            now = deps.clock.now()
+            self.sweep(now - timedelta(seconds=options.stalled_traversal_timeout))
+            deps.store.release_claims(TAKEOVER_CLAIM, TAKEOVER_CLAIM_SECS)
+        return True
+
+    # -- dead engines -------------------------------------------------------------
+    def dead_engines(self) -> list[EngineId]:
+        """Engines holding locks, or registered, whose reports stopped and that do not
+        answer: the candidates are few, and each costs one probe at most."""
+        deps = self._deps
+        now = deps.clock.now()
+        services = deps.store.list_services()
+        fresh = {s.engine_id for s in services if _reported_since(s, now)}
+        holders = deps.store.lock_holders()
+        silent = {s.engine_id for s in services} - fresh - self._taken_over
+        candidates = sorted((holders - fresh) | silent)
+        return [e for e in candidates
+                if e != deps.engine_id and not deps.is_engine_alive(EngineId(e))]
+
+    def take_over(self, dead: EngineId) -> int:
+        """Every lock of ``dead``; the first engine here also re-sends ready nodes."""
+        deps = self._deps
+        first = deps.store.claim(f"{TAKEOVER_CLAIM}{dead}", deps.engine_id,
+                                 TAKEOVER_CLAIM_SECS)
+        taken = sum(take_over_row(deps, row, dead)
+                    for row in deps.store.resources_locked_by(dead))
+        if first:
+            LOG.warning("engine %s is dead: took over %d resources; re-sending ready nodes",
+                        dead, taken)
+            self.sweep(None)
+        self._taken_over.add(dead)
+        return taken
+
+    # -- the sweep ----------------------------------------------------------------
+    def sweep(self, cast_before: datetime | None) -> int:
+        """Every traversal in progress: re-send what stalled (cast before
+        ``cast_before``; None: any ready node nobody works on), finish what is
+        finished, time out what is late. Returns how many nodes were sent."""
+        sent = 0
+        for stack in self._deps.store.stacks_in_progress():
+            try:
+                sent += self._sweep_stack(stack, cast_before)
+            except Exception:  # one stack's trouble must not stop the others' recovery
+                LOG.exception("stack %s: recovery sweep failed", stack.id)
+        return sent
+
+    def _sweep_stack(self, stack: StackRecord, cast_before: datetime | None) -> int:
+        deps = self._deps
+        traversal = stack.current_traversal
+        if traversal == NO_TRAVERSAL or stack.action not in GRAPH_ACTIONS:
+            return 0
+        grace = timedelta(seconds=deps.options.periodic_interval)
+        if has_timed_out(stack, deps.clock.now() - grace):
+            # Workers notice a timeout when they run; with none left to run, this does.
+            LOG.warning("stack %s: timed out with no worker to notice", stack.id)
+            trav.mark_failed(deps, stack, traversal, outcome.TIMED_OUT)
+            return 0
+        points, reported = deps.store.traversal_points(stack.id, traversal)
+        if not points:
+            return 0
+        nodes: dict[NodeKey, PointState] = {}
+        for point in points:
+            key = point_key(point)
+            if key is None:
+                if point.remaining <= 0:  # every root reported: only the stack's write is due
+                    trav.mark_complete(deps, stack, traversal)
+                    return 0
+                continue
+            nodes[key] = point
+        graph = deps.caches.graph(stack.id, traversal).graph
+        if not graph.nodes:
+            return 0
+        rows = {row.id: row for row in deps.store.list_resources(stack.id)}
+        busy = _Busy(deps, rows, deps.store.paused_at_hooks(stack.id))
+        stalled = list(stalled_nodes(graph, nodes, reported, busy, cast_before=cast_before))
+        for key in stalled:
+            state = deps.store.sync_state(traversal, str(key.resource_id), key.is_update)
+            if state.outcome is not SyncOutcome.READY:
+                continue
+            LOG.info("stack %s: re-sending %s of traversal %s", stack.id, key, traversal)
+            deps.cast_check_resource(_working_row(key, rows), traversal, state.inputs,
+                                     key.is_update)
+        deps.store.touch_sync_points(traversal, [(str(k.resource_id), k.is_update)
+                                                 for k in stalled])
+        return len(stalled)
+
+
+class _Busy:
+    """Whether someone works on a node: its row (or the row replacing it) is locked by
+    a live engine, or waits at a hook. A lock of a dead engine is taken over here,
+    which sends the node itself."""
+
+    def __init__(self, deps: EngineDeps, rows: dict[ResourceId, ResourceRecord],
+                 hooked: set[ResourceId]) -> None:
+        self._deps = deps
+        self._rows = rows
+        self._hooked = hooked
+        self._alive: dict[EngineId, bool] = {}
+
+    def __call__(self, key: NodeKey) -> bool:
+        row = self._rows.get(key.resource_id)
+        if row is None:
+            return False
+        candidates = [row]
+        replacement = self._rows.get(row.replaced_by) if row.replaced_by is not None else None
+        if replacement is not None and replacement.replaces == row.id:
+            candidates.append(replacement)
+        for candidate in candidates:
+            if candidate.id in self._hooked:
+                return True
+            holder = candidate.engine_id
+            if holder is None:
+                continue
+            if self._is_alive(holder):
+                return True
+            take_over_row(self._deps, candidate, holder)
+            return True
+        return False
+
+    def _is_alive(self, engine_id: EngineId) -> bool:
+        alive = self._alive.get(engine_id)
+        if alive is None:
+            alive = self._alive[engine_id] = self._deps.is_engine_alive(engine_id)
+        return alive
+
+
+def _working_row(key: NodeKey, rows: dict[ResourceId, ResourceRecord]) -> ResourceId:
+    """The row a node's message should name: the replacement when one stands for it."""
+    row = rows.get(key.resource_id)
+    if key.is_update and row is not None and row.replaced_by is not None:
+        replacement = rows.get(row.replaced_by)
+        if replacement is not None and replacement.replaces == row.id:
+            return replacement.id
+    return key.resource_id
+
+
+def _reported_since(service: ServiceRecord, now: datetime) -> bool:
+    """Heat's ``up``: the last report (or the start) at most two intervals old."""
+    last = service.updated_at or service.created_at
+    return now - last <= timedelta(seconds=2 * service.report_interval)
+
