@@ -29,7 +29,7 @@ from .templates import chain, res, tmpl
 ENGINE_A = "engine-a"
 
 
-class EngineKilled(BaseException):  # noqa: N818 -- what it models, not an error
+class EngineKilled(BaseException):
     """Raised inside a plugin to stop the whole engine where it stands."""
 
 
