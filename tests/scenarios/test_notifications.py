@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from hotplate.engine import traversal as trav
 from hotplate.engine.row_plugins import row_context
 from hotplate.model.ids import TraversalId
@@ -144,7 +146,8 @@ def test_a_swap_that_loses_sends_nothing(tmp_path: Path) -> None:
     assert len(sent.sent) == count
 
 
-def test_a_failing_notifier_never_fails_a_stack(tmp_path: Path) -> None:
+def test_a_failing_notifier_never_fails_a_stack(tmp_path: Path,
+                                                caplog: pytest.LogCaptureFixture) -> None:
     h, _ = _harness(tmp_path, Failing())
     sid = h.create("web", chain(3))
     h.run()
@@ -152,6 +155,10 @@ def test_a_failing_notifier_never_fails_a_stack(tmp_path: Path) -> None:
     h.delete(sid)
     h.run()
     assert h.status(sid) == "DELETE_COMPLETE"
+    logged = [r.getMessage() for r in caplog.records if r.name == "hotplate.engine.notify"]
+    assert logged == [f"stack {sid}: could not send its {state} notification"
+                      for state in ("CREATE_IN_PROGRESS", "CREATE_COMPLETE",
+                                    "DELETE_IN_PROGRESS", "DELETE_COMPLETE")]
 
 
 def test_the_engine_closes_its_notifier_when_it_stops(tmp_path: Path) -> None:
