@@ -10,6 +10,7 @@ release or settle the row with its events.
 from __future__ import annotations
 
 import logging
+import random
 from collections.abc import Mapping
 from typing import Any
 
@@ -41,6 +42,19 @@ def _path_attributes(instance: Resource, template: Any) -> dict[str, Any]:
                      list(path), exc)
             found[path_key(attribute, path)] = None
     return found
+
+
+LOCK_RETRY_WAIT_SECS = 2.0
+"""Longest random wait before trying a lost lock again (Heat's wait_random(max=2))."""
+_LOCK_RETRY = random.Random()
+
+
+def _only_key_moved(planned: ResourceRecord, fresh: ResourceRecord) -> bool:
+    """Nobody holds the row and it is in the state the node planned from: only a
+    write that bumps the key (metadata, data) came in between."""
+    return (fresh.engine_id is None and fresh.replaced_by == planned.replaced_by
+            and (fresh.action, fresh.status, fresh.current_template_id)
+            == (planned.action, planned.status, planned.current_template_id))
 
 
 class RowBookkeeping:
@@ -80,18 +94,33 @@ class RowBookkeeping:
     def _acquire(self, row: ResourceRecord, values: Mapping[str, Any], action: Action,
                  *, resuming: bool = False) -> ResourceRecord:
         """Take the lock, recording IN_PROGRESS; ``resuming`` an interrupted action,
-        the row already says IN_PROGRESS (its takeover event tells the story)."""
-        event = None if resuming else self.event(row, action, Status.IN_PROGRESS,
-                                                 outcome.STATE_CHANGED)
-        acquired = self._deps.store.acquire_resource(
-            row.id, self._deps.engine_id, row.atomic_key,
-            {"action": action, "status": Status.IN_PROGRESS,
-             "status_reason": outcome.STATE_CHANGED, **values},
-            event,
-        )
-        if acquired is None:
-            raise LockLost()
-        return acquired
+        the row already says IN_PROGRESS (its takeover event tells the story).
+
+        As Heat, an update or delete that loses the compare-and-swap to a write
+        that only moved the row's key (a signal's metadata, say) tries again,
+        ``client_retry_limit`` times after a random wait of up to two seconds;
+        a row someone locked, or moved on, is lost at once (LockLost).
+        """
+        deps = self._deps
+        tries = 1 if action is Action.CREATE else 1 + max(deps.options.client_retry_limit, 0)
+        for attempt in range(tries):
+            event = None if resuming else self.event(row, action, Status.IN_PROGRESS,
+                                                     outcome.STATE_CHANGED)
+            acquired = deps.store.acquire_resource(
+                row.id, deps.engine_id, row.atomic_key,
+                {"action": action, "status": Status.IN_PROGRESS,
+                 "status_reason": outcome.STATE_CHANGED, **values},
+                event,
+            )
+            if acquired is not None:
+                return acquired
+            fresh = deps.store.get_resource(row.id) if attempt + 1 < tries else None
+            if fresh is None or not _only_key_moved(row, fresh):
+                break
+            with deps.slots.released():
+                deps.clock.sleep(_LOCK_RETRY.uniform(0, LOCK_RETRY_WAIT_SECS))
+            row = fresh
+        raise LockLost()
 
     def _release(self, row: ResourceRecord, action: Action, status: Status, reason: str,
                  values: Mapping[str, Any] | None = None, *,
