@@ -9,10 +9,17 @@ refused here too, at the sender, naming its key path.
 Receiving, each served (topic, server) is one oslo RPC server with a bounded
 ``threading`` executor. Its endpoint is a facade that exposes exactly the
 allowlisted methods; a refused name is as absent as a missing one. What an
-endpoint raises goes back as a ``WireFailure`` carrying the codec's error
-envelope, so the caller re-raises ``hotplate.model.errors`` by class, just
-as with the in-process transport; a Heat process calling us sees a
-RemoteError with the error's message.
+endpoint raises goes back in one of two forms, by topic:
+
+- on ``engine``, Heat's contract with heat-api, an error Heat has a class
+  for crosses as that class of ``heat.common.exception`` with the keyword
+  arguments Heat's constructor takes (``heat_faults`` chooses them), so a
+  stock heat-api rebuilds the real Heat exception and answers the status
+  hotplate's API answers; our callers rebuild the model error from the
+  class name and text (``heat_faults.from_heat``);
+- everywhere else, and for errors Heat has no class for, a ``WireFailure``
+  carrying the codec's error envelope, so the caller re-raises
+  ``hotplate.model.errors`` by class, just as with the in-process transport.
 
 A message with no server goes to the topic's shared queue and RabbitMQ
 hands it to one consumer in turn; ``rabbit_qos_prefetch_count`` is set to
@@ -23,6 +30,7 @@ which is Heat's liveness rule for a dead engine.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import warnings
@@ -33,7 +41,7 @@ from typing import Any, NoReturn
 
 from oslo_config import cfg
 
-from hotplate.rpc import codec
+from hotplate.rpc import codec, heat_faults
 from hotplate.rpc.dispatch import Counters, Outcome, Served, outcome_keys
 from hotplate.rpc.errors import MessagingTimeout, NoSuchMethod, RemoteError
 from hotplate.rpc.policy import AccessPolicy
@@ -100,10 +108,12 @@ class _Facade:
     by oslo as an error with a traceback; ``Served.method`` decides.
     """
 
-    def __init__(self, served: Served, version: str, tally: Callable[..., None]) -> None:
+    def __init__(self, served: Served, version: str, tally: Callable[..., None],
+                 fail: Callable[[BaseException], NoReturn]) -> None:
         self.target = oslo_messaging.Target(version=version)
         self._served = served
         self._tally = tally
+        self._fail = fail
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith(("_", "oslo_")):  # oslo probes for its own hooks
@@ -120,7 +130,7 @@ class _Facade:
         outcome, value = self._served.invoke(name, context, kwargs)
         self._tally(*outcome_keys(outcome))
         if outcome is not Outcome.DELIVERED:
-            _fail(value)
+            self._fail(value)
         return value
 
 
@@ -134,6 +144,62 @@ def _fail(exc: BaseException) -> NoReturn:
         raise WireFailure(str(exc), codec.failure_of(exc)) from exc
     except WireFailure:
         raise oslo_messaging.ExpectedException()
+
+
+class _HeatError(Exception):
+    """An error as a Heat engine sends it: oslo serialises the class's name and
+    module, ``str()``, ``args`` (none: Heat's constructors take keywords) and
+    ``kwargs``, which heat-api passes to ``heat.common.exception.<name>``."""
+
+    def __init__(self, fault: heat_faults.HeatFault) -> None:
+        super().__init__()
+        self.kwargs = dict(fault.kwargs)
+        self._message = fault.message
+
+    def __str__(self) -> str:
+        return self._message
+
+
+@functools.cache
+def _heat_class(name: str) -> type[_HeatError]:
+    """A subclass named as Heat's class, in Heat's module: what oslo puts on the wire."""
+    return type(name, (_HeatError,), {"__module__": heat_faults.HEAT_EXCEPTION_MODULE,
+                                      "__qualname__": name})
+
+
+def heat_exception(exc: BaseException) -> Exception | None:
+    """What crosses the engine topic for ``exc``: an exception oslo serialises as
+    ``heat.common.exception.<name>`` with Heat's keyword arguments; None when Heat
+    has no class for it (it goes as a WireFailure)."""
+    fault = heat_faults.heat_fault(exc)
+    return None if fault is None else _heat_class(fault.name)(fault)
+
+
+def _fail_as_heat(exc: BaseException) -> NoReturn:
+    """Send ``exc`` back as the Heat exception heat-api expects, or as ours if Heat has none."""
+    heat = heat_exception(exc)
+    if heat is None:
+        _fail(exc)
+    try:
+        raise heat from exc
+    except _HeatError:
+        raise oslo_messaging.ExpectedException()
+
+
+_FAILURE_FORMS: Mapping[str, Callable[[BaseException], NoReturn]] = {
+    ENGINE_TOPIC: _fail_as_heat,
+}
+"""How a topic's endpoint errors cross: Heat's form where a Heat process may be the
+caller (the engine topic), our envelope on the engine-to-engine topics."""
+
+
+def _remote_error(exc: Any, method: str) -> Exception:
+    """What the caller re-raises for a failure oslo could not rebuild: a refusal, a
+    Heat error (as a model error where hotplate has one), or a RemoteError."""
+    name, message = str(exc.exc_type), str(exc.value)
+    if name == "NoSuchMethod":
+        return NoSuchMethod(method, "not allowed")
+    return heat_faults.from_heat(name, message) or RemoteError(name, message)
 
 
 class OsloTransport:
@@ -163,7 +229,8 @@ class OsloTransport:
               *, gate: Any = None) -> None:
         """Serve (topic, server); ``gate`` is ignored (a database server takes many writers)."""
         served = Served(topic, server, endpoint, AccessPolicy(frozenset(allowed)))
-        facade = _Facade(served, _VERSIONS.get(topic, "1.0"), self._count)
+        facade = _Facade(served, _VERSIONS.get(topic, "1.0"), self._count,
+                         _FAILURE_FORMS.get(topic, _fail))
         target = oslo_messaging.Target(exchange=self._exchange, topic=topic, server=server)
         with self._lock:
             if self._stopped:
@@ -247,9 +314,7 @@ class OsloTransport:
         except WireFailure as exc:
             raise codec.error_from(exc.failure)
         except oslo_messaging.RemoteError as exc:
-            if exc.exc_type == "NoSuchMethod":
-                raise NoSuchMethod(method, "not allowed")
-            raise RemoteError(str(exc.exc_type), str(exc.value))
+            raise _remote_error(exc, method)
 
     @property
     def counters(self) -> Counters:
