@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +18,7 @@ from hotplate.engine.global_env import load_global_environment
 from hotplate.engine.heartbeat import ServiceIdentity, ServiceReporter
 from hotplate.engine.options import EngineOptions
 from hotplate.engine.parking import ParkedActions
-from hotplate.engine.recovery import Recovery
+from hotplate.engine.recovery import Recovery, hand_over
 from hotplate.engine.runner import ActionRunner
 from hotplate.engine.service import EngineService
 from hotplate.engine.worker import ListenerService, WorkerService
@@ -43,6 +44,29 @@ class Engine:
     @property
     def store(self) -> Store:
         return self.deps.store
+
+    def shutdown(self, timeout: float | None = None) -> int:
+        """Stop gracefully (SIGTERM): take no more messages, let running operations
+        finish for up to ``timeout`` seconds (``graceful_shutdown_timeout``), hand
+        what is left to the live engines, then ``stop``. The liveness probe is
+        answered until the end, so nobody takes this engine for dead meanwhile.
+        Returns how many actions were handed over."""
+        deps = self.deps
+        wait = float(deps.options.graceful_shutdown_timeout if timeout is None else timeout)
+        if deps.parked is not None:
+            deps.parked.stop()  # parked actions wait on others: handed over below
+        transport = deps.transport
+
+        def stop_taking() -> None:
+            transport.unserve(WORKER_TOPIC, deps.engine_id)
+            transport.unserve(ENGINE_TOPIC, deps.host)
+
+        halting = threading.Thread(target=stop_taking, name="hotplate-drain", daemon=True)
+        halting.start()
+        halting.join(wait)
+        handed = hand_over(deps)
+        self.stop()
+        return handed
 
     def stop(self) -> None:
         if self.deps.parked is not None:

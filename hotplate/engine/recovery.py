@@ -68,16 +68,24 @@ def takeover_reason(row: ResourceRecord, dead: EngineId, live: EngineId) -> str:
             f"engine {live} took over")
 
 
-def take_over_row(deps: EngineDeps, row: ResourceRecord, dead: EngineId) -> bool:
+def handover_reason(row: ResourceRecord, engine: EngineId) -> str:
+    """The event a stopping engine leaves on a resource it could not finish."""
+    return (f"{outcome.worker_went_down(row.action)}: engine {engine} stopped gracefully "
+            "and handed it over")
+
+
+def take_over_row(deps: EngineDeps, row: ResourceRecord, dead: EngineId, *,
+                  reason: str | None = None) -> bool:
     """Take the row's lock from a dead engine and set its node going again.
 
     False when another engine took it first (or the dead one finished after all).
+    ``reason``: the event's text when the row goes on (default: a takeover's).
     """
     store = deps.store
     stack = store.get_stack(row.stack_id)
     decision = takeover_for(row, stack)
     if decision is Takeover.RESUME:
-        reason = takeover_reason(row, dead, deps.engine_id)
+        reason = reason or takeover_reason(row, dead, deps.engine_id)
         values: dict[str, object] = {}
         event = resource_event(deps, row, row.action, Status.IN_PROGRESS, reason)
     else:
@@ -112,6 +120,15 @@ def redrive_row(deps: EngineDeps, row: ResourceRecord, stack: StackRecord) -> bo
     target = row.id if key.resource_id in (row.id, row.replaces) else key.resource_id
     deps.cast_check_resource(target, traversal, state.inputs, key.is_update)
     return True
+
+
+def hand_over(deps: EngineDeps) -> int:
+    """A stopping engine gives up every lock it still holds: each action goes on in
+    a live engine (sent to the worker topic, which this engine no longer serves).
+    What this engine's own threads still write under those locks is refused."""
+    me = deps.engine_id
+    return sum(take_over_row(deps, row, me, reason=handover_reason(row, me))
+               for row in deps.store.resources_locked_by(me))
 
 
 class Recovery:
