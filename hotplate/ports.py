@@ -7,7 +7,7 @@ asks for a conditional change and learns whether it won.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -420,5 +420,3 @@ class Notifier(Protocol):
         """Send what is still queued (for a bounded time), then let go of the broker."""
         ...
 
-
-Callback = Callable[..., None]

@@ -31,9 +31,6 @@ def resource_failed_reason(action: Action | str, error: str) -> str:
 
 TIMED_OUT = "Timed out"
 STATE_CHANGED = "state changed"
-NO_CHANGE_FROM_FAILED = (
-    "Update status to COMPLETE for FAILED resource neither update nor replace."
-)
 
 
 def worker_went_down(action: Action | str) -> str:
