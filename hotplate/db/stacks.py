@@ -25,6 +25,11 @@ _SWAP_TRAVERSAL = update(s.stack).where(
     s.stack.c.deleted_at.is_(None),
 )
 """The traversal compare-and-swap; SET comes from the execution parameters."""
+_SETTLE_TRAVERSAL = _SWAP_TRAVERSAL.where(s.stack.c.status == "IN_PROGRESS")
+"""The swap that settles a traversal (COMPLETE or FAILED): only a running action
+settles, once (model/states.py); a second settle of one traversal matches nothing."""
+_SETTLE_AS = _SETTLE_TRAVERSAL.where(s.stack.c.action == bindparam("b_action"))
+"""Settling with the action named: the running action must be that one."""
 _TAG_CHUNK = 500
 """Stack ids per tag query: well under every backend's bound-parameter limit."""
 
@@ -207,6 +212,10 @@ class StackStore(StoreBase):
     ) -> bool:
         """UPDATE stack SET <values> WHERE id=? AND current_traversal=? (live stacks only).
 
+        A write that settles the stack (status COMPLETE or FAILED) also needs
+        it IN_PROGRESS, in the action ``values`` names if any: the state
+        table of model/states.py, enforced by the condition itself, so two
+        engines that both see a traversal finish write its end once.
         ``tags`` in ``values`` replaces the stack's tags. The event is written
         only when the condition held.
         """
@@ -214,9 +223,15 @@ class StackStore(StoreBase):
         params = stack_values(values)
         params.setdefault("updated_at", now)
         params |= {"b_id": stack_id, "b_traversal": expected_traversal}
+        statement = _SWAP_TRAVERSAL
+        if values.get("status") in ("COMPLETE", "FAILED"):
+            statement = _SETTLE_TRAVERSAL
+            if "action" in values:
+                statement = _SETTLE_AS
+                params["b_action"] = str(values["action"])
 
         def run(conn: Connection) -> bool:
-            if conn.execute(_SWAP_TRAVERSAL, params).rowcount != 1:
+            if conn.execute(statement, params).rowcount != 1:
                 raise Rollback(False)
             if "tags" in values:
                 conn.execute(delete(s.stack_tag).where(s.stack_tag.c.stack_id == stack_id))

@@ -25,7 +25,7 @@ from hotplate.engine.row_plugins import row_class, row_context
 from hotplate.model.errors import EntityNotFound
 from hotplate.model.nodes import NodeData, path_key
 from hotplate.model.records import NewEvent, ResourceRecord, StackRecord, SyncReport, SyncResult
-from hotplate.model.states import Action, Status
+from hotplate.model.states import Action, Status, check_resource_transition
 from hotplate.resources.base import Resource
 
 LOG = logging.getLogger(__name__)
@@ -103,6 +103,7 @@ class RowBookkeeping:
         """
         deps = self._deps
         tries = 1 if action is Action.CREATE else 1 + max(deps.options.client_retry_limit, 0)
+        check_resource_transition((row.action, row.status), (action, Status.IN_PROGRESS))
         for attempt in range(tries):
             event = None if resuming else self.event(row, action, Status.IN_PROGRESS,
                                                      outcome.STATE_CHANGED)
@@ -128,6 +129,7 @@ class RowBookkeeping:
                  reports: list[SyncReport] | None = None,
                  ) -> tuple[ResourceRecord | None, list[SyncResult]]:
         """Settle the row and drop the lock; buffered plugin data and reports go with it."""
+        check_resource_transition((row.action, row.status), (action, status))
         values = dict(values or {})
         if ctx is not None:
             pending = ctx.take_pending()
@@ -145,6 +147,7 @@ class RowBookkeeping:
                 ctx: EngineResourceContext, reports: list[SyncReport],
                 ) -> tuple[ResourceRecord | None, list[SyncResult]]:
         """Lock, both events, the outcome, release and reports: one commit."""
+        check_resource_transition((row.action, row.status), (action, Status.IN_PROGRESS))
         values = {"action": action, "status": Status.COMPLETE,
                   "status_reason": outcome.STATE_CHANGED, **values}
         pending = ctx.take_pending()

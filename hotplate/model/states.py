@@ -1,7 +1,21 @@
 """Actions and statuses of stacks and resources, and the legal transitions.
 
 A state is an (action, status) pair, shown to users as ``<ACTION>_<STATUS>``
-(``CREATE_IN_PROGRESS``). Heat accepts any transition; we refuse illegal ones.
+(``CREATE_IN_PROGRESS``). Heat accepts any transition; we refuse illegal ones,
+as a bug (IllegalTransition), never a user's error:
+
+- resources: every state write an operation makes goes through the row
+  bookkeeping (engine/row_bookkeeping.py: take the lock, settle, release),
+  which checks ``check_resource_transition`` against the row it holds (its
+  lock, or the compare-and-swap on its key, makes that row the stored one);
+- stacks: the store's traversal compare-and-swap settles only a stack that is
+  IN_PROGRESS, in the action it names (db/stacks.py), so a traversal ends once
+  even when two engines see it finish; ``check_stack_transition`` states the
+  same rule for tests and readers.
+
+Every transition Heat's behaviour needs is allowed below: a takeover leaves a
+row IN_PROGRESS for its new holder, a stealer marks it FAILED, an update of a
+FAILED row starts a new action, and a new traversal supersedes a running one.
 
 Resource transitions (``*`` = any action)::
 

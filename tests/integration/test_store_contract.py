@@ -176,6 +176,31 @@ def test_update_stack_if_traversal_loses_on_a_stale_traversal(
     assert store.list_events(record.id) == []
 
 
+def test_a_traversal_settles_once_and_only_as_its_own_action(
+    store: SqlStore, clock: FakeClock
+) -> None:
+    """The state table of model/states.py, enforced by the swap: a settled stack is not
+    settled again (two engines seeing one traversal finish write its end once), and a
+    running CREATE is not settled as an UPDATE."""
+    record = make_stack(store, clock)
+    assert not store.update_stack_if_traversal(
+        record.id, record.current_traversal,
+        {"action": Action.UPDATE, "status": Status.COMPLETE}, event_for(record))
+    assert store.update_stack_if_traversal(
+        record.id, record.current_traversal, {"status": Status.COMPLETE}, event_for(record))
+    assert not store.update_stack_if_traversal(
+        record.id, record.current_traversal, {"status": Status.COMPLETE}, event_for(record))
+    assert not store.update_stack_if_traversal(
+        record.id, record.current_traversal, {"status": Status.FAILED}, event_for(record))
+    assert len(store.list_events(record.id)) == 1
+    settled = store.get_stack(record.id)
+    assert settled is not None and (settled.action, settled.status) == ("CREATE", "COMPLETE")
+    # Starting a new action from a settled state is what every update does.
+    assert store.update_stack_if_traversal(
+        record.id, record.current_traversal,
+        {"action": Action.UPDATE, "status": Status.IN_PROGRESS}, event_for(record))
+
+
 def test_update_stack_if_traversal_ignores_deleted_stacks(
     store: SqlStore, clock: FakeClock
 ) -> None:
