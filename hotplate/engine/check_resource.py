@@ -50,6 +50,11 @@ _HOOKED_ACTIONS = {
 """The action whose pre hook a plan meets (a replacement starts as an update)."""
 
 
+_NO_INPUTS = frozenset({Plan.RETRIGGER, Plan.TIME_OUT, Plan.SKIP, Plan.PROPAGATE,
+                        Plan.PURGE})
+"""Plans that neither resolve properties nor pass the node's inputs on."""
+
+
 class CheckResource:
     def __init__(self, deps: EngineDeps) -> None:
         self._deps = deps
@@ -59,10 +64,16 @@ class CheckResource:
         self,
         resource_id: ResourceId,
         traversal_id: TraversalId,
-        input_data: Mapping[str, Any],
         is_update: bool,
+        input_data: Mapping[str, Any] | None = None,
     ) -> None:
+        """Process the node; ``input_data`` (its predecessors' reports) is taken from
+        what this engine kept when it made the node ready, else read from the node's
+        sync point (worker_client.py), when the message does not carry it."""
         deps = self._deps
+        if input_data is None:
+            input_data = deps.worker_client.ready.take((traversal_id, int(resource_id),
+                                                        is_update))
         parked = deps.parked.take(resource_id, traversal_id, is_update) if deps.parked else None
         if parked is not None:
             self._resume(parked)
@@ -72,6 +83,9 @@ class CheckResource:
             LOG.debug("resource %s gone; nothing to check", resource_id)
             return
         plan = self._plan(row, stack, traversal_id, is_update)
+        if input_data is None and plan not in _NO_INPUTS:
+            input_data = self._stored_inputs(row, stack, traversal_id, is_update)
+        input_data = input_data or {}
         if plan is Plan.TAKE_BACK:
             taken = deps.store.update_resource_if_unlocked(row.id, row.atomic_key,
                                                            {"replaced_by": None})
@@ -97,6 +111,15 @@ class CheckResource:
             except Exception as exc:  # a bug or a lost database must not strand the stack
                 LOG.exception("unexpected error checking resource %s", row.id)
                 self._unexpected(work, exc)
+
+    def _stored_inputs(self, row: ResourceRecord, stack: StackRecord,
+                       traversal_id: TraversalId, is_update: bool) -> dict[str, Any]:
+        """What the node's predecessors reported, as its sync point stored it (a
+        replacement row reads the point of the row it stands for)."""
+        graph = self._deps.caches.graph(stack.id, traversal_id).graph
+        key = graph_key_for(row, is_update, graph)
+        state = self._deps.store.sync_state(traversal_id, str(key.resource_id), key.is_update)
+        return dict(state.inputs) if state.outcome is SyncOutcome.READY else {}
 
     def _plan(self, row: ResourceRecord, stack: StackRecord, traversal_id: TraversalId,
               is_update: bool) -> Plan:
@@ -271,7 +294,7 @@ class CheckResource:
                     trav.mark_complete(deps, stack, work.traversal_id)
             else:
                 deps.cast_check_resource(ResourceId(int(report.entity_id)), work.traversal_id,
-                                         result.inputs, report.is_update)
+                                         report.is_update, inputs=result.inputs)
 
     def _on_sync_missing(self, work: NodeWork, resource_id: ResourceId) -> None:
         """Our traversal's sync points are gone: hand over if a newer traversal runs."""
@@ -319,7 +342,7 @@ class CheckResource:
         if state.outcome is SyncOutcome.READY:
             LOG.info("re-trigger %s in traversal %s", key, stack.current_traversal)
             deps.cast_check_resource(key.resource_id, stack.current_traversal,
-                                     state.inputs, key.is_update)
+                                     key.is_update, inputs=state.inputs)
 
     # -- failures and lock conflicts -------------------------------------------------
     def _fail(self, stack: StackRecord, traversal_id: TraversalId, reason: str,
@@ -358,5 +381,5 @@ class CheckResource:
             LOG.info("resource %s: preempt failed", row.id, exc_info=True)
 
     def _recast(self, work: NodeWork) -> None:
-        self._deps.cast_check_resource(work.row.id, work.traversal_id, work.input_data,
-                                       work.is_update)
+        self._deps.cast_check_resource(work.row.id, work.traversal_id, work.is_update,
+                                       inputs=work.input_data)

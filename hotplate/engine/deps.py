@@ -15,12 +15,13 @@ from hotplate.engine.options import EngineOptions
 from hotplate.engine.parking import ParkedAction, ParkedActions
 from hotplate.engine.runner import ActionRunner
 from hotplate.engine.template_types import TemplateTypes
+from hotplate.engine.worker_client import ReadyInputs, WorkerClient
 from hotplate.model.errors import ResourceTypeUnavailable
 from hotplate.model.ids import EngineId, ResourceId, StackId, TraversalId
 from hotplate.ports import Clock, Ids, Notifier, Store, Transport
 from hotplate.resources.base import Resource
 from hotplate.rpc.errors import MessagingTimeout
-from hotplate.rpc.topics import LISTENER_TOPIC, WORKER_TOPIC
+from hotplate.rpc.topics import LISTENER_TOPIC
 from hotplate.template import Environment
 from hotplate.template.environment import TEMPLATE_SUFFIXES
 
@@ -173,36 +174,25 @@ class EngineDeps:
     notifier: Notifier | None = None
     """Where Heat's notifications go (notify.py); None, the embedded default: none are built."""
 
+    def __post_init__(self) -> None:
+        self.worker_client = WorkerClient(self.transport, ReadyInputs())
+        """Every engine_worker message this engine sends (worker_client.py)."""
+
     def cast_check_resource(
         self,
         resource_id: ResourceId,
         traversal_id: TraversalId,
-        data: Mapping[str, Any],
         is_update: bool,
+        *,
+        inputs: Mapping[str, Any] | None = None,
     ) -> None:
         """Hand a node to any engine's worker (round-robin across engines)."""
-        self.transport.cast(
-            {},
-            WORKER_TOPIC,
-            "check_resource",
-            {
-                "resource_id": int(resource_id),
-                "current_traversal": traversal_id,
-                "data": dict(data),
-                "is_update": is_update,
-                "adopt_stack_data": None,
-            },
-        )
+        self.worker_client.check_resource(resource_id, traversal_id, is_update, inputs=inputs)
 
     def redrive(self, parked: ParkedAction) -> None:
-        """Hand a parked action back to this engine's own workers."""
-        self.transport.cast(
-            {}, WORKER_TOPIC, "check_resource",
-            {"resource_id": int(parked.row.id), "current_traversal": parked.work.traversal_id,
-             "data": dict(parked.work.input_data), "is_update": parked.work.is_update,
-             "adopt_stack_data": None},
-            server=self.engine_id,
-        )
+        """Hand a parked action back to this engine's own workers (it holds the action)."""
+        self.worker_client.check_resource(parked.row.id, parked.work.traversal_id,
+                                          parked.work.is_update, server=self.engine_id)
 
     def wake_waiters(self, stack: Any) -> None:
         """A stack's traversal ended: re-check at once the parked action waiting on it
@@ -214,8 +204,7 @@ class EngineDeps:
         for row in self.store.list_resources(stack.owner_id):
             if (row.physical_resource_id == str(stack.id) and row.engine_id is not None
                     and row.engine_id != self.engine_id):
-                self.transport.cast({}, WORKER_TOPIC, "wake_parked",
-                                    {"stack_id": str(stack.id)}, server=row.engine_id)
+                self.worker_client.wake_parked(stack.id, row.engine_id)
 
     def is_engine_alive(self, engine_id: EngineId) -> bool:
         """Heat's liveness rule: the holder answers ``listening`` in time, or it is gone."""

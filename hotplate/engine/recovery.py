@@ -118,7 +118,7 @@ def redrive_row(deps: EngineDeps, row: ResourceRecord, stack: StackRecord) -> bo
     if state.outcome is not SyncOutcome.READY:
         return False
     target = row.id if key.resource_id in (row.id, row.replaces) else key.resource_id
-    deps.cast_check_resource(target, traversal, state.inputs, key.is_update)
+    deps.cast_check_resource(target, traversal, key.is_update, inputs=state.inputs)
     return True
 
 
@@ -252,8 +252,8 @@ class Recovery:
             if state.outcome is not SyncOutcome.READY:
                 continue
             LOG.info("stack %s: re-sending %s of traversal %s", stack.id, key, traversal)
-            deps.cast_check_resource(_working_row(key, rows), traversal, state.inputs,
-                                     key.is_update)
+            deps.cast_check_resource(_working_row(key, rows), traversal, key.is_update,
+                                     inputs=state.inputs)
         deps.store.touch_sync_points(traversal, [(str(k.resource_id), k.is_update)
                                                  for k in stalled])
         return len(stalled)

@@ -319,7 +319,7 @@ class ResourceOps(PluginRuns):
         if new_id is None:
             raise LockLost()
         LOG.info("replacing resource %s (%s) with %s", row.name, row.id, new_id)
-        self._deps.cast_check_resource(new_id, work.traversal_id, work.input_data, True)
+        self._deps.cast_check_resource(new_id, work.traversal_id, True, inputs=work.input_data)
         return OpResult(replaced_by=new_id)
 
     def delete(self, work: NodeWork, cancelled: threading.Event,

@@ -32,7 +32,6 @@ from hotplate.model.errors import ActionInProgress
 from hotplate.model.ids import StackId, TraversalId
 from hotplate.model.records import ResourceRecord, StackRecord
 from hotplate.model.states import Action, Status
-from hotplate.rpc.topics import WORKER_TOPIC
 
 LOG = logging.getLogger(__name__)
 
@@ -58,9 +57,7 @@ def start(deps: EngineDeps, stack: StackRecord, action: Action) -> None:
                                                 event):
         raise ActionInProgress(stack.name, str(stack.action))
     notify.stack_changed(deps, stack, values)
-    deps.transport.cast({}, WORKER_TOPIC, "stack_action",
-                        {"stack_id": str(stack.id), "action": str(action),
-                         "traversal_id": traversal})
+    deps.worker_client.stack_action(stack.id, action, traversal)
 
 
 def run(deps: EngineDeps, stack_id: StackId, action: Action,

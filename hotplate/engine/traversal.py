@@ -126,7 +126,7 @@ def _build_and_start(
             mark_complete(deps, current, traversal)
         return
     for leaf in leaves:
-        deps.cast_check_resource(leaf.resource_id, traversal, {}, leaf.is_update)
+        deps.cast_check_resource(leaf.resource_id, traversal, leaf.is_update, inputs={})
 
 
 def root_stack_id(deps: EngineDeps, stack: StackRecord) -> StackId:

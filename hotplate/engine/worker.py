@@ -18,7 +18,6 @@ from hotplate.engine.deps import EngineDeps
 from hotplate.model.ids import ResourceId, StackId, TraversalId
 from hotplate.model.records import StackRecord
 from hotplate.model.states import Action, Status
-from hotplate.rpc.topics import WORKER_TOPIC
 
 LOG = logging.getLogger(__name__)
 
@@ -36,14 +35,17 @@ class WorkerService:
         ctxt: Mapping[str, Any],
         resource_id: int,
         current_traversal: str,
-        data: Mapping[str, Any],
-        is_update: bool,
+        data: Mapping[str, Any] | None = None,
+        is_update: bool = True,
         adopt_stack_data: Any = None,
         converge: bool = False,
     ) -> None:
+        """One node, in Heat's signature; our messages carry keys only
+        (worker_client.py), and ``data``, the inputs Heat's message carries, is
+        used when a sender still includes it."""
         with self._deps.slots.held():
             self._check.check(ResourceId(int(resource_id)), TraversalId(current_traversal),
-                              data or {}, bool(is_update))
+                              bool(is_update), data)
 
     def stack_action(self, ctxt: Mapping[str, Any], stack_id: str, action: str,
                      traversal_id: str) -> None:
@@ -81,8 +83,7 @@ class WorkerService:
                 if engine_id == deps.engine_id:  # no need to queue behind our own workers
                     self.cancel_check_resource({}, str(stack_id))
                     continue
-                deps.transport.cast({}, WORKER_TOPIC, "cancel_check_resource",
-                                    {"stack_id": str(stack_id)}, server=engine_id)
+                deps.worker_client.cancel_check_resource(stack_id, engine_id)
         deadline = deps.clock.now() + timedelta(seconds=wait_secs)
         busy = {k: v for k, v in holders.items() if v}
         while busy and deps.clock.now() < deadline:

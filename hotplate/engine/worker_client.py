@@ -1,0 +1,83 @@
+"""Every engine_worker message, built in one place (``WorkerService`` is the other end).
+
+A ``check_resource`` message carries keys only: the resource, the traversal,
+update or cleanup. Its inputs (what each predecessor reported) are what the
+node's sync point stored, so any engine can re-drive any node from the
+database alone, and a message re-sent by recovery needs nothing the dead
+sender knew. The sender usually has those inputs at hand (the sync that made
+the node ready returned them): it leaves them in this engine's
+``ReadyInputs``, and a worker of the same engine that takes the message uses
+them instead of reading them again. Another engine reads them; the database
+stays the record either way.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from typing import Any
+
+from hotplate.model.ids import EngineId, ResourceId, StackId, TraversalId
+from hotplate.ports import Transport
+from hotplate.rpc.topics import WORKER_TOPIC
+
+NodeMessageKey = tuple[TraversalId, int, bool]
+
+READY_INPUTS_KEPT = 8192
+"""Inputs kept for messages this engine sent; the oldest go first (their messages
+went to another engine, which reads its inputs from the database)."""
+
+
+class ReadyInputs:
+    """The inputs of nodes this engine made ready, until a worker here takes them."""
+
+    def __init__(self, limit: int = READY_INPUTS_KEPT) -> None:
+        self._limit = limit
+        self._lock = threading.Lock()
+        self._found: OrderedDict[NodeMessageKey, dict[str, Any]] = OrderedDict()
+
+    def put(self, key: NodeMessageKey, inputs: Mapping[str, Any]) -> None:
+        with self._lock:
+            self._found[key] = dict(inputs)
+            if len(self._found) > self._limit:
+                self._found.popitem(last=False)
+
+    def take(self, key: NodeMessageKey) -> dict[str, Any] | None:
+        with self._lock:
+            return self._found.pop(key, None)
+
+
+class WorkerClient:
+    def __init__(self, transport: Transport, ready: ReadyInputs) -> None:
+        self._transport = transport
+        self.ready = ready
+
+    def check_resource(self, resource_id: ResourceId, traversal_id: TraversalId,
+                       is_update: bool, *, inputs: Mapping[str, Any] | None = None,
+                       server: EngineId | None = None) -> None:
+        """Send a node to a worker (any engine's, or ``server``'s). ``inputs``, when
+        the caller has them, spare a worker of this engine reading them again."""
+        if inputs is not None:
+            self.ready.put((traversal_id, int(resource_id), bool(is_update)), inputs)
+        self._transport.cast(
+            {}, WORKER_TOPIC, "check_resource",
+            {"resource_id": int(resource_id), "current_traversal": traversal_id,
+             "is_update": bool(is_update)},
+            server=server)
+
+    def stack_action(self, stack_id: StackId, action: str, traversal_id: TraversalId) -> None:
+        """Suspend, resume or check a whole stack, on any engine."""
+        self._transport.cast({}, WORKER_TOPIC, "stack_action",
+                             {"stack_id": str(stack_id), "action": str(action),
+                              "traversal_id": traversal_id})
+
+    def cancel_check_resource(self, stack_id: StackId, server: EngineId) -> None:
+        """Ask ``server`` to cancel its running workers of the stack."""
+        self._transport.cast({}, WORKER_TOPIC, "cancel_check_resource",
+                             {"stack_id": str(stack_id)}, server=server)
+
+    def wake_parked(self, stack_id: StackId, server: EngineId) -> None:
+        """Tell ``server`` that the child stack its parked action waits on ended."""
+        self._transport.cast({}, WORKER_TOPIC, "wake_parked", {"stack_id": str(stack_id)},
+                             server=server)
