@@ -41,16 +41,9 @@ class Ids(Protocol):
     def new_uuid(self) -> str: ...
 
 
-class Store(Protocol):
-    """Persistence for stacks, resources, events and sync points.
+class TemplateStorage(Protocol):
+    """Raw templates: a template, its files and environment, by id."""
 
-    Each method is one transaction. Methods that take an ``event`` write it in
-    the same transaction as the state change, so an event exists exactly when
-    its change does. Conditional methods return False / None when their
-    condition did not hold, and change nothing then.
-    """
-
-    # -- templates -----------------------------------------------------------
     def create_raw_template(
         self, template: Mapping[str, Any], files: Mapping[str, Any], environment: Mapping[str, Any]
     ) -> TemplateId: ...
@@ -59,7 +52,10 @@ class Store(Protocol):
 
     def delete_raw_template(self, template_id: TemplateId) -> None: ...
 
-    # -- stacks --------------------------------------------------------------
+
+class StackStorage(Protocol):
+    """Stack rows, their tags, and the traversal compare-and-swap."""
+
     def create_stack(self, stack: StackRecord, event: NewEvent | None = None) -> None:
         """Insert a stack row; raises StackExists if the project has a live stack of that name."""
         ...
@@ -108,7 +104,10 @@ class Store(Protocol):
         """Set deleted_at; the row stays for show_deleted listings."""
         ...
 
-    # -- resources -----------------------------------------------------------
+
+class ResourceStorage(Protocol):
+    """Resource rows and their lock: every conditional write of a resource."""
+
     def create_resources(self, rows: Sequence[NewResource]) -> list[ResourceId]:
         """Insert INIT_COMPLETE rows; ids returned in the order given."""
         ...
@@ -210,7 +209,10 @@ class Store(Protocol):
 
     def engines_holding_locks(self, stack_id: StackId) -> set[EngineId]: ...
 
-    # -- resource data (key/value per resource) ------------------------------
+
+class ResourceDataStorage(Protocol):
+    """A resource's key/value data (resource_data)."""
+
     def set_resource_data(
         self, resource_id: ResourceId, key: str, value: str, *, redact: bool = False,
         event: NewEvent | None = None,
@@ -226,7 +228,10 @@ class Store(Protocol):
         """Drop one key; True if it was there, and only then is ``event`` recorded."""
         ...
 
-    # -- events --------------------------------------------------------------
+
+class EventStorage(Protocol):
+    """Events, written with the changes they record."""
+
     def add_event(self, event: NewEvent) -> None: ...
 
     def list_events(
@@ -240,7 +245,10 @@ class Store(Protocol):
         filters: Mapping[str, Any] | None = None,
     ) -> list[EventRecord]: ...
 
-    # -- sync points ---------------------------------------------------------
+
+class SyncPointStorage(Protocol):
+    """Sync points: when every predecessor of a node has reported."""
+
     def create_sync_points(
         self, stack_id: StackId, traversal_id: TraversalId, points: Iterable[NewSyncPoint]
     ) -> None: ...
@@ -310,7 +318,10 @@ class Store(Protocol):
         never ``keep_traversal``'s."""
         ...
 
-    # -- services (engine registry) ------------------------------------------
+
+class ServiceStorage(Protocol):
+    """The engine registry: service rows and their heartbeat."""
+
     def register_service(
         self, engine_id: EngineId, host: str, hostname: str, binary: str, topic: str,
         report_interval: int,
@@ -325,7 +336,10 @@ class Store(Protocol):
 
     def list_services(self) -> list[ServiceRecord]: ...
 
-    # -- recovery (engine/recovery.py) ---------------------------------------
+
+class RecoveryStorage(Protocol):
+    """What recovery reads and writes: claims, lock holders, stalled nodes."""
+
     def claim(self, name: str, engine_id: EngineId, ttl_secs: float) -> bool:
         """Hold ``name`` for ``ttl_secs`` if free, expired or already ours."""
         ...
@@ -352,10 +366,30 @@ class Store(Protocol):
 
     def list_attempts(self, stack_id: StackId | None = None) -> list[ResourceAttempt]: ...
 
-    # -- user credentials ----------------------------------------------------
+
+class CredentialStorage(Protocol):
+    """Stored user credentials of stacks."""
+
     def create_user_creds(self, values: Mapping[str, Any]) -> int: ...
 
     def delete_user_creds(self, creds_id: int) -> None: ...
+
+
+class Store(
+    TemplateStorage, StackStorage, ResourceStorage, ResourceDataStorage, EventStorage,
+    SyncPointStorage, ServiceStorage, RecoveryStorage, CredentialStorage, Protocol,
+):
+    """Persistence for stacks, resources, events and sync points: every role at once.
+
+    Each method is one transaction. Methods that take an ``event`` write it in
+    the same transaction as the state change, so an event exists exactly when
+    its change does. Conditional methods return False / None when their
+    condition did not hold, and change nothing then.
+
+    Consumers that use one part name that part's protocol instead (the service
+    report takes a ServiceStorage, the template cache a TemplateStorage and a
+    StackStorage): what each needs is then written where it is used.
+    """
 
 
 Endpoint = Any

@@ -12,7 +12,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from hotplate.convergence.graph_build import graph_from_json
 from hotplate.graph.dag import Graph
@@ -20,7 +20,7 @@ from hotplate.model.errors import EntityNotFound
 from hotplate.model.ids import StackId, TemplateId, TraversalId
 from hotplate.model.nodes import NodeKey
 from hotplate.model.records import StackRecord
-from hotplate.ports import Store
+from hotplate.ports import ResourceStorage, StackStorage, TemplateStorage
 from hotplate.template import (
     Environment,
     Template,
@@ -120,8 +120,12 @@ PARSED_TEXTS = 64
 """Distinct template texts kept parsed (provider templates of groups, mostly)."""
 
 
+class CacheSource(TemplateStorage, StackStorage, ResourceStorage, Protocol):
+    """What the caches read: templates, stacks and their graphs, resource rows."""
+
+
 class EngineCaches:
-    def __init__(self, store: Store, size: int = CACHED_PER_KIND) -> None:
+    def __init__(self, store: CacheSource, size: int = CACHED_PER_KIND) -> None:
         self._store = store
         self._templates: LruCache[TemplateId, LoadedTemplate] = LruCache(size)
         self._params: LruCache[tuple[TemplateId, StackId], dict[str, Any]] = LruCache(size)

@@ -22,7 +22,7 @@ from datetime import timedelta
 
 from hotplate.engine.periodic import PeriodicTimer
 from hotplate.model.ids import EngineId
-from hotplate.ports import Clock, Store
+from hotplate.ports import Clock, ServiceStorage
 from hotplate.rpc.topics import ENGINE_TOPIC
 
 LOG = logging.getLogger(__name__)
@@ -49,14 +49,14 @@ class ServiceIdentity:
 class ServiceReporter:
     """Registers an engine, reports it every interval, and removes it at a clean stop."""
 
-    def __init__(self, store: Store, identity: ServiceIdentity, interval: int) -> None:
+    def __init__(self, store: ServiceStorage, identity: ServiceIdentity, interval: int) -> None:
         self._store = store
         self.identity = identity
         self.interval = interval
         self._timer: PeriodicTimer | None = None
 
     @classmethod
-    def start(cls, store: Store, identity: ServiceIdentity, interval: int,
+    def start(cls, store: ServiceStorage, identity: ServiceIdentity, interval: int,
               clock: Clock) -> ServiceReporter:
         """Clean up this host's dead rows, register, report once and start the timer.
 

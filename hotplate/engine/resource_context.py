@@ -5,11 +5,11 @@ from __future__ import annotations
 import base64
 import uuid
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from hotplate.model.ids import EngineId, ResourceId, StackId
 from hotplate.model.records import ResourceAttempt, ResourceRecord
-from hotplate.ports import Clock, Store
+from hotplate.ports import Clock, RecoveryStorage, ResourceDataStorage, ResourceStorage
 from hotplate.resources.base import Attempt, Resource
 from hotplate.resources.nested import NestedStacks
 from hotplate.resources.scaling import ScalingNotice
@@ -24,10 +24,14 @@ def short_id(resource_uuid: str) -> str:
     return base64.b32encode(raw).decode().lower().rstrip("=")[:12]
 
 
+class PluginStorage(ResourceStorage, ResourceDataStorage, RecoveryStorage, Protocol):
+    """What a plugin's context reads and writes: its row, its data, its attempts."""
+
+
 class EngineResourceContext:
     def __init__(
         self,
-        store: Store,
+        store: PluginStorage,
         clock: Clock,
         *,
         resource_id: ResourceId,
