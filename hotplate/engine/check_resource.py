@@ -18,9 +18,22 @@ from hotplate.convergence import outcome
 from hotplate.convergence.node_plan import NodeContext, Plan, plan_node
 from hotplate.convergence.propagation import graph_key_for, is_root, reports_for, retrigger_key
 from hotplate.convergence.restrictions import REPLACE
+from hotplate.convergence.steps import (
+    Aborted,
+    Completed,
+    Conflict,
+    Failed,
+    Lost,
+    Next,
+    Outcome,
+    TimedOut,
+    after,
+    failure_reason,
+    resolve_conflict,
+)
 from hotplate.engine import traversal as trav
 from hotplate.engine.deps import EngineDeps
-from hotplate.engine.node_work import LockLost, NodeWork, OpResult, failure_text
+from hotplate.engine.node_work import LockLost, NodeWork, failure_text
 from hotplate.engine.parking import ParkedAction
 from hotplate.engine.recovery import take_over_row
 from hotplate.engine.resource_ops import ResourceOps
@@ -90,8 +103,8 @@ class CheckResource:
             taken = deps.store.update_resource_if_unlocked(row.id, row.atomic_key,
                                                            {"replaced_by": None})
             if taken is None:
-                self._on_lock_conflict(NodeWork(row, stack, traversal_id, is_update,
-                                                dict(input_data)))
+                self._carry_out(NodeWork(row, stack, traversal_id, is_update,
+                                         dict(input_data)), Lost())
                 return
             row = taken
             plan = self._plan(row, stack, traversal_id, is_update)
@@ -99,7 +112,7 @@ class CheckResource:
             self._retrigger_replaced(row, stack, is_update)
             return
         if plan is Plan.TIME_OUT:
-            self._fail(stack, traversal_id, outcome.TIMED_OUT, row.id, is_update)
+            self._carry_out(NodeWork(row, stack, traversal_id, is_update), TimedOut())
             return
         if plan is Plan.SKIP:
             return
@@ -107,7 +120,7 @@ class CheckResource:
                         is_update=is_update, input_data=dict(input_data))
         with deps.cancels.running(stack.id) as cancelled:
             try:
-                self._execute(plan, work, cancelled)
+                self._carry_out(work, self._operate(plan, work, cancelled))
             except Exception as exc:  # a bug or a lost database must not strand the stack
                 LOG.exception("unexpected error checking resource %s", row.id)
                 self._unexpected(work, exc)
@@ -174,11 +187,10 @@ class CheckResource:
                 cancelled.set()
             try:
                 try:
-                    result = self._ops.resume(parked, cancelled, reporter)
+                    result: Outcome = self._ops.resume(parked, cancelled, reporter)
                 except LockLost:
-                    self._on_lock_conflict(work)
-                    return
-                self._conclude(work, result)
+                    result = Lost()
+                self._carry_out(work, result)
             except Exception as exc:  # a bug or a lost database must not strand the stack
                 LOG.exception("unexpected error resuming resource %s", work.row.id)
                 self._unexpected(work, exc)
@@ -203,7 +215,8 @@ class CheckResource:
         except Exception:
             LOG.exception("could not record the failure of resource %s", work.row.id)
 
-    def _execute(self, plan: Plan, work: NodeWork, cancelled: Any) -> None:
+    def _operate(self, plan: Plan, work: NodeWork, cancelled: Any) -> Outcome:
+        """Run the plan's operation (after its pre hook) to its one outcome."""
         ops = self._ops
 
         def reporter(row: ResourceRecord, node_data: Mapping[str, Any] | None
@@ -216,52 +229,46 @@ class CheckResource:
                 ops.breakpoints.hold(work.stack, work.template_id, work.row, hooked, "pre",
                                      cancelled)
             if plan is Plan.PROPAGATE:
-                result = ops.no_op(work)
-            elif plan is Plan.CREATE:
-                result = ops.create(work, cancelled, reporter)
-            elif plan is Plan.RESUME:
-                result = ops.resume_interrupted(work, cancelled, reporter)
-            elif plan is Plan.UPDATE:
-                result = ops.update(work, cancelled, reporter)
-            elif plan is Plan.REPLACE:
-                result = ops.replace(work)
-            elif plan is Plan.RESTRICTED:
-                result = refuse(self._deps, work, REPLACE)
-            elif plan is Plan.DELETE:
-                result = ops.delete(work, cancelled, reporter)
-            else:
-                result = ops.purge(work)
+                return ops.no_op(work)
+            if plan is Plan.CREATE:
+                return ops.create(work, cancelled, reporter)
+            if plan is Plan.RESUME:
+                return ops.resume_interrupted(work, cancelled, reporter)
+            if plan is Plan.UPDATE:
+                return ops.update(work, cancelled, reporter)
+            if plan is Plan.REPLACE:
+                return ops.replace(work)
+            if plan is Plan.RESTRICTED:
+                return refuse(self._deps, work, REPLACE)
+            if plan is Plan.DELETE:
+                return ops.delete(work, cancelled, reporter)
+            return ops.purge(work)
         except LockLost:
-            self._on_lock_conflict(work)
-            return
-        except CancelOperation:  # while paused at a hook: the newer traversal takes over
+            return Lost()
+        except CancelOperation as exc:  # while paused at a hook
+            return Aborted(str(exc))
+        except ActionTimeout:  # while paused at a hook
+            return TimedOut()
+
+    def _carry_out(self, work: NodeWork, result: Outcome) -> None:
+        """The one place a node's next step happens (convergence/steps.py decides it)."""
+        step = after(result)
+        if step is Next.REPORT:
+            assert isinstance(result, Completed)
+            reports, synced = result.reports, result.synced
+            if reports is None or synced is None:
+                reports = self._reports(result.row, work, result.node_data)
+                synced = self._deps.store.sync_many(reports)
+            self._after_sync(work, result.row.id, list(reports), list(synced))
+        elif step is Next.FAIL:
+            assert isinstance(result, Failed | TimedOut)
+            self._fail(work.stack, work.traversal_id, failure_reason(result), work.row.id,
+                       work.is_update)
+        elif step is Next.HAND_OVER:
             self._retrigger_new_traversal(work.stack, work.traversal_id, work.row.id,
                                           work.is_update)
-            return
-        except ActionTimeout:  # while paused at a hook
-            self._fail(work.stack, work.traversal_id, outcome.TIMED_OUT, work.row.id,
-                       work.is_update)
-            return
-        self._conclude(work, result)
-
-    def _conclude(self, work: NodeWork, result: OpResult) -> None:
-        """After an operation: fail the traversal, hand over, or report onward."""
-        if result.failure is not None:
-            if result.cancelled:
-                self._retrigger_new_traversal(work.stack, work.traversal_id, work.row.id,
-                                              work.is_update)
-            else:
-                self._fail(work.stack, work.traversal_id, result.failure, work.row.id,
-                           work.is_update)
-            return
-        if result.row is None:
-            return
-        reports = result.reports
-        results = result.synced
-        if reports is None or results is None:
-            reports = self._reports(result.row, work, result.node_data)
-            results = self._deps.store.sync_many(reports)
-        self._after_sync(work, result.row.id, reports, results)
+        elif step is Next.RESOLVE:
+            self._on_lock_conflict(work)
 
     # -- reporting onward ------------------------------------------------------------
     def _reports(self, row: ResourceRecord, work: NodeWork,
@@ -355,19 +362,19 @@ class CheckResource:
         """Someone holds or changed the row: steal from the dead, retry, or step aside."""
         deps = self._deps
         fresh = deps.store.get_resource(work.row.id)
-        if fresh is None:
-            return
-        if fresh.engine_id is not None and (fresh.engine_id == deps.engine_id
-                                            or deps.is_engine_alive(fresh.engine_id)):
-            LOG.debug("resource %s busy in another traversal", fresh.id)
-            if fresh.current_template_id != work.template_id:
-                self._preempt(fresh, work.stack)
-            return
-        if fresh.engine_id is not None and fresh.engine_id != deps.engine_id:
-            # The holder is dead: take its lock over (which sends this node again).
-            take_over_row(deps, fresh, fresh.engine_id)
-            return
-        if fresh.engine_id is None and fresh.current_template_id == work.row.current_template_id:
+        holder = fresh.engine_id if fresh is not None else None
+        alive = holder is not None and holder != deps.engine_id and deps.is_engine_alive(holder)
+        decision = resolve_conflict(fresh, me=deps.engine_id, holder_alive=alive,
+                                    template_id=work.template_id, planned=work.row)
+        if decision is Conflict.STEP_ASIDE:
+            LOG.debug("resource %s busy in another traversal", work.row.id)
+        elif decision is Conflict.PREEMPT:
+            assert fresh is not None
+            self._preempt(fresh, work.stack)
+        elif decision is Conflict.TAKE_OVER:
+            assert fresh is not None and holder is not None
+            take_over_row(deps, fresh, holder)  # which sends this node again
+        elif decision is Conflict.RETRY:
             self._recast(work)
 
     def _preempt(self, row: ResourceRecord, stack: StackRecord) -> None:

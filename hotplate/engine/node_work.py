@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hotplate.model.errors import StackValidationFailed, UpdateReplace
-from hotplate.model.ids import ResourceId, TemplateId, TraversalId
-from hotplate.model.records import ResourceRecord, StackRecord, SyncReport, SyncResult
+from hotplate.model.ids import TemplateId, TraversalId
+from hotplate.model.records import ResourceRecord, StackRecord, SyncReport
 from hotplate.resources.base import Resource
 from hotplate.resources.nested import NestedStackFailed
 
@@ -37,23 +37,6 @@ class NodeWork:
 
 Reporter = Callable[[ResourceRecord, Mapping[str, Any] | None], list[SyncReport]]
 """Given the finished row and its node data, the reports to make onward."""
-
-
-@dataclass(frozen=True, slots=True)
-class OpResult:
-    """What an operation left behind; ``row`` None means: stop here, report nothing.
-
-    ``synced`` holds the outcomes when the reports were already made in the
-    operation's final transaction; otherwise the caller makes them.
-    """
-
-    row: ResourceRecord | None = None
-    node_data: Mapping[str, Any] | None = None
-    failure: str | None = None
-    cancelled: bool = False
-    replaced_by: ResourceId | None = None
-    synced: list[SyncResult] | None = None
-    reports: list[SyncReport] | None = None
 
 
 def failure_text(exc: BaseException, name: str) -> str:

@@ -26,7 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from hotplate.engine.node_work import NodeWork, OpResult, Reporter
+from hotplate.convergence.steps import Outcome
+from hotplate.engine.node_work import NodeWork, Reporter
 from hotplate.engine.resource_context import EngineResourceContext
 from hotplate.model.ids import ResourceId, TraversalId
 from hotplate.model.records import ResourceRecord
@@ -54,7 +55,7 @@ class ParkedAction:
     ctx: EngineResourceContext
     check: Callable[[Any], bool]
     data: Any
-    finish: Callable[[threading.Event, Reporter], OpResult]
+    finish: Callable[[threading.Event, Reporter], Outcome]
     """Record the action COMPLETE and report onward (the rest of the operation)."""
     wake_key: str | None = None
     """The child stack whose end should re-drive this action at once."""

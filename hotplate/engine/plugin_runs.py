@@ -15,7 +15,8 @@ from typing import Any
 
 from hotplate.convergence import outcome
 from hotplate.convergence.node_plan import stack_deadline
-from hotplate.engine.node_work import LockLost, NodeWork, OpResult, Reporter, failure_text
+from hotplate.convergence.steps import Aborted, Failed, Outcome, Paused, TimedOut
+from hotplate.engine.node_work import LockLost, NodeWork, Reporter, failure_text
 from hotplate.engine.parking import ParkedAction
 from hotplate.engine.resource_context import EngineResourceContext
 from hotplate.engine.row_bookkeeping import RowBookkeeping
@@ -32,13 +33,13 @@ class PluginRuns(RowBookkeeping):
     def _run(self, work: NodeWork, row: ResourceRecord, action: Action, handle: Any,
              check: Any, cancelled: threading.Event, instance: Resource,
              ctx: EngineResourceContext,
-             finish: Callable[[threading.Event, Reporter], OpResult] | None = None,
-             ) -> OpResult | None:
+             finish: Callable[[threading.Event, Reporter], Outcome] | None = None,
+             ) -> Outcome | None:
         """Run a plugin action; on failure settle the row FAILED and say why.
 
         With ``finish`` and a plugin that parks (``parking.py``), an action
         that is not done after its first check is parked: the answer is then
-        an OpResult with no row (nothing to report yet), and ``finish`` runs
+        Paused (nothing to report yet), and ``finish`` runs
         when a later check says done.
         """
         parked = self._deps.parked
@@ -54,7 +55,7 @@ class PluginRuns(RowBookkeeping):
                             hint=instance.next_check_after(data))
                 return True
             failed, was_parked = self._guarded(row, action, instance, ctx, first)
-            return failed or (OpResult() if was_parked else None)
+            return failed or (Paused() if was_parked else None)
 
         def run() -> None:
             with self._deps.slots.released():
@@ -65,7 +66,7 @@ class PluginRuns(RowBookkeeping):
         return self._guarded(row, action, instance, ctx, run)[0]
 
     def resume(self, parked: ParkedAction, cancelled: threading.Event,
-               reporter: Reporter) -> OpResult:
+               reporter: Reporter) -> Outcome:
         """Check a parked action again: finish it, fail it, or park it once more."""
         work = parked.work
 
@@ -87,7 +88,7 @@ class PluginRuns(RowBookkeeping):
         if failed is not None:
             return failed
         if still_waiting:
-            return OpResult()
+            return Paused()
         return parked.finish(cancelled, reporter)
 
     def _persist_progress(self, row: ResourceRecord, instance: Resource,
@@ -109,7 +110,7 @@ class PluginRuns(RowBookkeeping):
 
     def _guarded(self, row: ResourceRecord, action: Action, instance: Resource,
                  ctx: EngineResourceContext, step: Callable[[], Any],
-                 ) -> tuple[OpResult | None, Any]:
+                 ) -> tuple[Outcome | None, Any]:
         """Run ``step``; a cancel, a timeout or a plugin error settles the row FAILED."""
         try:
             return None, step()
@@ -119,7 +120,7 @@ class PluginRuns(RowBookkeeping):
             return self._failed(row, action, instance, ctx, exc), None
 
     def _failed(self, row: ResourceRecord, action: Action, instance: Resource,
-                ctx: EngineResourceContext, exc: Exception) -> OpResult:
+                ctx: EngineResourceContext, exc: Exception) -> Outcome:
         def settle(reason: str) -> None:
             released, _ = self._release(row, action, Status.FAILED, reason,
                                         {"physical_resource_id": instance.resource_id},
@@ -129,14 +130,14 @@ class PluginRuns(RowBookkeeping):
 
         if isinstance(exc, CancelOperation):
             settle(outcome.aborted(action, str(exc)))
-            return OpResult(failure=outcome.aborted(action), cancelled=True)
+            return Aborted(outcome.aborted(action))
         if isinstance(exc, ActionTimeout):
             settle(outcome.aborted(action, "Timed out"))
-            return OpResult(failure=outcome.TIMED_OUT)
+            return TimedOut()
         LOG.info("resource %s %s failed", row.name, action, exc_info=exc)
         reason = failure_text(exc, row.name)
         settle(reason)
-        return OpResult(failure=outcome.resource_failed_reason(action, reason))
+        return Failed(outcome.resource_failed_reason(action, reason))
 
     def _ran_locally(self, work: NodeWork, instance: Resource, handle: Callable[[], Any],
                      check: Callable[[Any], bool], cancelled: threading.Event) -> bool:

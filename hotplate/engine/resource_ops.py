@@ -18,11 +18,12 @@ from typing import Any
 from hotplate.convergence import outcome
 from hotplate.convergence.recovery import idempotency_token
 from hotplate.convergence.restrictions import blocked_action
+from hotplate.convergence.steps import Completed, Failed, Lost, Outcome, Replaced
 from hotplate.convergence.update_diff import UpdateDecision, UpdateKind, decide_update
 from hotplate.engine.adopt import AdoptsItself, resource_entry
 from hotplate.engine.breakpoints import Breakpoints
 from hotplate.engine.deps import EngineDeps
-from hotplate.engine.node_work import LockLost, NodeWork, OpResult, Reporter, replace_reason
+from hotplate.engine.node_work import LockLost, NodeWork, Reporter, replace_reason
 from hotplate.engine.plugin_runs import PluginRuns
 from hotplate.engine.resolve import required_ids
 from hotplate.engine.resource_context import EngineResourceContext
@@ -41,19 +42,19 @@ class ResourceOps(PluginRuns):
         self.breakpoints = Breakpoints(deps)
 
     # -- operations ------------------------------------------------------------------
-    def no_op(self, work: NodeWork) -> OpResult:
+    def no_op(self, work: NodeWork) -> Outcome:
         """Already done (a re-delivery, or unchanged): report again, change nothing."""
         row = work.row
         if not work.is_update:
-            return OpResult(row=row)
+            return Completed(row)
         cls = self._row_class(row)
         instance = cls(row.name, row.properties_data or {}, self._context(row, work.stack),
                        resource_id=row.physical_resource_id)
-        return OpResult(row=row, node_data=self._node_data(instance, row, work, row.action,
+        return Completed(row, node_data=self._node_data(instance, row, work, row.action,
                                                            row.status))
 
     def resume_interrupted(self, work: NodeWork, cancelled: threading.Event,
-                           reporter: Reporter) -> OpResult:
+                           reporter: Reporter) -> Outcome:
         """Go on with the action a dead engine was running on the row (its lock was
         taken over: engine/recovery.py): the same action, told it is a retry."""
         action = work.row.action
@@ -69,7 +70,7 @@ class ResourceOps(PluginRuns):
                                    retry=resuming)
 
     def create(self, work: NodeWork, cancelled: threading.Event,
-               reporter: Reporter, *, resuming: bool = False) -> OpResult:
+               reporter: Reporter, *, resuming: bool = False) -> Outcome:
         row = work.row
         values = {"current_template_id": work.template_id,
                   "requires": required_ids(work.input_data)}
@@ -94,7 +95,7 @@ class ResourceOps(PluginRuns):
         made = row.physical_resource_id if resuming else None
         instance = cls(row.name, props, ctx, resource_id=made)
         self._attempt(work, instance, Action.CREATE, resuming)
-        def finish(cancelled: threading.Event, reporter: Reporter) -> OpResult:
+        def finish(cancelled: threading.Event, reporter: Reporter) -> Outcome:
             return self._complete(work, locked, instance, ctx, Action.CREATE, props, reporter,
                                   cancelled)
 
@@ -109,7 +110,7 @@ class ResourceOps(PluginRuns):
 
     def _adopt(self, work: NodeWork, cls: type[Resource], values: dict[str, Any],
                props: Mapping[str, Any], reporter: Reporter,
-               cancelled: threading.Event) -> OpResult:
+               cancelled: threading.Event) -> Outcome:
         """Take over an existing resource as the adopt document describes it (adopt.py).
 
         A type with a ``handle_adopt(entry)`` hook (a stack-backed one) adopts
@@ -125,7 +126,7 @@ class ResourceOps(PluginRuns):
         if not physical:
             reason = f"Exception: resources.{row.name}: Resource ID was not provided."
             self._release(locked, Action.ADOPT, Status.FAILED, reason)
-            return OpResult(failure=outcome.resource_failed_reason(Action.ADOPT, reason))
+            return Failed(outcome.resource_failed_reason(Action.ADOPT, reason))
         ctx = self._context(locked, work.stack)
         data = entry.get("resource_data") if entry is not None else None
         for key, value in (data.items() if isinstance(data, Mapping) else ()):
@@ -140,7 +141,7 @@ class ResourceOps(PluginRuns):
 
     def _adopt_by_plugin(self, work: NodeWork, cls: type[Resource], values: dict[str, Any],
                          props: Mapping[str, Any], entry: Mapping[str, Any],
-                         reporter: Reporter, cancelled: threading.Event) -> OpResult:
+                         reporter: Reporter, cancelled: threading.Event) -> Outcome:
         """Run the type's own adopt (``handle_adopt`` / ``check_adopt_complete``) as a
         create runs; an entry the document lacks is empty, so what it should have
         held fails in the child ("Resource ID was not provided.")."""
@@ -150,7 +151,7 @@ class ResourceOps(PluginRuns):
         assert isinstance(instance, AdoptsItself)
         adopts = instance
 
-        def finish(cancelled: threading.Event, reporter: Reporter) -> OpResult:
+        def finish(cancelled: threading.Event, reporter: Reporter) -> Outcome:
             return self._complete(work, locked, instance, ctx, Action.ADOPT, props, reporter,
                                   cancelled)
 
@@ -163,7 +164,7 @@ class ResourceOps(PluginRuns):
     def _complete(self, work: NodeWork, locked: ResourceRecord, instance: Resource,
                   ctx: EngineResourceContext, action: Action, props: Mapping[str, Any],
                   reporter: Reporter, cancelled: threading.Event,
-                  extra: Mapping[str, Any] | None = None, *, local: bool = False) -> OpResult:
+                  extra: Mapping[str, Any] | None = None, *, local: bool = False) -> Outcome:
         """Record the action COMPLETE and report onward, in one transaction.
 
         ``local``: ``locked`` is the row as read, not yet locked (see
@@ -180,7 +181,7 @@ class ResourceOps(PluginRuns):
     def _finish(self, work: NodeWork, row: ResourceRecord, action: Action,
                 values: Mapping[str, Any], ctx: EngineResourceContext, reporter: Reporter,
                 node_data: Mapping[str, Any] | None, cancelled: threading.Event, *,
-                local: bool) -> OpResult:
+                local: bool) -> Outcome:
         """Settle the row COMPLETE; report onward with it, or after a post-action hook.
 
         A post hook holds the dependants back, not the resource: the row is
@@ -194,14 +195,16 @@ class ResourceOps(PluginRuns):
         else:
             done, synced = self._release(row, action, Status.COMPLETE, outcome.STATE_CHANGED,
                                          values, ctx=ctx, reports=reports)
-        if post and done is not None:
+        if done is None:  # taken over meanwhile (fenced): the new holder decides
+            return Lost()
+        if post:
             self.breakpoints.hold(work.stack, work.template_id, done, action, "post",
                                   cancelled)
-            return OpResult(row=done, node_data=node_data)
-        return OpResult(row=done, node_data=node_data, synced=synced, reports=reports)
+            return Completed(done, node_data=node_data)
+        return Completed(done, node_data=node_data, synced=synced, reports=reports)
 
     def update(self, work: NodeWork, cancelled: threading.Event,
-               reporter: Reporter, *, resuming: bool = False) -> OpResult:
+               reporter: Reporter, *, resuming: bool = False) -> Outcome:
         row = work.row
         new_requires = required_ids(work.input_data)
         try:
@@ -245,7 +248,7 @@ class ResourceOps(PluginRuns):
             if stored is None:
                 raise LockLost()
             instance = cls(row.name, old_props, context, resource_id=row.physical_resource_id)
-            return OpResult(row=stored, node_data=self._node_data(
+            return Completed(stored, node_data=self._node_data(
                 instance, stored, work, stored.action, stored.status))
         instance = cls(row.name, old_props, context, resource_id=row.physical_resource_id)
         self._attempt(work, instance, Action.UPDATE, resuming)
@@ -263,7 +266,7 @@ class ResourceOps(PluginRuns):
         context = self._context(row, work.stack)
         instance = cls(row.name, old_props, context, resource_id=row.physical_resource_id)
         self._attempt(work, instance, Action.UPDATE, resuming)
-        def finish(cancelled: threading.Event, reporter: Reporter) -> OpResult:
+        def finish(cancelled: threading.Event, reporter: Reporter) -> Outcome:
             instance.properties = dict(new_props)
             return self._complete(work, locked, instance, context, Action.UPDATE, new_props,
                                   reporter, cancelled, done)
@@ -281,14 +284,14 @@ class ResourceOps(PluginRuns):
                 ctx=context,
             )
             if released is None:
-                return OpResult()
+                return Lost()
             return self.replace(NodeWork(released, work.stack, work.traversal_id,
                                          work.is_update, work.input_data))
         if failed is not None:
             return failed
         return finish(cancelled, reporter)
 
-    def replace(self, work: NodeWork, reason: str | None = None) -> OpResult:
+    def replace(self, work: NodeWork, reason: str | None = None) -> Outcome:
         """Create a new row for this resource; the old one is cleaned up later.
 
         ``reason``: the update found the change needs a new resource. As in
@@ -320,10 +323,10 @@ class ResourceOps(PluginRuns):
             raise LockLost()
         LOG.info("replacing resource %s (%s) with %s", row.name, row.id, new_id)
         self._deps.cast_check_resource(new_id, work.traversal_id, True, inputs=work.input_data)
-        return OpResult(replaced_by=new_id)
+        return Replaced(new_id)
 
     def delete(self, work: NodeWork, cancelled: threading.Event,
-               reporter: Reporter, *, resuming: bool = False) -> OpResult:
+               reporter: Reporter, *, resuming: bool = False) -> Outcome:
         row = work.row
         retain = self._deletion_policy(row) == "Retain"
         cls = self._row_class(row)
@@ -340,7 +343,7 @@ class ResourceOps(PluginRuns):
         instance = cls(row.name, row.properties_data or {}, ctx,
                        resource_id=row.physical_resource_id)
         self._attempt(work, instance, Action.DELETE, resuming)
-        def finish(cancelled: threading.Event, reporter: Reporter) -> OpResult:
+        def finish(cancelled: threading.Event, reporter: Reporter) -> Outcome:
             return self._finish(work, locked, Action.DELETE, {}, ctx, reporter, None,
                                 cancelled, local=False)
 
@@ -350,8 +353,8 @@ class ResourceOps(PluginRuns):
             return failed
         return finish(cancelled, reporter)
 
-    def purge(self, work: NodeWork) -> OpResult:
+    def purge(self, work: NodeWork) -> Outcome:
         """A row that was never created: drop it, nothing physical to delete."""
         self._deps.store.delete_resource(work.row.id)
-        return OpResult(row=work.row)
+        return Completed(work.row)
 

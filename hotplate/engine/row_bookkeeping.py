@@ -15,10 +15,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from hotplate.convergence import outcome
+from hotplate.convergence.steps import Failed
 from hotplate.engine.cache import pseudo_parameters
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.events import resource_event
-from hotplate.engine.node_work import LockLost, NodeWork, OpResult, failure_text
+from hotplate.engine.node_work import LockLost, NodeWork, failure_text
 from hotplate.engine.resolve import InputsContext
 from hotplate.engine.resource_context import EngineResourceContext
 from hotplate.engine.row_plugins import row_class, row_context
@@ -193,9 +194,9 @@ class RowBookkeeping:
         defn = template.resources.get(row.name)
         return defn.deletion_policy if defn is not None else "Delete"
     def _fail_before_running(self, work: NodeWork, row: ResourceRecord, action: Action,
-                             values: Mapping[str, Any], exc: Exception) -> OpResult:
+                             values: Mapping[str, Any], exc: Exception) -> Failed:
         locked = self._acquire(row, values, action)
         reason = failure_text(exc, row.name)
         self._release(locked, action, Status.FAILED, reason)
-        return OpResult(failure=outcome.resource_failed_reason(action, reason))
+        return Failed(outcome.resource_failed_reason(action, reason))
 

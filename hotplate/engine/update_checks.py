@@ -18,10 +18,11 @@ import logging
 
 from hotplate.convergence import outcome
 from hotplate.convergence.restrictions import restricted_text
+from hotplate.convergence.steps import Failed
 from hotplate.engine.cache import LoadedTemplate
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.events import resource_event
-from hotplate.engine.node_work import NodeWork, OpResult, failure_text
+from hotplate.engine.node_work import NodeWork, failure_text
 from hotplate.engine.row_plugins import row_class
 from hotplate.model.errors import HotplateError
 from hotplate.model.ids import TemplateId
@@ -84,11 +85,11 @@ def restricted_actions(deps: EngineDeps, template_id: TemplateId, name: str) -> 
     return registry.restricted_actions_for(name)
 
 
-def refuse(deps: EngineDeps, work: NodeWork, action: str) -> OpResult:
+def refuse(deps: EngineDeps, work: NodeWork, action: str) -> Failed:
     """Fail the update for a restricted ``action``, as Heat: an UPDATE_FAILED event with
     its text, the row untouched, and the stack's update failed with the resource's name."""
     exc = ResourceActionRestricted(action)
     deps.store.add_event(resource_event(deps, work.row, Action.UPDATE, Status.FAILED,
                                         str(exc)))
-    return OpResult(failure=outcome.resource_failed_reason(
+    return Failed(outcome.resource_failed_reason(
         Action.UPDATE, failure_text(exc, work.row.name)))
