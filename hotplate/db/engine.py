@@ -12,8 +12,10 @@ PostgreSQL (psycopg 3) and MariaDB (PyMySQL) need nothing of the kind: row
 locks do the work. MariaDB runs at READ COMMITTED so a statement that waited
 for a row lock sees what the lock holder committed, as on PostgreSQL.
 
-Pools are bounded (``max_overflow=0``): a burst of work waits for a
-connection instead of opening more.
+Pools are bounded: a burst beyond ``pool_size + max_overflow`` waits for a
+connection instead of opening more. ``PoolLimits`` sizes them from what will
+use them (the engine's threads, which the composition root counts) and from
+the operator's ``[database]`` max_pool_size / max_overflow.
 
 The server drivers are optional extras; ``require_driver`` turns a URL whose
 driver is missing into a ``DatabaseUrlError`` that names the extra to install,
@@ -78,6 +80,35 @@ def _missing_driver(url: URL, exc: ImportError) -> str:
     return (f"{head}; hotplate's drivers are postgresql+psycopg:// "
             "(pip install 'hotplate[postgres]') and mysql+pymysql:// "
             "(pip install 'hotplate[mysql]')")
+
+
+@dataclass(frozen=True, slots=True)
+class PoolLimits:
+    """``[database]`` max_pool_size, max_overflow and pool_timeout, as oslo.db names them.
+
+    Heat raises max_overflow to the RPC executor's thread count so that every
+    thread can get a connection (a thread left waiting for the pool holds its
+    message meanwhile, and its caller may time out); ``sized`` keeps that
+    promise for any thread count.
+    """
+
+    max_pool_size: int | None = None
+    """Connections kept open; None: as many as will be ``needed``."""
+    max_overflow: int = 0
+    """Connections opened beyond those in a burst, closed when returned."""
+    timeout: float = 30.0
+    """Seconds to wait for a connection before failing."""
+
+    def sized(self, needed: int) -> tuple[int, int]:
+        """``(pool_size, max_overflow)`` for ``needed`` concurrent users.
+
+        Connections open lazily, so an idle process holds only as many as its
+        busiest moment needed (at most ``pool_size``).
+        """
+        if needed < 1:
+            raise ValueError(f"a pool for {needed} users")
+        pool_size = self.max_pool_size or needed
+        return pool_size, max(self.max_overflow, needed - pool_size)
 
 
 @dataclass(frozen=True)
@@ -161,10 +192,12 @@ def make_engine(
     url: str | URL,
     *,
     pool_size: int = 10,
+    max_overflow: int = 0,
     pool_timeout: float = 30.0,
     pre_ping: bool = False,
 ) -> Engine:
-    """An engine for ``url`` with a bounded pool of ``pool_size`` connections.
+    """An engine for ``url`` with a bounded pool of ``pool_size`` connections kept
+    open and up to ``max_overflow`` more opened in a burst.
 
     SQLite gets WAL, busy_timeout 30 s, foreign keys, synchronous=NORMAL and
     in-process write serialisation (its directory is created if missing);
@@ -179,11 +212,11 @@ def make_engine(
     parsed = require_driver(url)
     backend = parsed.get_backend_name()
     if backend == "sqlite":
-        engine = _make_sqlite_engine(parsed, pool_size, pool_timeout)
+        engine = _make_sqlite_engine(parsed, pool_size, max_overflow, pool_timeout)
     else:
         kwargs: dict[str, Any] = {
             "pool_size": pool_size,
-            "max_overflow": 0,
+            "max_overflow": max_overflow,
             "pool_timeout": pool_timeout,
             "pool_pre_ping": pre_ping,
             "pool_recycle": POOL_RECYCLE_SECONDS,
@@ -203,7 +236,8 @@ def ensure_sqlite_directory(url: str | URL) -> None:
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
 
 
-def _make_sqlite_engine(url: URL, pool_size: int, pool_timeout: float) -> Engine:
+def _make_sqlite_engine(url: URL, pool_size: int, max_overflow: int,
+                        pool_timeout: float) -> Engine:
     in_memory = url.database in (None, "", ":memory:")
     ensure_sqlite_directory(url)
     if in_memory:
@@ -214,7 +248,7 @@ def _make_sqlite_engine(url: URL, pool_size: int, pool_timeout: float) -> Engine
         engine = create_engine(
             url,
             pool_size=pool_size,
-            max_overflow=0,
+            max_overflow=max_overflow,
             pool_timeout=pool_timeout,
             connect_args={"check_same_thread": False},
         )

@@ -3,6 +3,14 @@
 The Alembic scripts live in ``hotplate/db/migrations`` and ship with the
 package, so an installed hotplate can migrate its database without an
 alembic.ini or a source checkout.
+
+hotplate's tables carry Heat's names, so a heat.conf's ``[database]
+connection`` could point hotplate at Heat's live database, where a migration
+would alter tables heat-engine still uses. Before migrating (or going back),
+a database without a hotplate revision that has a mark of Heat's schema
+(a table only Heat has, sqlalchemy-migrate's ``migrate_version``, or an
+Alembic revision that is not hotplate's) is refused with
+``ForeignDatabaseError``, and nothing is written to it.
 """
 
 from __future__ import annotations
@@ -15,10 +23,11 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, Engine, create_engine, pool, text
-from sqlalchemy.engine import URL
+from sqlalchemy import Connection, Engine, create_engine, inspect, pool, text
+from sqlalchemy.engine import URL, make_url
 
 from hotplate.db.engine import ensure_sqlite_directory, require_driver
+from hotplate.db.schema import metadata
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 
@@ -59,10 +68,58 @@ _LOCK_KEY = 0x686F74706C617465  # "hotplate"
 """The advisory lock that serialises migrations of engines starting together."""
 
 
+class ForeignDatabaseError(ValueError):
+    """The database is another schema's (OpenStack Heat's): hotplate will not migrate
+    it. The text is one line for the user, the URL shown without its password."""
+
+
+HEAT_TABLES = frozenset({
+    "raw_template", "raw_template_files", "user_creds", "service", "stack", "stack_lock",
+    "stack_tag", "resource", "resource_data", "resource_properties_data", "event",
+    "sync_point", "snapshot", "resource_snapshot", "software_config",
+    "software_deployment", "watch_rule", "watch_data", "migrate_version",
+})
+"""Every table Heat's schema has had (Icehouse to 2026.2), with sqlalchemy-migrate's
+version table; those hotplate's schema lacks are the marks of Heat's database."""
+
+HEAT_REVISIONS = frozenset({"c6214ca60943", "88be64598c0f", "97b2a986f922",
+                            "d2db381e3324"})
+"""Heat's Alembic revisions (2023.1 on), named in the refusal."""
+
+
+def refuse_foreign(conn: Connection) -> None:
+    """Raise ForeignDatabaseError unless hotplate may migrate the database of ``conn``.
+
+    A database at one of hotplate's revisions is hotplate's; an empty one, or one
+    with unrelated tables, becomes hotplate's. Only Heat's marks are refused.
+    """
+    revision = MigrationContext.configure(conn).get_current_revision()
+    script = ScriptDirectory.from_config(config())
+    ours = {rev.revision for rev in script.walk_revisions()}
+    if revision in ours:
+        return
+    marks = sorted((set(inspect(conn).get_table_names()) & HEAT_TABLES)
+                   - set(metadata.tables))
+    if revision is None and not marks:
+        return
+    where = make_url(conn.engine.url).render_as_string(hide_password=True)
+    found = [f"tables {', '.join(marks)}"] if marks else []
+    if revision is not None:
+        found.append(f"schema revision {revision}")
+    whose = ("OpenStack Heat's" if marks or revision in HEAT_REVISIONS
+             else "another program's")
+    raise ForeignDatabaseError(
+        f"refusing to use the database at {where}: it is {whose} "
+        f"({'; '.join(found)}), not hotplate's. hotplate keeps a schema of its own and "
+        "never migrates Heat's: set [database]/connection to a database for hotplate "
+        "(an empty one is set up on first start)")
+
+
 def _run(db: Database, action: Callable[[Config], None]) -> None:
     with _connection(db) as conn:
         _lock_migrations(conn, take=True)
         try:
+            refuse_foreign(conn)
             cfg = config()
             cfg.attributes["connection"] = conn
             action(cfg)
