@@ -8,7 +8,10 @@ a small engine call through the broker.
 
     python benchmarks/scale_out.py [--engines 1,2] [--sizes 500,2000]
         [--db-url postgresql+psycopg://postgres@127.0.0.1:5432/test]
-        [--broker rabbit://guest:guest@127.0.0.1:5672/] [--workers 16] [--json PATH]
+        [--broker rabbit://guest:guest@127.0.0.1:5672/] [--threads 16] [--json PATH]
+
+Each ``hotplate engine`` runs one engine process (``--workers 1``) with
+``--threads`` threads per RPC server, so the engine count is the process count.
 """
 
 from __future__ import annotations
@@ -39,12 +42,13 @@ def template(n: int, generation: int) -> dict[str, Any]:
                                     "properties": {"gen": generation}} for i in range(n)}}
 
 
-def start_engines(count: int, db_url: str, broker: str, workers: int,
+def start_engines(count: int, db_url: str, broker: str, threads: int,
                   ) -> list[subprocess.Popen[str]]:
     env = {**os.environ, "HOTPLATE_DB_URL": db_url, "HOTPLATE_TRANSPORT_URL": broker,
            "HOTPLATE_MAX_RESOURCES_PER_STACK": "-1"}
     procs = [subprocess.Popen([sys.executable, "-m", "hotplate.cli.main", "engine",
-                               "--engine-host", f"bench-{i}", "--workers", str(workers)],
+                               "--engine-host", f"bench-{i}", "--workers", "1",
+                               "--threads", str(threads)],
                               env=env, stdout=subprocess.PIPE, text=True)
              for i in range(count)]
     for proc in procs:
@@ -79,7 +83,7 @@ def wait_done(transport: Any, stack_id: str, timeout: float) -> str:
 
 def run(engines: int, n: int, args: argparse.Namespace) -> list[dict[str, Any]]:
     db_url = fresh_postgres_database(args.db_url, DATABASE)
-    procs = start_engines(engines, db_url, args.broker, args.workers)
+    procs = start_engines(engines, db_url, args.broker, args.threads)
     transport = api_transport(args.broker, workers=1)
     rows = []
     try:
@@ -119,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db-url", default="postgresql+psycopg://postgres@127.0.0.1:5432/test",
                         help="a PostgreSQL server (a database of the benchmark's is made)")
     parser.add_argument("--broker", default="rabbit://guest:guest@127.0.0.1:5672/")
-    parser.add_argument("--workers", type=int, default=16)
+    parser.add_argument("--threads", type=int, default=16,
+                        help="threads per RPC server of each engine process")
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--json", dest="json_path")
     args = parser.parse_args(argv)

@@ -8,7 +8,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from hotplate.db.engine import make_engine
+from hotplate.db.engine import PoolLimits, make_engine
 from hotplate.db.migrate import upgrade
 from hotplate.db.store import SqlStore
 from hotplate.engine.cache import EngineCaches
@@ -82,10 +82,26 @@ class Engine:
             self.deps.notifier.close()
 
 
-def open_store(db_url: str, clock: Clock, *, pool_size: int = 8, migrate: bool = True) -> Any:
+def open_store(db_url: str, clock: Clock, *, pool_size: int = 8, max_overflow: int = 0,
+               pool_timeout: float = 30.0, migrate: bool = True) -> Any:
     if migrate:
         upgrade(db_url)
-    return SqlStore(make_engine(db_url, pool_size=pool_size), clock)
+    return SqlStore(make_engine(db_url, pool_size=pool_size, max_overflow=max_overflow,
+                                pool_timeout=pool_timeout), clock)
+
+
+DB_TOPICS = 2
+"""Topics whose RPC threads use the database: ``engine`` and ``engine_worker`` (the
+listener's liveness probes never do)."""
+BACKGROUND_CONNECTIONS = 4
+"""The engine's own threads that may hold a connection at the same time as every RPC
+thread: its service report, the recovery timers, parked actions' re-drives, and a
+finished action's bookkeeping."""
+
+
+def connections_needed(threads: int) -> int:
+    """How many connections one engine may use at once with ``threads`` per RPC server."""
+    return threads * DB_TOPICS + BACKGROUND_CONNECTIONS
 
 
 def start_engine(
@@ -145,18 +161,24 @@ def start_engine(
                   recovery=Recovery.start(deps))
 
 
-def _engine_on(db_url: str, transport: Transport, *, workers: int,
-               options: EngineOptions | None, host: str = "hotplate") -> Engine:
+def _engine_on(db_url: str, transport: Transport, *, threads: int,
+               options: EngineOptions | None, host: str = "hotplate",
+               pool: PoolLimits | None = None, migrate: bool = True) -> Engine:
     """An engine on ``db_url`` served on ``transport``, as ``embedded`` and
     ``scale_out_engine`` both build it; the transport is stopped if it fails.
 
     Without ``options``, Heat's defaults apply, overridden by any
     ``HOTPLATE_<OPTION>`` environment variables (``EngineOptions.from_environ``).
-    On SQLite the engine's own work goes one worker at a time.
+    The pool lets every thread that may use the database hold a connection at
+    once (``pool`` may keep more open). On SQLite the engine's own work goes one
+    worker at a time.
     """
     try:
         clock = SystemClock()
-        store = open_store(db_url, clock, pool_size=max(4, workers))
+        pool = pool or PoolLimits()
+        pool_size, max_overflow = pool.sized(connections_needed(threads))
+        store = open_store(db_url, clock, pool_size=pool_size, max_overflow=max_overflow,
+                           pool_timeout=pool.timeout, migrate=migrate)
         return start_engine(store, transport, clock=clock, host=host,
                             work_slots=1 if db_url.startswith("sqlite") else None,
                             options=options or EngineOptions.from_environ(os.environ))
@@ -166,25 +188,36 @@ def _engine_on(db_url: str, transport: Transport, *, workers: int,
 
 
 def embedded(db_url: str, *, workers: int = 16, options: EngineOptions | None = None,
+             host: str | None = None, pool: PoolLimits | None = None,
              ) -> tuple[Engine, InProcessTransport]:
-    """The all-in-one engine: SQLite (or any URL), the in-process transport."""
+    """The all-in-one engine: SQLite (or any URL), the in-process transport.
+
+    ``workers`` is the thread count of each (topic, server), the in-process
+    counterpart of oslo.messaging's executor_thread_pool_size. ``host`` is the
+    engine topic's server (default: ``hotplate``).
+    """
     transport = InProcessTransport(workers_per_server=workers)
-    return _engine_on(db_url, transport, workers=workers, options=options), transport
+    engine = _engine_on(db_url, transport, threads=workers, options=options,
+                        host=host or "hotplate", pool=pool)
+    return engine, transport
 
 
-def scale_out_engine(db_url: str, transport_url: str, *, workers: int = 16,
+def scale_out_engine(db_url: str, transport_url: str, *, threads: int = 16,
                      host: str | None = None, options: EngineOptions | None = None,
+                     pool: PoolLimits | None = None, migrate: bool = True,
                      ) -> tuple[Engine, Transport]:
     """One engine of many: a shared database and the broker at ``transport_url``.
 
-    ``host`` is Heat's [DEFAULT]/host, the engine topic's server (default:
-    this machine's name).
+    ``threads`` is oslo.messaging's executor_thread_pool_size, per RPC server.
+    ``host`` is Heat's [DEFAULT]/host, the engine topic's server (default: this
+    machine's name). ``migrate=False`` when the database is known to be up to
+    date (``hotplate engine`` migrates once, before it forks its engines).
     """
     from hotplate.rpc.messaging import OsloTransport
 
-    transport = OsloTransport(transport_url, workers_per_server=workers)
-    engine = _engine_on(db_url, transport, workers=workers, options=options,
-                        host=host or socket.gethostname())
+    transport = OsloTransport(transport_url, workers_per_server=threads)
+    engine = _engine_on(db_url, transport, threads=threads, options=options,
+                        host=host or socket.gethostname(), pool=pool, migrate=migrate)
     return engine, transport
 
 

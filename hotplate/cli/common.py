@@ -1,13 +1,60 @@
-"""What the command line's subcommands share: where the database is, the token store."""
+"""What the command line's subcommands share: the settings, where the database is, the
+token store."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hotplate.config import Settings
 
 DEFAULT_DATA_DIR = "var"
+
+FLAGS = {
+    "db_url": ("database", "connection"),
+    "transport_url": ("DEFAULT", "transport_url"),
+    "engine_host": ("DEFAULT", "host"),
+    "workers": ("DEFAULT", "num_engine_workers"),
+    "threads": ("DEFAULT", "executor_thread_pool_size"),
+    "host": ("heat_api", "bind_host"),
+    "port": ("heat_api", "bind_port"),
+}
+"""Command-line flag (argparse dest) -> the option it overrides."""
+
+
+def add_config_arguments(parser: argparse.ArgumentParser, *, top: bool = False) -> None:
+    """``--config-file`` and ``--config-dir``, Heat's flags; on a subcommand too, so they
+    may follow its name (``hotplate engine --config-file /etc/heat/heat.conf``)."""
+    # A subcommand's own dests: argparse would let its list replace the top level's.
+    prefix = "" if top else "sub_"
+    parser.add_argument("--config-file", dest=f"{prefix}config_file", action="append",
+                        default=[], metavar="PATH",
+                        help="a configuration file in Heat's format (repeatable; later "
+                             "ones win; default: ~/.hotplate/hotplate.conf, else "
+                             "/etc/hotplate/hotplate.conf)")
+    parser.add_argument("--config-dir", dest=f"{prefix}config_dir", action="append",
+                        default=[], metavar="DIR",
+                        help="a directory whose *.conf files are read after the "
+                             "--config-file ones (default: hotplate.conf.d beside the "
+                             "default file)")
+
+
+def settings(args: argparse.Namespace) -> Settings:
+    """The command's settings: its flags over ``HOTPLATE_<OPTION>`` variables over the
+    configuration file over the defaults; read once per command."""
+    cached: Settings | None = getattr(args, "_settings", None)
+    if cached is None:
+        from hotplate.config import load
+
+        overrides = {option: getattr(args, dest, None) for dest, option in FLAGS.items()}
+        files = [*args.config_file, *getattr(args, "sub_config_file", [])]
+        dirs = [*args.config_dir, *getattr(args, "sub_config_dir", [])]
+        cached = load(files, dirs, overrides=overrides)
+        args._settings = cached
+    return cached
 
 
 def default_db_url(data_dir: str) -> str:
@@ -17,8 +64,8 @@ def default_db_url(data_dir: str) -> str:
 
 
 def database_url(args: argparse.Namespace) -> str:
-    """The command's database: ``--db-url`` (or HOTPLATE_DB_URL), else SQLite under
-    ``--data-dir``.
+    """The command's database: ``[database]/connection`` (``--db-url``,
+    HOTPLATE_DB_URL), else SQLite under ``--data-dir``.
 
     A URL whose driver is not installed (or that does not parse) ends the
     command at once with one line naming what to install, exit status 2,
@@ -26,7 +73,7 @@ def database_url(args: argparse.Namespace) -> str:
     """
     from hotplate.db.engine import DatabaseUrlError, require_driver
 
-    url: str = args.db_url or default_db_url(args.data_dir)
+    url: str = settings(args).database.connection or default_db_url(args.data_dir)
     try:
         require_driver(url)
     except DatabaseUrlError as exc:

@@ -11,7 +11,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from hotplate.cli.common import DEFAULT_DATA_DIR, auth_store, database_url
+from hotplate.cli.common import (
+    DEFAULT_DATA_DIR,
+    add_config_arguments,
+    auth_store,
+    database_url,
+    settings,
+)
 from hotplate.cli.remote import add_commands as add_remote_commands
 from hotplate.cli.servers import add_commands as add_server_commands
 
@@ -50,8 +56,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     from hotplate.app import embedded
     from hotplate.model.errors import EntityNotFound, HotplateError
 
+    conf = settings(args)
     db_url = database_url(args)
-    engine, transport = embedded(db_url)
+    engine, transport = embedded(db_url, workers=conf.executor_thread_pool_size,
+                                 options=conf.engine, host=conf.host,
+                                 pool=conf.database.pool)
     ctxt = {"project_id": "admin", "username": "admin", "is_admin": True}
     service = engine.service
     template_text = Path(args.template).read_text()
@@ -139,16 +148,24 @@ def cmd_token_revoke(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_config_sample(args: argparse.Namespace) -> int:
+    from hotplate.config import sample
+
+    sys.stdout.write(sample())
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hotplate", description=__doc__)
     env = os.environ
-    parser.add_argument("--db-url", default=env.get("HOTPLATE_DB_URL") or None,
-                        help="database URL (default: SQLite under --data-dir; "
-                             "HOTPLATE_DB_URL)")
+    parser.add_argument("--db-url", default=None,
+                        help="database URL, [database]/connection (default: SQLite under "
+                             "--data-dir; HOTPLATE_DB_URL)")
     parser.add_argument("--data-dir", default=env.get("HOTPLATE_DATA_DIR") or DEFAULT_DATA_DIR,
                         help="where the SQLite database lives (default: var; "
                              "HOTPLATE_DATA_DIR)")
     parser.add_argument("-v", "--verbose", action="store_true")
+    add_config_arguments(parser, top=True)
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="converge a template in-process and show the result")
     run.add_argument("template")
@@ -162,6 +179,13 @@ def build_parser() -> argparse.ArgumentParser:
     db_sub = db.add_subparsers(dest="db_command", required=True)
     sync = db_sub.add_parser("sync", help="migrate the database to the latest schema")
     sync.set_defaults(func=cmd_db_sync)
+    config = sub.add_parser("config", help="the configuration file")
+    config_sub = config.add_subparsers(dest="config_command", required=True)
+    config_sample = config_sub.add_parser(
+        "sample", help="print every option with its help and default, as a hotplate.conf")
+    config_sample.set_defaults(func=cmd_config_sample)
+    for command in (run, sync):
+        add_config_arguments(command)
     token = sub.add_parser("token", help="API token management")
     token_sub = token.add_subparsers(dest="token_command", required=True)
     create = token_sub.add_parser("create", help="issue a token (printed once, stored hashed)")
@@ -181,6 +205,8 @@ def build_parser() -> argparse.ArgumentParser:
                              help="database URL (default: SQLite under --data-dir)")
         command.add_argument("--data-dir", dest="data_dir", default=argparse.SUPPRESS,
                              help="where the SQLite database lives (default: var)")
+    for command in (create, listing, revoke):
+        add_config_arguments(command)
     listing.set_defaults(func=cmd_token_list)
     revoke.set_defaults(func=cmd_token_revoke)
     add_remote_commands(sub)
@@ -188,12 +214,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from hotplate.config import ConfigError
+    from hotplate.db.migrate import ForeignDatabaseError
+
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING)
     if not args.verbose:
         # py-amqp warns about every delivery racing a channel's close on shutdown.
         logging.getLogger("amqp").setLevel(logging.ERROR)
-    return int(args.func(args))
+    try:
+        return int(args.func(args))
+    except (ConfigError, ForeignDatabaseError) as exc:
+        # What the operator must change, in one line, before anything started.
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -9,7 +9,8 @@ import signal
 import sys
 from typing import Any
 
-from hotplate.cli.common import auth_store, database_url
+from hotplate.cli.common import add_config_arguments, auth_store, database_url, settings
+from hotplate.cli.engine_command import cmd_engine
 
 _LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
@@ -27,13 +28,14 @@ def _auth_mode(args: argparse.Namespace) -> int | None:
         return 2
     if not (args.noauth or args.keystone):
         return None
+    host = settings(args).api.bind_host
     try:
-        loopback = args.host in _LOOPBACK or ipaddress.ip_address(args.host).is_loopback
+        loopback = host in _LOOPBACK or ipaddress.ip_address(host).is_loopback
     except ValueError:
         loopback = False
     if not loopback and not args.force:
         mode = "--noauth" if args.noauth else "--keystone"
-        print(f"error: refusing to listen on non-loopback host {args.host} with {mode}: "
+        print(f"error: refusing to listen on non-loopback host {host} with {mode}: "
               "anyone could claim any identity (pass --force to do it anyway)",
               file=sys.stderr)
         return 2
@@ -63,8 +65,9 @@ def _serve_api(args: argparse.Namespace, rpc: Any, auth: Any) -> None:
     from hotplate.api.background import KEEP_ALIVE_SECS
 
     app = create_app(rpc, auth=auth)
-    shown_host = f"[{args.host}]" if ":" in args.host else args.host
-    endpoint = f"http://{shown_host}:{args.port}/v1/admin"
+    host, port = settings(args).api.bind_host, settings(args).api.bind_port
+    shown_host = f"[{host}]" if ":" in host else host
+    endpoint = f"http://{shown_host}:{port}/v1/admin"
     print(f"hotplate API at {endpoint}", flush=True)
     if auth is not None and not args.keystone and not auth.has_tokens():
         token = auth.create_token("admin", "admin")
@@ -74,7 +77,7 @@ def _serve_api(args: argparse.Namespace, rpc: Any, auth: Any) -> None:
     # uvicorn shuts down gracefully on SIGTERM, then re-raises it: end with the engine stopped.
     signal.signal(signal.SIGTERM, _exit_quietly)
     with contextlib.suppress(KeyboardInterrupt, SystemExit):
-        uvicorn.run(app, host=args.host, port=args.port, timeout_keep_alive=KEEP_ALIVE_SECS,
+        uvicorn.run(app, host=host, port=port, timeout_keep_alive=KEEP_ALIVE_SECS,
                     log_level="debug" if args.verbose else "warning")
 
 
@@ -86,8 +89,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     refused = _auth_mode(args)
     if refused is not None:
         return refused
+    conf = settings(args)
     db_url = database_url(args)
-    engine, transport = embedded(db_url)
+    engine, transport = embedded(db_url, workers=conf.executor_thread_pool_size,
+                                 options=conf.engine, host=conf.host,
+                                 pool=conf.database.pool)
     try:
         _serve_api(args, EngineRpc(transport, host=engine.deps.host),
                    _authenticator(args, db_url))
@@ -98,7 +104,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _transport_url(args: argparse.Namespace) -> str | None:
-    url: str | None = args.transport_url
+    url = settings(args).transport_url
     if not url:
         print("error: no message broker: pass --transport-url or set HOTPLATE_TRANSPORT_URL "
               "(for example rabbit://guest:guest@127.0.0.1:5672/)", file=sys.stderr)
@@ -109,6 +115,7 @@ def cmd_api(args: argparse.Namespace) -> int:
     """The API alone, reaching the engines through the broker (scale-out)."""
     from hotplate.api import EngineRpc
     from hotplate.app import api_transport
+    from hotplate.config import use_for_messaging
     from hotplate.db.migrate import upgrade
 
     refused = _auth_mode(args)
@@ -122,6 +129,7 @@ def cmd_api(args: argparse.Namespace) -> int:
     if tokens:
         upgrade(db_url)
     try:
+        use_for_messaging(settings(args).sources)
         transport = api_transport(url)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -133,42 +141,9 @@ def cmd_api(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_engine(args: argparse.Namespace) -> int:
-    """One engine, taking work from the broker, until SIGTERM or ^C."""
-    import threading
-
-    from hotplate.app import scale_out_engine
-
-    url = _transport_url(args)
-    if url is None:
-        return 2
-    db_url = database_url(args)
-    try:
-        engine, transport = scale_out_engine(db_url, url, workers=args.workers,
-                                             host=args.engine_host)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(f"hotplate engine {engine.deps.engine_id} (host {engine.deps.host}) "
-          f"with {args.workers} workers", flush=True)
-    stopping = threading.Event()
-    signal.signal(signal.SIGTERM, lambda signum, frame: stopping.set())
-    try:
-        # The kernel may hand SIGTERM to any thread; Python runs the handler only
-        # when the main thread wakes, so it must wake now and then.
-        while not stopping.wait(0.5):
-            pass
-    except KeyboardInterrupt:
-        pass
-    finally:
-        transport.stop()  # every server at once; running messages finish first
-        engine.stop()
-    return 0
-
-
-def _env_port(raw: str | None) -> int:
+def _env_port(raw: str | None) -> int | None:
     if not raw:
-        return 8004
+        return None
     try:
         port = int(raw)
     except ValueError:
@@ -186,10 +161,12 @@ def add_commands(sub: Any) -> None:
     api = sub.add_parser("api", help="serve Heat's orchestration API only, reaching the "
                                      "engines through the message broker")
     for command in (serve, api):
-        command.add_argument("--host", default=env.get("HOTPLATE_HOST") or "127.0.0.1",
-                             help="address to listen on (default: 127.0.0.1; HOTPLATE_HOST)")
+        command.add_argument("--host", default=env.get("HOTPLATE_HOST") or None,
+                             help="address to listen on, [heat_api]/bind_host (default: "
+                                  "127.0.0.1; HOTPLATE_HOST)")
         command.add_argument("--port", type=int, default=_env_port(env.get("HOTPLATE_PORT")),
-                             help="port to listen on (default: 8004; HOTPLATE_PORT)")
+                             help="port to listen on, [heat_api]/bind_port (default: 8004; "
+                                  "HOTPLATE_PORT)")
         command.add_argument("--noauth", action="store_true",
                              help="no authentication: every caller is an admin (loopback "
                                   "only)")
@@ -198,23 +175,29 @@ def add_commands(sub: Any) -> None:
                                   "its auth_token filter (loopback only)")
         command.add_argument("--force", action="store_true",
                              help="with --noauth or --keystone, allow a non-loopback address")
-    engine = sub.add_parser("engine", help="run one engine taking work from the message "
-                                           "broker (scale-out)")
-    engine.add_argument("--workers", type=int, default=16,
-                        help="threads per topic (default: 16)")
-    engine.add_argument("--engine-host", default=env.get("HOTPLATE_ENGINE_HOST") or None,
-                        help="the engine topic's server name, Heat's [DEFAULT]/host "
+    engine = sub.add_parser("engine", help="run engine processes taking work from the "
+                                           "message broker (scale-out)")
+    engine.add_argument("--workers", type=int, default=None,
+                        help="engine processes to fork, [DEFAULT]/num_engine_workers "
+                             "(default: max(4, CPU count), as Heat)")
+    engine.add_argument("--engine-host", default=None,
+                        help="the engine topic's server name, [DEFAULT]/host "
                              "(default: this machine's name; HOTPLATE_ENGINE_HOST)")
+    for command in (serve, engine):
+        command.add_argument("--threads", type=int, default=None,
+                             help="threads per RPC server in each engine process, "
+                                  "[DEFAULT]/executor_thread_pool_size (default: 16)")
     for command in (serve, api, engine):
         command.add_argument("--data-dir", dest="data_dir", default=argparse.SUPPRESS,
                              help="where the SQLite database lives (default: var)")
+        add_config_arguments(command)
     for command in (api, engine):
-        command.add_argument("--transport-url",
-                             default=env.get("HOTPLATE_TRANSPORT_URL") or None,
-                             help="the message broker, e.g. rabbit://guest:guest@host:5672/ "
-                                  "(HOTPLATE_TRANSPORT_URL)")
+        command.add_argument("--transport-url", default=None,
+                             help="the message broker, e.g. rabbit://guest:guest@host:5672/, "
+                                  "[DEFAULT]/transport_url (HOTPLATE_TRANSPORT_URL)")
         command.add_argument("--db-url", dest="db_url", default=argparse.SUPPRESS,
-                             help="database URL shared by every process (HOTPLATE_DB_URL)")
+                             help="database URL shared by every process, "
+                                  "[database]/connection (HOTPLATE_DB_URL)")
     serve.set_defaults(func=cmd_serve)
     api.set_defaults(func=cmd_api)
     engine.set_defaults(func=cmd_engine)

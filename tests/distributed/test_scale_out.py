@@ -33,7 +33,8 @@ pytestmark = pytest.mark.timeout(240)
 class Cluster:
     endpoint: str
     token: str
-    engines: dict[str, subprocess.Popen[str]] = field(default_factory=dict)
+    engines: dict[str, int] = field(default_factory=dict)
+    """host -> the pid of its engine process (the child of its ``hotplate engine``)."""
 
     def client(self) -> Any:
         from heatclient.client import Client
@@ -41,9 +42,8 @@ class Cluster:
         return Client("1", endpoint=self.endpoint, token=self.token)
 
     def kill(self, name: str) -> None:
-        proc = self.engines[name]
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(10)
+        """SIGKILL the engine process; its parent starts another, with a new engine id."""
+        os.kill(self.engines[name], signal.SIGKILL)
 
 
 def _start(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[str]:
@@ -69,12 +69,16 @@ def cluster(broker_url: str, server_db_url: str,
     try:
         engines = {}
         for name in ("e1", "e2"):
-            proc = _start(["engine", "--engine-host", name, "--workers", "8"], env,
-                          root / f"{name}.log")
+            proc = _start(["engine", "--engine-host", name, "--workers", "1", "--threads", "8"],
+                          env, root / f"{name}.log")
             procs.append(proc)
             engines[name] = proc
+        pids = {}
         for name, proc in engines.items():
-            assert f"(host {name})" in _first_line(proc, root / f"{name}.log")
+            line = _first_line(proc, root / f"{name}.log")
+            assert f"(host {name})" in line
+            words = line.split()
+            pids[name] = int(words[words.index("pid") + 1])
         port = free_port()
         api = _start(["api", "--port", str(port)], env, root / "api.log")
         procs.append(api)
@@ -85,7 +89,7 @@ def cluster(broker_url: str, server_db_url: str,
         endpoint = words[words.index("--os-endpoint") + 1]
         wait_until_serving(f"http://127.0.0.1:{port}/", api, timeout=30,
                            log=(root / "api.log").read_text)
-        yield Cluster(endpoint, token, engines)
+        yield Cluster(endpoint, token, pids)
     finally:
         for proc in procs:
             if proc.poll() is None:

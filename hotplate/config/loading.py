@@ -1,0 +1,228 @@
+"""Reading the configuration: the file, then ``HOTPLATE_<OPTION>`` variables, then flags.
+
+Precedence, highest first: command-line flags, environment variables, the
+configuration file(s), the defaults. Files are Heat's format (oslo.config's
+INI dialect), read by oslo.config itself so a heat.conf parses exactly as
+heat-engine would parse it.
+
+Which files: those given with ``--config-file`` (several: later ones win)
+and the ``*.conf`` of each ``--config-dir``, read after them. Without
+``--config-file``, the first ``hotplate.conf`` found in ``~/.hotplate/``
+then ``/etc/hotplate/``; without ``--config-dir``, the first
+``hotplate.conf.d`` found there. First found, not merged: oslo.config's own
+search does the same, so a user's file replaces the system's.
+
+Every value is checked here, once, and a bad one is a ``ConfigError`` naming
+the option and where it came from (file, variable or flag), so a command
+fails before it forks or connects to anything.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from oslo_config import cfg
+
+from hotplate.config.options import (
+    DATABASE,
+    DEFAULT,
+    GROUPS,
+    HEAT_API,
+    NOTIFICATIONS,
+    default_engine_workers,
+    env_name,
+    is_multi,
+    register,
+)
+from hotplate.config.settings import (
+    ApiSettings,
+    DatabaseSettings,
+    NotificationSettings,
+    Settings,
+    Sources,
+)
+from hotplate.db.engine import PoolLimits
+from hotplate.engine.options import EngineOptions
+
+SEARCH_DIRS = ("~/.hotplate", "/etc/hotplate")
+"""Where the file is looked for when no --config-file is given, first found wins."""
+CONFIG_NAME = "hotplate.conf"
+CONFIG_DIR_NAME = "hotplate.conf.d"
+
+Overrides = Mapping[tuple[str, str], Any]
+"""(section, option) -> a flag's value; None means the flag was not given."""
+
+
+class ConfigError(ValueError):
+    """A configuration hotplate cannot use; the text is one line for the user,
+    naming the option and its source, never a secret's value."""
+
+
+def find_sources(config_files: Sequence[str] = (), config_dirs: Sequence[str] = (),
+                 search: Sequence[str] = SEARCH_DIRS) -> Sources:
+    """The files and directories to read: those given, else the first found in ``search``.
+
+    Raises:
+        ConfigError: a given file or directory does not exist.
+    """
+    files = [os.path.expanduser(f) for f in config_files]
+    dirs = [os.path.expanduser(d) for d in config_dirs]
+    for path in files:
+        if not Path(path).is_file():
+            raise ConfigError(f"configuration file {path} not found")
+    for path in dirs:
+        if not Path(path).is_dir():
+            raise ConfigError(f"configuration directory {path} not found")
+    if not files:
+        files = _first(Path(d).expanduser() / CONFIG_NAME for d in search)
+    if not dirs:
+        dirs = _first(Path(d).expanduser() / CONFIG_DIR_NAME for d in search)
+    return Sources(tuple(files), tuple(dirs))
+
+
+def _first(candidates: Iterable[Path]) -> list[str]:
+    for candidate in candidates:
+        if candidate.exists():
+            return [str(candidate)]
+    return []
+
+
+def load(config_files: Sequence[str] = (), config_dirs: Sequence[str] = (), *,
+         environ: Mapping[str, str] | None = None, overrides: Overrides | None = None,
+         search: Sequence[str] = SEARCH_DIRS) -> Settings:
+    """The settings from the files, the environment and the flags in ``overrides``.
+
+    Raises:
+        ConfigError: a file that is missing or does not parse, or a value (from
+            any source) that its option refuses.
+    """
+    sources = find_sources(config_files, config_dirs, search)
+    conf = cfg.ConfigOpts()
+    register(conf)
+    try:
+        conf(args=[], project="hotplate", prog="hotplate",
+             default_config_files=list(sources.files),
+             default_config_dirs=list(sources.dirs), use_env=False)
+    except cfg.Error as exc:
+        raise ConfigError(f"configuration: {exc}") from None
+    environ = os.environ if environ is None else environ
+    for group, opts in GROUPS:
+        for opt in opts:
+            variable = env_name(group, opt.dest)
+            raw = environ.get(variable)
+            if raw:
+                _override(conf, group, opt, raw, variable)
+    options = {(group, opt.dest): opt for group, opts in GROUPS for opt in opts}
+    for (group, name), value in (overrides or {}).items():
+        if value is not None:
+            _override(conf, group, options[(group, name)], value, f"--{name}")
+    return _settings(_Reader(conf), sources)
+
+
+def _override(conf: cfg.ConfigOpts, group: str, opt: cfg.Opt, value: Any,
+              source: str) -> None:
+    if is_multi(opt) and isinstance(value, str):
+        value = [part.strip() for part in value.split(",") if part.strip()]
+    try:
+        conf.set_override(opt.dest, value, group=None if group == DEFAULT else group)
+    except ValueError as exc:
+        shown = "***" if opt.secret else repr(value)
+        raise ConfigError(f"{_name(group, opt.dest)} from {source} ({shown}): {exc}") from None
+
+
+def _name(group: str, name: str) -> str:
+    return f"[{group}]/{name}"
+
+
+class _Reader:
+    """Values of ``conf`` with oslo's errors turned into one-line ConfigErrors."""
+
+    def __init__(self, conf: cfg.ConfigOpts) -> None:
+        self._conf = conf
+
+    def __call__(self, group: str, name: str) -> Any:
+        try:
+            if group == DEFAULT:
+                return getattr(self._conf, name)
+            return getattr(getattr(self._conf, group), name)
+        except cfg.ConfigSourceValueError as exc:
+            # oslo names the file only inside its message ("... from
+            # LocationInfo(..., detail='<path>') is not valid: <why>").
+            text = str(exc)
+            found = re.search(r"detail='([^']*)'", text)
+            where = found.group(1) if found else "the configuration"
+            reason = text.rpartition("is not valid: ")[2] or text
+            raise ConfigError(f"{_name(group, name)} in {where}: {reason}") from None
+
+
+def _settings(value: _Reader, sources: Sources) -> Settings:
+    engine = EngineOptions(**{name: value(DEFAULT, name) for name in _ENGINE_FIELDS})
+    notifications = NotificationSettings(
+        drivers=tuple(value(NOTIFICATIONS, "driver")),
+        transport_url=value(NOTIFICATIONS, "transport_url"),
+        topics=tuple(value(NOTIFICATIONS, "topics")),
+    )
+    database = DatabaseSettings(
+        connection=heat_database_url(value(DATABASE, "connection")),
+        pool=PoolLimits(max_pool_size=value(DATABASE, "max_pool_size"),
+                        max_overflow=value(DATABASE, "max_overflow"),
+                        timeout=float(value(DATABASE, "pool_timeout"))),
+    )
+    return Settings(
+        host=value(DEFAULT, "host") or None,
+        transport_url=value(DEFAULT, "transport_url") or None,
+        num_engine_workers=value(DEFAULT, "num_engine_workers") or default_engine_workers(),
+        executor_thread_pool_size=value(DEFAULT, "executor_thread_pool_size"),
+        engine=engine,
+        database=database,
+        api=ApiSettings(value(HEAT_API, "bind_host"), value(HEAT_API, "bind_port")),
+        notifications=notifications,
+        sources=sources,
+    )
+
+
+_ENGINE_FIELDS = ("max_resources_per_stack", "max_template_size", "enable_stack_abandon",
+                  "enable_stack_adopt", "environment_dir", "periodic_interval",
+                  "engine_life_check_timeout", "stalled_traversal_timeout",
+                  "graceful_shutdown_timeout", "client_retry_limit")
+"""The ``[DEFAULT]`` options the engine itself receives, as ``EngineOptions``."""
+
+_HOTPLATE_DRIVERS = {"postgresql": "postgresql+psycopg", "mysql": "mysql+pymysql"}
+
+
+def heat_database_url(url: str | None) -> str | None:
+    """``url`` with Heat's driverless forms mapped to the drivers hotplate ships with.
+
+    SQLAlchemy reads ``postgresql://`` as psycopg2 and ``mysql://`` as
+    mysqlclient; a heat.conf written for those means "this server", so they
+    get psycopg (3) and PyMySQL. A URL that names its driver is left alone
+    (a driver that is not installed is reported when the URL is used).
+    """
+    if not url:
+        return None
+    scheme, sep, rest = url.partition("://")
+    driver = _HOTPLATE_DRIVERS.get(scheme)
+    return f"{driver}://{rest}" if sep and driver else url
+
+
+def use_for_messaging(sources: Sources) -> None:
+    """Let oslo.messaging read its own sections (``[oslo_messaging_rabbit]``, ...)
+    from the same files, as it does in heat-engine.
+
+    oslo.messaging reads its options from oslo.config's process-wide
+    configuration (hotplate.rpc.messaging explains why), so the files are
+    loaded there too; hotplate's own options stay on the private one. Call
+    before building a transport, in the process that builds it.
+    """
+    if not (sources.files or sources.dirs):
+        return
+    try:
+        cfg.CONF(args=[], project="hotplate", prog="hotplate",
+                 default_config_files=list(sources.files),
+                 default_config_dirs=list(sources.dirs), use_env=False)
+    except cfg.Error as exc:
+        raise ConfigError(f"configuration: {exc}") from None

@@ -1,0 +1,66 @@
+"""What the configuration says, as plain values the composition root hands on.
+
+Nothing below reads a file or the environment: ``loading`` does, once, and
+builds a ``Settings``. The engine itself receives only ``EngineOptions``
+(and the pool limits), so it never depends on oslo.config.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hotplate.db.engine import PoolLimits
+from hotplate.engine.options import EngineOptions
+
+
+@dataclass(frozen=True, slots=True)
+class Sources:
+    """The files and directories a configuration was read from, in reading order."""
+
+    files: tuple[str, ...] = ()
+    dirs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DatabaseSettings:
+    connection: str | None
+    """The SQLAlchemy URL (Heat's forms normalised to hotplate's drivers); None: SQLite
+    under the command's --data-dir."""
+    pool: PoolLimits
+
+
+@dataclass(frozen=True, slots=True)
+class ApiSettings:
+    bind_host: str
+    bind_port: int
+
+
+@dataclass(frozen=True, slots=True)
+class NotificationSettings:
+    """``[oslo_messaging_notifications]``, handed to the notifier as they are."""
+
+    drivers: tuple[str, ...] = ()
+    transport_url: str | None = None
+    """None: the RPC broker's ([DEFAULT]/transport_url), as oslo.messaging does."""
+    topics: tuple[str, ...] = ("notifications",)
+
+    @property
+    def enabled(self) -> bool:
+        """Off unless a driver other than ``noop`` is named (the embedded default)."""
+        return any(driver != "noop" for driver in self.drivers)
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Every setting a hotplate process needs, after files, variables and flags."""
+
+    host: str | None
+    """[DEFAULT]/host; None: this machine's name for ``hotplate engine``."""
+    transport_url: str | None
+    num_engine_workers: int
+    executor_thread_pool_size: int
+    engine: EngineOptions
+    database: DatabaseSettings
+    api: ApiSettings
+    notifications: NotificationSettings
+    sources: Sources = Sources()
