@@ -10,6 +10,13 @@ run again from the start (a few times): the whole transaction is the unit,
 so a rerun is safe. This is not a compare-and-swap retry: no condition is
 re-checked in a loop, the server merely chose this transaction to break a
 lock cycle.
+
+A connection that dies under a transaction (the server restarted, or ended
+the session: ``pg_terminate_backend``, an idle-in-transaction timeout) is
+also run again, on a new connection, when nothing can have been committed:
+a read always, a write when it died before its COMMIT was sent (the server
+rolls back what a lost session had not committed). A write whose COMMIT
+itself was lost may or may not have happened, so it is raised, as before.
 """
 
 from __future__ import annotations
@@ -53,6 +60,21 @@ def is_retryable(exc: BaseException) -> bool:
     return bool(args) and args[0] in _MYSQL_RETRYABLE
 
 
+def is_disconnect(exc: BaseException) -> bool:
+    """True when SQLAlchemy found the connection dead under the statement (it has
+    invalidated it, and the pool's older connections with it)."""
+    return isinstance(exc, DBAPIError) and bool(exc.connection_invalidated)
+
+
+class _RawDisconnect(Exception):
+    """The driver connection died under ``_run_raw``; ``committing``: during the COMMIT."""
+
+    def __init__(self, error: Exception, committing: bool) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.committing = committing
+
+
 class Transactions:
     """Runs functions in read or write transactions on one engine."""
 
@@ -64,16 +86,20 @@ class Transactions:
     def write(self, fn: Callable[[Connection], T]) -> T:
         """Run ``fn`` in a write transaction, committed unless it raises."""
         for attempt in range(DEADLOCK_RETRIES + 1):
+            committing = False
             try:
                 with self._write_guard(), self.engine.connect() as conn:
                     conn.execution_options(**{WRITE_OPTION: True})
                     try:
                         with conn.begin():
-                            return fn(conn)
+                            result = fn(conn)
+                            committing = True
+                        return result
                     except Rollback as rollback:
                         return rollback.value  # type: ignore[no-any-return]
             except DBAPIError as exc:
-                if attempt == DEADLOCK_RETRIES or not is_retryable(exc):
+                rerun = is_retryable(exc) or (is_disconnect(exc) and not committing)
+                if attempt == DEADLOCK_RETRIES or not rerun:
                     raise
                 self.state.stats.add_retry()
         raise AssertionError("unreachable")
@@ -86,6 +112,16 @@ class Transactions:
         and COMMIT round trips (psycopg switches autocommit client-side; on
         MariaDB the switch itself would cost a round trip each way).
         """
+        for attempt in range(DEADLOCK_RETRIES + 1):
+            try:
+                return self._read_once(fn, single_statement)
+            except DBAPIError as exc:
+                if attempt == DEADLOCK_RETRIES or not is_disconnect(exc):
+                    raise
+                self.state.stats.add_retry()
+        raise AssertionError("unreachable")
+
+    def _read_once(self, fn: Callable[[Connection], T], single_statement: bool) -> T:
         guard = self._write_guard() if self.state.serialise_reads else nullcontext()
         with guard, self.engine.connect() as conn:
             if single_statement and self.dialect == "postgresql":
@@ -106,6 +142,10 @@ class Transactions:
             try:
                 with self._write_guard():
                     return self._run_raw(fn, write=True)
+            except _RawDisconnect as lost:
+                if attempt == DEADLOCK_RETRIES or lost.committing:
+                    raise lost.error from None
+                self.state.stats.add_retry()
             except Exception as exc:
                 if attempt == DEADLOCK_RETRIES or not is_retryable(exc):
                     raise
@@ -115,11 +155,19 @@ class Transactions:
     def read_raw(self, fn: Callable[[PoolProxiedConnection], T]) -> T:
         """A single-statement read on the driver connection (see ``write_raw``)."""
         guard = self._write_guard() if self.state.serialise_reads else nullcontext()
-        with guard:
-            return self._run_raw(fn, write=False)
+        for attempt in range(DEADLOCK_RETRIES + 1):
+            try:
+                with guard:
+                    return self._run_raw(fn, write=False)
+            except _RawDisconnect as lost:
+                if attempt == DEADLOCK_RETRIES:
+                    raise lost.error from None
+                self.state.stats.add_retry()
+        raise AssertionError("unreachable")
 
     def _run_raw(self, fn: Callable[[PoolProxiedConnection], T], *, write: bool) -> T:
         raw = self.engine.raw_connection()
+        committing = False
         try:
             sqlite = self.dialect == "sqlite"
             if sqlite and write:
@@ -133,8 +181,17 @@ class Transactions:
             except BaseException:
                 self._end(raw, commit=False, began=write or not sqlite)
                 raise
+            committing = True
             self._end(raw, commit=True, began=write or not sqlite)
             return result
+        except Exception as exc:
+            if not self.engine.dialect.is_disconnect(exc, raw.dbapi_connection, None):  # type: ignore[arg-type]
+                raise
+            # What SQLAlchemy does on its own paths: this connection is dropped, and the
+            # pool's others, opened before the loss, are replaced as they are used.
+            raw.invalidate(exc)
+            self.engine.dispose()
+            raise _RawDisconnect(exc, committing) from exc
         finally:
             raw.close()
 
