@@ -83,11 +83,21 @@ class Engine:
 
 
 def open_store(db_url: str, clock: Clock, *, pool_size: int = 8, max_overflow: int = 0,
-               pool_timeout: float = 30.0, migrate: bool = True) -> Any:
+               pool_timeout: float = 30.0, migrate: bool = True,
+               idle_transaction_timeout: float | None = None) -> Any:
     if migrate:
         upgrade(db_url)
     return SqlStore(make_engine(db_url, pool_size=pool_size, max_overflow=max_overflow,
-                                pool_timeout=pool_timeout), clock)
+                                pool_timeout=pool_timeout,
+                                idle_transaction_timeout=idle_transaction_timeout), clock)
+
+
+def dead_engine_silence(options: EngineOptions) -> float:
+    """Seconds after which an engine that stopped reporting is taken for dead (its
+    service row reads ``down``). A database session idle inside a transaction that
+    long is ended by the server too: it is a stopped engine's, and its row locks
+    would otherwise hold up the engine taking over its work (db/engine.py)."""
+    return 2.0 * options.periodic_interval
 
 
 DB_TOPICS = 2
@@ -175,13 +185,15 @@ def _engine_on(db_url: str, transport: Transport, *, threads: int,
     """
     try:
         clock = SystemClock()
+        options = options or EngineOptions.from_environ(os.environ)
         pool = pool or PoolLimits()
         pool_size, max_overflow = pool.sized(connections_needed(threads))
         store = open_store(db_url, clock, pool_size=pool_size, max_overflow=max_overflow,
-                           pool_timeout=pool.timeout, migrate=migrate)
+                           pool_timeout=pool.timeout, migrate=migrate,
+                           idle_transaction_timeout=dead_engine_silence(options))
         return start_engine(store, transport, clock=clock, host=host,
                             work_slots=1 if db_url.startswith("sqlite") else None,
-                            options=options or EngineOptions.from_environ(os.environ))
+                            options=options)
     except BaseException:
         transport.stop()
         raise

@@ -195,6 +195,7 @@ def make_engine(
     max_overflow: int = 0,
     pool_timeout: float = 30.0,
     pre_ping: bool = False,
+    idle_transaction_timeout: float | None = None,
 ) -> Engine:
     """An engine for ``url`` with a bounded pool of ``pool_size`` connections kept
     open and up to ``max_overflow`` more opened in a burst.
@@ -205,6 +206,14 @@ def make_engine(
     reads as well. ``pre_ping`` tests each connection on checkout: a round
     trip per transaction, worth it only where connections die behind the
     pool's back (pooled connections are recycled hourly regardless).
+
+    ``idle_transaction_timeout``: the server ends a session left idle inside
+    a transaction that many seconds (PostgreSQL's
+    idle_in_transaction_session_timeout, MariaDB's idle_transaction_timeout;
+    MySQL has none, SQLite needs none). A process stopped in the middle of a
+    transaction (SIGSTOP, a frozen VM) otherwise keeps its row locks for as
+    long as its connection lives, and whoever takes over its work waits on
+    them for ever. Our transactions never wait on anything but the database.
 
     Raises:
         DatabaseUrlError: ``url`` is unusable, or its driver is not installed.
@@ -224,9 +233,35 @@ def make_engine(
         if backend in ("mysql", "mariadb"):
             kwargs["isolation_level"] = "READ COMMITTED"
             kwargs["connect_args"] = {"charset": "utf8mb4"}
+        elif idle_transaction_timeout is not None:  # set as the session starts: no round trip
+            setting = f"-c idle_in_transaction_session_timeout={_millis(idle_transaction_timeout)}"
+            given = parsed.query.get("options")
+            kwargs["connect_args"] = {"options": f"{given} {setting}" if given else setting}
         engine = create_engine(parsed, **kwargs)
+        if backend in ("mysql", "mariadb") and idle_transaction_timeout is not None:
+            _end_idle_transactions_on_mariadb(engine, idle_transaction_timeout)
     engine_state(engine)
     return engine
+
+
+def _millis(seconds: float) -> int:
+    return max(1, round(seconds * 1000))
+
+
+def _end_idle_transactions_on_mariadb(engine: Engine, seconds: float) -> None:
+    """Set MariaDB's idle_transaction_timeout on each new connection (a MySQL server,
+    which has no such variable, refuses it: its sessions go without)."""
+    whole = max(1, round(seconds))
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute(f"SET SESSION idle_transaction_timeout = {whole}")
+        except engine.dialect.loaded_dbapi.Error:
+            pass
+        finally:
+            cursor.close()
 
 
 def ensure_sqlite_directory(url: str | URL) -> None:

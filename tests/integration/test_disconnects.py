@@ -9,12 +9,17 @@ for its session id, so nothing else on the server is touched.
 
 from __future__ import annotations
 
+import contextlib
+import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, create_engine, pool, text
+from sqlalchemy import Engine, create_engine, pool, text, update
+from sqlalchemy.exc import DBAPIError
 
+from hotplate.db import schema as s
 from hotplate.db.engine import make_engine
 from hotplate.db.store import SqlStore
 from hotplate.model.ids import ResourceId, TraversalId
@@ -67,3 +72,34 @@ def test_reads_and_writes_survive_their_connection_ending(
     end_its_connection()
     store.sync(TraversalId("t"), str(resource), True, "sender", {})  # a driver write
     assert store.stats.cas_retries == 4
+
+
+def test_a_transaction_left_idle_is_ended_and_its_row_locks_freed(
+        db_url: str, store: SqlStore) -> None:
+    """A session stopped inside a transaction (its process paused) holds a row lock;
+    with ``idle_transaction_timeout`` the server ends it, and a writer waiting on the
+    row goes on instead of waiting as long as the paused process does."""
+    if db_url.startswith("sqlite"):
+        pytest.skip("SQLite sessions live in the process: a stopped one stops its locks too")
+    stack = make_stack(store, FakeClock())
+    paused = make_engine(db_url, pool_size=1, idle_transaction_timeout=1)
+    held = paused.connect()
+    try:
+        held.begin()
+        held.execute(update(s.stack).where(s.stack.c.id == stack.id)
+                     .values(status_reason="held"))  # ...and the process stops here
+        taking = threading.Thread(target=store._tx.write, args=(lambda conn: conn.execute(
+            update(s.stack).where(s.stack.c.id == stack.id).values(status_reason="taken")),))
+        started = time.monotonic()
+        taking.start()
+        taking.join(15)
+        assert not taking.is_alive(), "the writer still waits on the stopped session's lock"
+        assert time.monotonic() - started >= 0.5  # it did wait, for the timeout
+        found = store.get_stack(stack.id)
+        assert found is not None and found.status_reason == "taken"
+        with pytest.raises(DBAPIError):  # the stopped session, woken: it was ended
+            held.execute(text("SELECT 1"))
+    finally:
+        with contextlib.suppress(DBAPIError):
+            held.close()
+        paused.dispose()
