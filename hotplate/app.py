@@ -64,6 +64,7 @@ class Engine:
         halting = threading.Thread(target=stop_taking, name="hotplate-drain", daemon=True)
         halting.start()
         halting.join(wait)
+        self.worker.stop_local()  # nodes not started: to the live engines' workers
         handed = hand_over(deps)
         self.stop()
         return handed
@@ -75,6 +76,7 @@ class Engine:
         transport.unserve(WORKER_TOPIC, self.deps.engine_id)
         transport.unserve(LISTENER_TOPIC, self.deps.engine_id)
         transport.unserve(ENGINE_TOPIC, self.deps.host)
+        self.worker.stop_local()
         if self.recovery is not None:
             self.recovery.stop()
         self.reporter.stop()
@@ -127,6 +129,7 @@ def start_engine(
     work_slots: int | None = None,
     options: EngineOptions | None = None,
     notifier: Notifier | None = None,
+    local_workers: int = 0,
 ) -> Engine:
     """Build one engine and serve its endpoints.
 
@@ -135,6 +138,8 @@ def start_engine(
     suits a database server. ``options`` are the request limits, feature
     switches and timers (Heat's defaults when None). The engine reports in the
     service table every ``options.periodic_interval`` seconds until ``stop``.
+    ``local_workers`` threads run the nodes of the batches this engine takes
+    (engine_worker ``check_resources``; 0: no batches, one message per node).
     ``notifier`` receives Heat's notifications (``rpc.notifier.build_notifier``);
     the engine closes it when it stops. None, the embedded default: none are sent.
     """
@@ -156,6 +161,7 @@ def start_engine(
         options=options,
         notifier=notifier,
         engine_life_check_timeout=float(options.engine_life_check_timeout),
+        local_workers=local_workers,
     )
     deps.parked = ParkedActions(deps.redrive)
     worker = WorkerService(deps)

@@ -289,6 +289,7 @@ class CheckResource:
     def _after_sync(self, work: NodeWork, resource_id: ResourceId,
                     reports: list[SyncReport], results: list[SyncResult]) -> None:
         deps = self._deps
+        ready: list[tuple[ResourceId, bool, Mapping[str, Any] | None]] = []
         for report, result in zip(reports, results, strict=True):
             if result.outcome is SyncOutcome.MISSING:
                 self._on_sync_missing(work, resource_id)
@@ -300,8 +301,10 @@ class CheckResource:
                 if stack is not None:
                     trav.mark_complete(deps, stack, work.traversal_id)
             else:
-                deps.cast_check_resource(ResourceId(int(report.entity_id)), work.traversal_id,
-                                         report.is_update, inputs=result.inputs)
+                ready.append((ResourceId(int(report.entity_id)), report.is_update,
+                              result.inputs))
+        if ready:
+            deps.cast_check_resources(work.traversal_id, ready)
 
     def _on_sync_missing(self, work: NodeWork, resource_id: ResourceId) -> None:
         """Our traversal's sync points are gone: hand over if a newer traversal runs."""

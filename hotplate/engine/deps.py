@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -171,6 +171,10 @@ class EngineDeps:
     options: EngineOptions = field(default_factory=EngineOptions)
     parked: ParkedActions | None = None
     """Actions waiting without a thread (parking.py); None: plugins wait in their thread."""
+    local_workers: int = 0
+    """Threads that run the nodes of a batch this engine takes (check_resources); 0:
+    no batches, every node its own message (the in-process transport's casts are
+    local already)."""
     notifier: Notifier | None = None
     """Where Heat's notifications go (notify.py); None, the embedded default: none are built."""
 
@@ -188,6 +192,19 @@ class EngineDeps:
     ) -> None:
         """Hand a node to any engine's worker (round-robin across engines)."""
         self.worker_client.check_resource(resource_id, traversal_id, is_update, inputs=inputs)
+
+    def cast_check_resources(
+        self,
+        traversal_id: TraversalId,
+        nodes: Sequence[tuple[ResourceId, bool, Mapping[str, Any] | None]],
+    ) -> None:
+        """Hand many nodes of one traversal over: in batches when this engine runs
+        nodes on local workers (``local_workers``), else one message each."""
+        if self.local_workers and len(nodes) > 1:
+            self.worker_client.check_resources(traversal_id, nodes)
+            return
+        for resource_id, is_update, inputs in nodes:
+            self.cast_check_resource(resource_id, traversal_id, is_update, inputs=inputs)
 
     def redrive(self, parked: ParkedAction) -> None:
         """Hand a parked action back to this engine's own workers (it holds the action)."""

@@ -125,8 +125,8 @@ def _build_and_start(
         if current is not None:
             mark_complete(deps, current, traversal)
         return
-    for leaf in leaves:
-        deps.cast_check_resource(leaf.resource_id, traversal, leaf.is_update, inputs={})
+    deps.cast_check_resources(traversal, [(leaf.resource_id, leaf.is_update, {})
+                                          for leaf in leaves])
 
 
 def root_stack_id(deps: EngineDeps, stack: StackRecord) -> StackId:

@@ -7,7 +7,9 @@ exposes every public method of its endpoints, we do not.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
 
@@ -23,12 +25,65 @@ LOG = logging.getLogger(__name__)
 
 
 class WorkerService:
-    ALLOWED = frozenset({"check_resource", "cancel_check_resource", "stack_action",
-                         "wake_parked"})
+    ALLOWED = frozenset({"check_resource", "check_resources", "cancel_check_resource",
+                         "stack_action", "wake_parked"})
 
     def __init__(self, deps: EngineDeps) -> None:
         self._deps = deps
         self._check = CheckResource(deps)
+        self._local: ThreadPoolExecutor | None = None
+        self._local_lock = threading.Lock()
+        self._queued: dict[Future[None], tuple[ResourceId, TraversalId, bool]] = {}
+
+    def check_resources(self, ctxt: Mapping[str, Any], current_traversal: str,
+                        nodes: list[list[Any]]) -> None:
+        """A batch of nodes of one traversal (worker_client.py): each runs on this
+        engine's local workers, side by side, with no broker round trip. If the
+        engine dies first they are ready nodes nobody works on, which recovery
+        sends again (engine/recovery.py)."""
+        pool = self._local_pool()
+        traversal = TraversalId(current_traversal)
+        for resource_id, is_update in nodes:
+            key = (ResourceId(int(resource_id)), traversal, bool(is_update))
+            future = pool.submit(self._run_local, *key)
+            with self._local_lock:
+                self._queued[future] = key
+            future.add_done_callback(self._forget)
+
+    def _forget(self, future: Future[None]) -> None:
+        with self._local_lock:
+            self._queued.pop(future, None)
+
+    def _run_local(self, resource_id: ResourceId, traversal_id: TraversalId,
+                   is_update: bool) -> None:
+        try:
+            with self._deps.slots.held():
+                self._check.check(resource_id, traversal_id, is_update)
+        except Exception:  # as a transport logs a failed cast: the node is re-driven later
+            LOG.exception("check_resource %s of traversal %s failed", resource_id,
+                          traversal_id)
+
+    def _local_pool(self) -> ThreadPoolExecutor:
+        with self._local_lock:
+            if self._local is None:
+                self._local = ThreadPoolExecutor(max(1, self._deps.local_workers),
+                                                 thread_name_prefix="hotplate-local")
+            return self._local
+
+    def stop_local(self) -> int:
+        """End the local workers: nodes not started yet go back to the worker topic
+        (another engine's, when this one no longer serves it); those running finish.
+        Returns how many went back."""
+        with self._local_lock:
+            pool, self._local = self._local, None
+            queued = dict(self._queued)
+        if pool is None:
+            return 0
+        pool.shutdown(wait=False, cancel_futures=True)
+        back = [key for future, key in queued.items() if future.cancelled()]
+        for resource_id, traversal, is_update in back:
+            self._deps.cast_check_resource(resource_id, traversal, is_update)
+        return len(back)
 
     def check_resource(
         self,
