@@ -9,7 +9,7 @@ a traversal's points.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import Connection, and_, delete, func, insert, or_, select, type_coerce, update
 from sqlalchemy.exc import IntegrityError
@@ -147,6 +147,15 @@ class RecoveryStore(StoreBase):
         rows = self._tx.read(lambda conn: conn.execute(query).scalars().all(),
                              single_statement=True)
         return {ResourceId(int(resource_id)) for resource_id in rows}
+
+    def latest_event_at(self, stack_id: StackId) -> datetime | None:
+        """When the stack's newest event was written (its last sign of progress)."""
+        ev = s.event
+        query = select(type_coerce(func.max(ev.c.created_at), UtcDateTime())).where(
+            ev.c.stack_id == stack_id)
+        found = self._tx.read(lambda conn: conn.execute(query).scalar(),
+                              single_statement=True)
+        return found if isinstance(found, datetime) else None
 
     # -- attempts ----------------------------------------------------------------
     def record_attempt(self, attempt: ResourceAttempt) -> None:

@@ -42,6 +42,7 @@ from hotplate.engine import traversal as trav
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.events import resource_event
 from hotplate.engine.periodic import PeriodicTimer
+from hotplate.engine.stack_actions import STACK_ACTIONS
 from hotplate.model.ids import NO_TRAVERSAL, EngineId, ResourceId
 from hotplate.model.nodes import NodeKey
 from hotplate.model.records import (
@@ -56,6 +57,7 @@ from hotplate.model.states import Status
 LOG = logging.getLogger(__name__)
 
 SWEEP_CLAIM = "sweep"
+STACK_ACTION_CLAIM = "stack-action:"
 TAKEOVER_CLAIM = "takeover:"
 TAKEOVER_CLAIM_SECS = 7 * 24 * 3600.0
 """A takeover claim stays a week: an engine id is never reused, so it only has to
@@ -175,6 +177,7 @@ class Recovery:
             now = deps.clock.now()
             self.sweep(now - timedelta(seconds=options.stalled_traversal_timeout))
             deps.store.release_claims(TAKEOVER_CLAIM, TAKEOVER_CLAIM_SECS)
+            deps.store.release_claims(STACK_ACTION_CLAIM, TAKEOVER_CLAIM_SECS)
         return True
 
     # -- dead engines -------------------------------------------------------------
@@ -221,7 +224,11 @@ class Recovery:
     def _sweep_stack(self, stack: StackRecord, cast_before: datetime | None) -> int:
         deps = self._deps
         traversal = stack.current_traversal
-        if traversal == NO_TRAVERSAL or stack.action not in GRAPH_ACTIONS:
+        if traversal == NO_TRAVERSAL:
+            return 0
+        if stack.action in STACK_ACTIONS:
+            return self._sweep_stack_action(stack, cast_before)
+        if stack.action not in GRAPH_ACTIONS:
             return 0
         grace = timedelta(seconds=deps.options.periodic_interval)
         if has_timed_out(stack, deps.clock.now() - grace):
@@ -259,6 +266,29 @@ class Recovery:
         return len(stalled)
 
 
+    def _sweep_stack_action(self, stack: StackRecord, cast_before: datetime | None) -> int:
+        """Suspend, resume or check run as one message on one engine: sent again when
+        no live engine holds a lock of the stack and it has shown no progress (no
+        event) for a whole stalled_traversal_timeout, at most once per timeout."""
+        deps = self._deps
+        timeout = deps.options.stalled_traversal_timeout
+        quiet_since = deps.clock.now() - timedelta(seconds=timeout)
+        last = deps.store.latest_event_at(stack.id)
+        if last is not None and last > quiet_since:
+            return 0
+        rows = {row.id: row for row in deps.store.list_resources(stack.id)}
+        busy = _Busy(deps, rows, set())
+        if any(busy.holds(row) for row in rows.values()):
+            return 0
+        traversal = stack.current_traversal
+        if not deps.store.claim(f"{STACK_ACTION_CLAIM}{traversal}", deps.engine_id, timeout):
+            return 0
+        LOG.warning("stack %s: %s shows no progress; sending it again", stack.id,
+                    stack.action)
+        deps.worker_client.stack_action(stack.id, stack.action, traversal, again=True)
+        return 1
+
+
 class _Busy:
     """Whether someone works on a node: its row (or the row replacing it) is locked by
     a live engine, or waits at a hook. A lock of a dead engine is taken over here,
@@ -279,17 +309,18 @@ class _Busy:
         replacement = self._rows.get(row.replaced_by) if row.replaced_by is not None else None
         if replacement is not None and replacement.replaces == row.id:
             candidates.append(replacement)
-        for candidate in candidates:
-            if candidate.id in self._hooked:
-                return True
-            holder = candidate.engine_id
-            if holder is None:
-                continue
-            if self._is_alive(holder):
-                return True
-            take_over_row(self._deps, candidate, holder)
+        return any(self.holds(candidate) for candidate in candidates)
+
+    def holds(self, row: ResourceRecord) -> bool:
+        """Someone works on this row (a dead holder's lock is taken over here)."""
+        if row.id in self._hooked:
             return True
-        return False
+        holder = row.engine_id
+        if holder is None:
+            return False
+        if not self._is_alive(holder):
+            take_over_row(self._deps, row, holder)
+        return True
 
     def _is_alive(self, engine_id: EngineId) -> bool:
         alive = self._alive.get(engine_id)

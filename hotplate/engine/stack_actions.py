@@ -61,8 +61,12 @@ def start(deps: EngineDeps, stack: StackRecord, action: Action) -> None:
 
 
 def run(deps: EngineDeps, stack_id: StackId, action: Action,
-        traversal: TraversalId) -> None:
-    """Walk the resources; the stack ends COMPLETE or FAILED unless superseded."""
+        traversal: TraversalId, *, again: bool = False) -> None:
+    """Walk the resources; the stack ends COMPLETE or FAILED unless superseded.
+
+    ``again``: recovery sends the action once more after the engine running it
+    died (engine/recovery.py); resources it had finished are left as they are.
+    """
     stack = deps.store.get_stack(stack_id)
     if stack is None or stack.current_traversal != traversal:
         return
@@ -76,6 +80,8 @@ def run(deps: EngineDeps, stack_id: StackId, action: Action,
             return
         if action is Action.CHECK and _after_a_failure(graph, row.name, failures):
             continue  # Heat checks on past a failure, but not what depends on it
+        if again and (row.action, row.status) == (action, Status.COMPLETE):
+            continue
         failure = _one(deps, stack, row, action)
         if failure is not None:
             failures[row.name] = failure

@@ -103,13 +103,14 @@ class WorkerService:
                               bool(is_update), data)
 
     def stack_action(self, ctxt: Mapping[str, Any], stack_id: str, action: str,
-                     traversal_id: str) -> None:
-        """Suspend, resume or check a whole stack (see ``stack_actions``)."""
+                     traversal_id: str, again: bool = False) -> None:
+        """Suspend, resume or check a whole stack (see ``stack_actions``); ``again``
+        when recovery sends it once more."""
         if action not in stack_actions.STACK_ACTIONS:
             raise ValueError(f"not a stack action: {action!r}")
         with self._deps.slots.held():
             stack_actions.run(self._deps, StackId(stack_id), Action(action),
-                              TraversalId(traversal_id))
+                              TraversalId(traversal_id), again=bool(again))
 
     def cancel_check_resource(self, ctxt: Mapping[str, Any], stack_id: str) -> None:
         count = self._deps.cancels.cancel(StackId(stack_id))

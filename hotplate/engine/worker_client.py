@@ -86,11 +86,15 @@ class WorkerClient:
                 {"current_traversal": traversal_id,
                  "nodes": [[int(rid), bool(is_update)] for rid, is_update, _ in chunk]})
 
-    def stack_action(self, stack_id: StackId, action: str, traversal_id: TraversalId) -> None:
-        """Suspend, resume or check a whole stack, on any engine."""
-        self._transport.cast({}, WORKER_TOPIC, "stack_action",
-                             {"stack_id": str(stack_id), "action": str(action),
-                              "traversal_id": traversal_id})
+    def stack_action(self, stack_id: StackId, action: str, traversal_id: TraversalId, *,
+                     again: bool = False) -> None:
+        """Suspend, resume or check a whole stack, on any engine (``again``: recovery
+        sends it once more, its first engine having died)."""
+        kwargs: dict[str, Any] = {"stack_id": str(stack_id), "action": str(action),
+                                  "traversal_id": traversal_id}
+        if again:
+            kwargs["again"] = True
+        self._transport.cast({}, WORKER_TOPIC, "stack_action", kwargs)
 
     def cancel_check_resource(self, stack_id: StackId, server: EngineId) -> None:
         """Ask ``server`` to cancel its running workers of the stack."""

@@ -20,8 +20,10 @@ import pytest
 from hotplate.app import start_engine
 from hotplate.engine.clock import SeededIds
 from hotplate.engine.runner import ActionRunner
+from hotplate.engine.worker import WorkerService
 from hotplate.resources.registry import Registry
 from hotplate.resources.test_resource import TestResource
+from hotplate.rpc.topics import WORKER_TOPIC
 
 from .harness import Harness
 from .templates import chain, res, tmpl
@@ -39,15 +41,22 @@ class KillSwitch:
     def __init__(self) -> None:
         self.armed: tuple[str, int] | None = None
         self.calls: Counter[tuple[str, str]] = Counter()
+        self.across = False
 
     def arm(self, step: str, nth: int) -> None:
-        self.armed, self.calls = (step, nth), Counter()
+        self.armed, self.calls, self.across = (step, nth), Counter(), False
+
+    def arm_across(self, step: str, nth: int) -> None:
+        """Kill at the n-th call of the step, whichever resources made them."""
+        self.arm(step, nth)
+        self.across = True
 
     def hit(self, resource: Any, step: str) -> None:
         if self.armed is None or getattr(resource.ctx, "_engine_id", None) != ENGINE_A:
             return
-        self.calls[step, resource.name] += 1
-        if (step, self.calls[step, resource.name]) == self.armed:
+        subject = "*" if self.across else resource.name
+        self.calls[step, subject] += 1
+        if (step, self.calls[step, subject]) == self.armed:
             self.armed = None
             raise EngineKilled(f"{step} of {resource.name}")
 
@@ -74,6 +83,12 @@ class KillableTestResource(TestResource):
         data = super().handle_delete()
         SWITCH.hit(self, "handle_delete")
         return data
+
+    def handle_suspend(self) -> None:
+        SWITCH.hit(self, "handle_suspend")
+
+    def handle_resume(self) -> None:
+        SWITCH.hit(self, "handle_resume")
 
 
 REGISTRY = Registry.with_extra({"OS::Heat::TestResource": KillableTestResource})
@@ -226,3 +241,30 @@ def test_a_timeout_with_no_message_left_fails_the_stack(tmp_path) -> None:
     h.engine.recovery.sweep(None)
     view = h.stack(sid)
     assert (view["stack_status"], view["stack_status_reason"]) == ("FAILED", "Timed out")
+
+
+@pytest.mark.parametrize("action", ["suspend", "resume"])
+def test_a_suspend_or_resume_survives_the_death_of_its_engine(tmp_path, action) -> None:
+    """One stack_action message runs a suspend or resume: its engine dies halfway, and
+    recovery sends it once more, once the stack has shown no progress for a while."""
+    two = TwoEngines(tmp_path, 11)
+    sid = two.h.create("paused", chain(4))
+    two.h.run()
+    admin = {"project_id": "demo", "is_admin": True}
+    if action == "resume":
+        two.a.service.stack_suspend(admin, sid)
+        two.h.run()
+        assert two.h.status(sid) == "SUSPEND_COMPLETE"
+    SWITCH.arm_across(f"handle_{action}", 2)  # dies on its second resource
+    transport = two.h.transport
+    transport.unserve(WORKER_TOPIC, "engine-b")  # so that engine A takes the message
+    getattr(two.a.service, f"stack_{action}")(admin, sid)
+    assert two.run_until_killed()
+    two.kill_a(lost=0.0)
+    transport.serve(WORKER_TOPIC, "engine-b", two.b.worker, WorkerService.ALLOWED)
+    assert two.h.status(sid) == f"{action.upper()}_IN_PROGRESS"
+    two.recover()
+    assert two.h.status(sid) == f"{action.upper()}_COMPLETE", \
+        two.h.stack(sid)["stack_status_reason"]
+    assert {f"{r.action}_{r.status}" for r in two.h.rows(sid)} == {f"{action.upper()}_COMPLETE"}
+    assert all(r.engine_id is None for r in two.h.rows(sid))
