@@ -18,7 +18,7 @@ the second message finds the row locked, or done, and steps aside).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from enum import StrEnum
 
@@ -58,6 +58,24 @@ def takeover_for(row: ResourceRecord, stack: StackRecord | None) -> Takeover:
             Action.CREATE, Action.UPDATE, Action.ADOPT):
         return Takeover.RESUME
     return Takeover.FAIL
+
+
+def never_built(stack: StackRecord, points: Sequence[PointState],
+                quiet_since: datetime) -> bool:
+    """Whether the stack's traversal was started but will never run: it is in progress,
+    has no sync point at all, and its stack row was last written before ``quiet_since``.
+
+    Starting a traversal takes several commits (the stack swapped to the new
+    traversal, the new rows, the graph, the sync points, then the casts); an
+    engine that dies between the first and the sync points leaves a traversal
+    nothing will ever cast for, and no node to find stalled. Nothing of it ran
+    (no node is cast before its sync points exist), so the same action can be
+    started again as a new traversal, by compare-and-swap on this one: an engine
+    that was only slow loses its next write to the stack and stops there.
+    """
+    return (not points and stack.status is Status.IN_PROGRESS
+            and stack.action in GRAPH_ACTIONS
+            and (stack.updated_at or stack.created_at) < quiet_since)
 
 
 def is_interrupted(row: ResourceRecord) -> bool:

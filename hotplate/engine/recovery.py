@@ -18,8 +18,10 @@ Every engine runs ``Recovery.run_once`` each ``periodic_interval``:
    traversal in progress, nodes that stalled longer than
    ``stalled_traversal_timeout`` are sent again, a traversal whose own sync
    point is complete is marked complete (a crash between the last report
-   and the stack's write), and a stack past its timeout is failed ``Timed
-   out`` even when no message is left to notice it.
+   and the stack's write), a traversal with no sync point at all, quiet for
+   as long, is started again (a crash while starting it), and a stack past
+   its timeout is failed ``Timed out`` even when no message is left to
+   notice it.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from hotplate.convergence.propagation import graph_key_for, retrigger_key
 from hotplate.convergence.recovery import (
     GRAPH_ACTIONS,
     Takeover,
+    never_built,
     point_key,
     stalled_nodes,
     takeover_for,
@@ -238,6 +241,7 @@ class Recovery:
             return 0
         points, reported = deps.store.traversal_points(stack.id, traversal)
         if not points:
+            self._restart_if_never_built(stack, points)
             return 0
         nodes: dict[NodeKey, PointState] = {}
         for point in points:
@@ -264,6 +268,19 @@ class Recovery:
         deps.store.touch_sync_points(traversal, [(str(k.resource_id), k.is_update)
                                                  for k in stalled])
         return len(stalled)
+
+    def _restart_if_never_built(self, stack: StackRecord, points: list[PointState]) -> bool:
+        """Start the stack's action again when its traversal was never built (its engine
+        died starting it: convergence/recovery.py ``never_built``); True if restarted."""
+        deps = self._deps
+        timeout = timedelta(seconds=deps.options.stalled_traversal_timeout)
+        if not never_built(stack, points, deps.clock.now() - timeout):
+            return False
+        LOG.warning("stack %s: traversal %s of %s was never built; starting it again",
+                    stack.id, stack.current_traversal, stack.action)
+        started = trav.converge_stack(deps, stack, stack.raw_template_id, stack.action,
+                                      prev_template_id=stack.prev_raw_template_id)
+        return started is not None
 
 
     def _sweep_stack_action(self, stack: StackRecord, cast_before: datetime | None) -> int:
