@@ -19,7 +19,9 @@ more than one idempotency token in resource_attempt), leaked locks (rows
 locked by an engine not alive at the end), and kill-to-resume latency: from
 the kill to the first takeover event naming the killed engine. A killed
 engine that held no lock has nothing to take over: those kills are counted
-apart.
+apart (it held one if a takeover names it or it still holds one at the end:
+a dead engine releases nothing, though a commit it sent just before dying
+may land just after).
 
 Promised (issue 10): no stuck stack, no duplicate create, no leaked lock,
 and resume p99 within 3 x periodic_interval + engine_life_check_timeout.
@@ -231,8 +233,19 @@ class Kill:
     mode: str
     """``engine``: the engine process (its parent forks another); ``command``: both."""
     at: datetime
-    locks_held: int
+    locks_seen: int
+    """Locks the engine held as read just after the kill: a commit it had sent may
+    still land after that (so the count is only what the log line shows)."""
     resumed_s: float | None = None
+    """Kill to the first takeover event naming the engine; None: no takeover."""
+    left_locked: int = 0
+    """Locks it still holds at the end (leaked)."""
+
+    @property
+    def held_locks(self) -> bool:
+        """Whether it died holding a lock: a dead engine releases nothing itself, so
+        each lock it died with was taken over (an event) or is still held."""
+        return self.resumed_s is not None or self.left_locked > 0
 
 
 def kill_one(cluster: Cluster, record: Record, rng: random.Random) -> Kill:
@@ -270,7 +283,7 @@ def run_kills(cluster: Cluster, record: Record, count: int, interval: float,
         time.sleep(rng.uniform(0.5, 1.5) * interval)
         kill = kill_one(cluster, record, rng)
         print(f"kill {n + 1:>3}/{count}: slot {kill.slot} engine {kill.engine_id[:8]} "
-              f"({kill.mode}), {kill.locks_held} locks", file=sys.stderr, flush=True)
+              f"({kill.mode}), {kill.locks_seen} locks", file=sys.stderr, flush=True)
         yield kill
 
 
@@ -338,15 +351,16 @@ def _chaos_run(args: argparse.Namespace, rng: random.Random, record: Record,
             kill.resumed_s = (taken - kill.at).total_seconds()
     live = cluster.live_engine_ids()
     holders = record.lock_holders()
+    for kill in kills:
+        kill.left_locked = holders.get(kill.engine_id, 0)
     latencies = [k.resumed_s for k in kills if k.resumed_s is not None]
     mine = [states.get(name, "MISSING") for name in feeder.made]
     result = {
         "kills": len(kills),
         "kills_engine_process": sum(k.mode == "engine" for k in kills),
         "kills_whole_command": sum(k.mode == "command" for k in kills),
-        "kills_without_locks": sum(k.locks_held == 0 for k in kills),
-        "kills_with_locks_never_taken_over": sum(
-            k.locks_held > 0 and k.resumed_s is None for k in kills),
+        "kills_without_locks": sum(not k.held_locks for k in kills),
+        "kills_with_locks_never_taken_over": sum(k.left_locked > 0 for k in kills),
         "stacks": len(feeder.made),
         "stacks_never_made": feeder.lost,
         "completed": sum(s == "CREATE_COMPLETE" for s in mine),
@@ -364,7 +378,8 @@ def _chaos_run(args: argparse.Namespace, rng: random.Random, record: Record,
         "resume_target_s": 3 * args.periodic_interval + args.life_check_timeout,
         "not_complete": {n: s for n, s in zip(feeder.made, mine, strict=True)
                          if s != "CREATE_COMPLETE"},
-        "kill_log": [{**asdict(k), "at": k.at.isoformat()} for k in kills],
+        "kill_log": [{**asdict(k), "at": k.at.isoformat(), "held_locks": k.held_locks}
+                     for k in kills],
     }
     return result
 
