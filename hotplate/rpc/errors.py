@@ -10,7 +10,11 @@
 
 Errors from ``hotplate.model.errors`` raised by an endpoint are not wrapped:
 the caller gets the same class back (EntityNotFound stays EntityNotFound), so
-the API maps it to the same status whichever transport carried it.
+the API maps it to the same status whichever transport carried it. On the
+engine topic over RabbitMQ they travel under Heat's class names, for a stock
+heat-api (``heat_faults``), and come back from the name and the text: class
+and message survive, a validation error's path stays inside its message, and
+a Heat class with no model error of its name is a RemoteError of that name.
 """
 
 from __future__ import annotations

@@ -347,8 +347,13 @@ def _sized_conf(workers: int) -> cfg.ConfigOpts:
     global configuration only and reads them from whichever one it is given,
     so a private ConfigOpts fails at the first call; Heat uses the global one
     too. The sizes are process-wide: the last transport built sets them.
+
+    Heat's control_exchange default is set first, as heat does and as the
+    notifier does: the options registered here are copies, and oslo refuses
+    to register its own options later if their default has changed meanwhile.
     """
     conf = cfg.CONF
+    oslo_messaging.set_transport_defaults(control_exchange=DEFAULT_EXCHANGE)
     for group, opts in messaging_opts():
         conf.register_opts(opts, group=group)
     conf.set_override("executor_thread_pool_size", workers)
