@@ -179,9 +179,11 @@ def start_engine(
 
 def _engine_on(db_url: str, transport: Transport, *, threads: int,
                options: EngineOptions | None, host: str = "hotplate",
-               pool: PoolLimits | None = None, migrate: bool = True) -> Engine:
+               pool: PoolLimits | None = None, migrate: bool = True,
+               notifier: Notifier | None = None) -> Engine:
     """An engine on ``db_url`` served on ``transport``, as ``embedded`` and
-    ``scale_out_engine`` both build it; the transport is stopped if it fails.
+    ``scale_out_engine`` both build it; the transport (and the notifier) are
+    stopped if it fails.
 
     Without ``options``, Heat's defaults apply, overridden by any
     ``HOTPLATE_<OPTION>`` environment variables (``EngineOptions.from_environ``).
@@ -199,43 +201,49 @@ def _engine_on(db_url: str, transport: Transport, *, threads: int,
                            idle_transaction_timeout=dead_engine_silence(options))
         return start_engine(store, transport, clock=clock, host=host,
                             work_slots=1 if db_url.startswith("sqlite") else None,
-                            options=options)
+                            options=options, notifier=notifier)
     except BaseException:
         transport.stop()
+        if notifier is not None:
+            notifier.close()
         raise
 
 
 def embedded(db_url: str, *, workers: int = 16, options: EngineOptions | None = None,
              host: str | None = None, pool: PoolLimits | None = None,
-             ) -> tuple[Engine, InProcessTransport]:
+             notifier: Notifier | None = None) -> tuple[Engine, InProcessTransport]:
     """The all-in-one engine: SQLite (or any URL), the in-process transport.
 
     ``workers`` is the thread count of each (topic, server), the in-process
     counterpart of oslo.messaging's executor_thread_pool_size. ``host`` is the
-    engine topic's server (default: ``hotplate``).
+    engine topic's server (default: ``hotplate``). ``notifier``: as for
+    ``start_engine`` (none by default).
     """
     transport = InProcessTransport(workers_per_server=workers)
     engine = _engine_on(db_url, transport, threads=workers, options=options,
-                        host=host or "hotplate", pool=pool)
+                        host=host or "hotplate", pool=pool, notifier=notifier)
     return engine, transport
 
 
 def scale_out_engine(db_url: str, transport_url: str, *, threads: int = 16,
                      host: str | None = None, options: EngineOptions | None = None,
                      pool: PoolLimits | None = None, migrate: bool = True,
-                     ) -> tuple[Engine, Transport]:
+                     notifier: Notifier | None = None) -> tuple[Engine, Transport]:
     """One engine of many: a shared database and the broker at ``transport_url``.
 
     ``threads`` is oslo.messaging's executor_thread_pool_size, per RPC server.
     ``host`` is Heat's [DEFAULT]/host, the engine topic's server (default: this
     machine's name). ``migrate=False`` when the database is known to be up to
     date (``hotplate engine`` migrates once, before it forks its engines).
+    ``notifier``: as for ``start_engine``; build it in the engine's own process
+    (it runs a thread).
     """
     from hotplate.rpc.messaging import OsloTransport
 
     transport = OsloTransport(transport_url, workers_per_server=threads)
     engine = _engine_on(db_url, transport, threads=threads, options=options,
-                        host=host or socket.gethostname(), pool=pool, migrate=migrate)
+                        host=host or socket.gethostname(), pool=pool, migrate=migrate,
+                        notifier=notifier)
     return engine, transport
 
 

@@ -57,6 +57,24 @@ def settings(args: argparse.Namespace) -> Settings:
     return cached
 
 
+def notifier(conf: Settings, rpc_url: str | None, host: str) -> Any:
+    """The notifier ``[oslo_messaging_notifications]`` asks for, or None (no driver: the
+    default). Build it in the process that sends: it runs a thread of its own.
+
+    Raises:
+        ValueError: a driver oslo.messaging does not have, or an unusable URL.
+    """
+    if not conf.notifications.enabled:
+        return None
+    from hotplate.config import use_for_messaging
+    from hotplate.rpc.notifier import build_notifier
+
+    use_for_messaging(conf.sources)
+    settings_ = conf.notifications
+    return build_notifier(list(settings_.drivers), settings_.transport_url or rpc_url,
+                          list(settings_.topics), host)
+
+
 def default_db_url(data_dir: str) -> str:
     path = Path(data_dir)
     path.mkdir(parents=True, exist_ok=True)

@@ -14,12 +14,13 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import socket
 import sys
 import threading
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
-from hotplate.cli.common import database_url, settings
+from hotplate.cli.common import database_url, notifier, settings
 from hotplate.cli.launcher import EXIT_CONFIG, Announce, ProcessLauncher
 
 if TYPE_CHECKING:
@@ -69,11 +70,13 @@ def run_engine_process(conf: Settings, db_url: str, transport_url: str,
 
     signal.signal(signal.SIGTERM, on_term)
     threads = conf.executor_thread_pool_size
+    host = conf.host or socket.gethostname()
     try:
         use_for_messaging(conf.sources)
         engine, transport = scale_out_engine(
-            db_url, transport_url, threads=threads, host=conf.host, options=conf.engine,
-            pool=conf.database.pool, migrate=False)
+            db_url, transport_url, threads=threads, host=host, options=conf.engine,
+            pool=conf.database.pool, migrate=False,
+            notifier=notifier(conf, transport_url, host))
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_CONFIG

@@ -9,7 +9,13 @@ import signal
 import sys
 from typing import Any
 
-from hotplate.cli.common import add_config_arguments, auth_store, database_url, settings
+from hotplate.cli.common import (
+    add_config_arguments,
+    auth_store,
+    database_url,
+    notifier,
+    settings,
+)
 from hotplate.cli.engine_command import cmd_engine
 
 _LOOPBACK = ("127.0.0.1", "::1", "localhost")
@@ -91,9 +97,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return refused
     conf = settings(args)
     db_url = database_url(args)
+    try:
+        sends = notifier(conf, conf.transport_url, conf.host or "hotplate")
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     engine, transport = embedded(db_url, workers=conf.executor_thread_pool_size,
                                  options=conf.engine, host=conf.host,
-                                 pool=conf.database.pool)
+                                 pool=conf.database.pool, notifier=sends)
     try:
         _serve_api(args, EngineRpc(transport, host=engine.deps.host),
                    _authenticator(args, db_url))

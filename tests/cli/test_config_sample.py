@@ -114,3 +114,16 @@ def test_a_variable_beats_the_file_on_the_command_line(tmp_path: Path) -> None:
                   env={"HOTPLATE_DB_URL": f"sqlite:///{tmp_path}/from-variable.sqlite"})
     assert flagged.returncode == 0, flagged.stderr
     assert (tmp_path / "from-flag.sqlite").exists()
+
+
+@pytest.mark.parametrize("command", ["serve", "engine"])
+def test_an_unknown_notification_driver_stops_the_command(tmp_path: Path,
+                                                          command: str) -> None:
+    conf = tmp_path / "h.conf"
+    conf.write_text("[DEFAULT]\ntransport_url = rabbit://g:g@127.0.0.1:1/\n"
+                    "[oslo_messaging_notifications]\ndriver = nonesuch\n")
+    done = run(command, "--config-file", str(conf), home=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "error: unknown notification driver nonesuch; oslo.messaging has " in done.stderr
+    assert done.stdout == ""

@@ -26,6 +26,8 @@ from typing import Any
 import pytest
 from sqlalchemy import create_engine, pool, text
 
+from tests.distributed.test_notifications import Inbox
+
 pytestmark = pytest.mark.timeout(180)
 
 START_SECS = 60.0
@@ -58,7 +60,7 @@ def launch(broker_url: str, server_db_url: str,
            tmp_path: Path) -> Iterator[Callable[..., Launched]]:
     started: list[Launched] = []
 
-    def start(*flags: str) -> Launched:
+    def start(*flags: str, extra: str = "") -> Launched:
         host = f"procs-{uuid.uuid4().hex[:8]}"
         conf = tmp_path / f"{host}.conf"
         conf.write_text(f"""\
@@ -75,7 +77,7 @@ connection = {server_db_url}
 
 [keystone_authtoken]
 auth_type = password
-""")
+{extra}""")
         log = tmp_path / f"{host}.log"
         env = {k: v for k, v in os.environ.items() if not k.startswith("HOTPLATE_")}
         with log.open("w") as sink:
@@ -212,3 +214,31 @@ def test_a_killed_parent_takes_its_engines_with_it(
                "engine processes outlived their parent")
     # They got SIGTERM from the kernel, so they stopped as on any SIGTERM.
     assert services(server_db_url, launched.host) == dict.fromkeys(engines, False)
+
+
+def test_notifications_configured_in_the_file_reach_the_broker(
+        launch: Callable[..., Launched], broker_url: str) -> None:
+    """[oslo_messaging_notifications] from the file: each engine process sends Heat's
+    notifications through its own notifier, built after the fork."""
+    from hotplate.app import api_transport
+    from hotplate.rpc.topics import ENGINE_TOPIC
+
+    launched = launch("--workers", "1",
+                      extra="[oslo_messaging_notifications]\ndriver = messagingv2\n")
+    launched.announced()
+    inbox = Inbox(broker_url)
+    transport = api_transport(broker_url, workers=1)
+    try:
+        ident = transport.call(
+            {"project_id": "demo", "username": "alice", "is_admin": True}, ENGINE_TOPIC,
+            "create_stack", {"stack_name": "told", "template": {
+                "heat_template_version": "2021-04-16",
+                "resources": {"r": {"type": "OS::Heat::None"}}},
+                "params": {}, "files": {}, "args": {}},
+            server=launched.host, timeout=60)
+        told = inbox.wait_for(ident["stack_id"], "orchestration.stack.create.start",
+                              "orchestration.stack.create.end")
+    finally:
+        transport.stop()
+        inbox.close()
+    assert {m["publisher_id"] for m in told} == {f"orchestration.{launched.host}"}
