@@ -180,7 +180,7 @@ def start_engine(
 def _engine_on(db_url: str, transport: Transport, *, threads: int,
                options: EngineOptions | None, host: str = "hotplate",
                pool: PoolLimits | None = None, migrate: bool = True,
-               notifier: Notifier | None = None) -> Engine:
+               local_workers: int = 0, notifier: Notifier | None = None) -> Engine:
     """An engine on ``db_url`` served on ``transport``, as ``embedded`` and
     ``scale_out_engine`` both build it; the transport (and the notifier) are
     stopped if it fails.
@@ -195,13 +195,14 @@ def _engine_on(db_url: str, transport: Transport, *, threads: int,
         clock = SystemClock()
         options = options or EngineOptions.from_environ(os.environ)
         pool = pool or PoolLimits()
-        pool_size, max_overflow = pool.sized(connections_needed(threads))
+        pool_size, max_overflow = pool.sized(connections_needed(threads) + local_workers)
         store = open_store(db_url, clock, pool_size=pool_size, max_overflow=max_overflow,
                            pool_timeout=pool.timeout, migrate=migrate,
                            idle_transaction_timeout=dead_engine_silence(options))
         return start_engine(store, transport, clock=clock, host=host,
                             work_slots=1 if db_url.startswith("sqlite") else None,
-                            options=options, notifier=notifier)
+                            options=options,
+                            local_workers=local_workers, notifier=notifier)
     except BaseException:
         transport.stop()
         if notifier is not None:
@@ -243,7 +244,7 @@ def scale_out_engine(db_url: str, transport_url: str, *, threads: int = 16,
     transport = OsloTransport(transport_url, workers_per_server=threads)
     engine = _engine_on(db_url, transport, threads=threads, options=options,
                         host=host or socket.gethostname(), pool=pool, migrate=migrate,
-                        notifier=notifier)
+                        local_workers=threads, notifier=notifier)
     return engine, transport
 
 
