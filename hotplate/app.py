@@ -238,10 +238,14 @@ def scale_out_engine(db_url: str, transport_url: str, *, threads: int = 16,
     date (``hotplate engine`` migrates once, before it forks its engines).
     ``notifier``: as for ``start_engine``; build it in the engine's own process
     (it runs a thread).
+    Tests only: ``HOTPLATE_FAULT_DROP_CASTS`` makes it lose casts on purpose
+    (rpc/fault_switch.py); no deployment sets it.
     """
+    from hotplate.rpc.fault_switch import with_faults
     from hotplate.rpc.messaging import OsloTransport
 
-    transport = OsloTransport(transport_url, workers_per_server=threads)
+    transport = with_faults(OsloTransport(transport_url, workers_per_server=threads),
+                            os.environ)
     engine = _engine_on(db_url, transport, threads=threads, options=options,
                         host=host or socket.gethostname(), pool=pool, migrate=migrate,
                         local_workers=threads, notifier=notifier)

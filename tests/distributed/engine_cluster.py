@@ -1,0 +1,497 @@
+"""Real ``hotplate engine`` processes for the fault tests, and the faults themselves.
+
+- ``EngineCommand``: one ``hotplate engine`` command (a parent and its one
+  child engine process) in a process group of its own, so that a test can
+  signal the child, the parent, or, when cleaning up, all of them at once.
+  The parent prints one line per child it starts; a reader thread keeps
+  them, so a test knows each child's engine id and pid, and sees a
+  replacement arrive.
+- ``Cluster``: named commands on one database and one broker, with the
+  short timers the faults need, the test's own way in (an EngineRpc on the
+  broker, as hotplate api has; a Store on the database, to read what
+  happened) and the checks every test makes (made once, no lock left).
+- ``BrokerProxy``: a TCP proxy between the engines and RabbitMQ that can
+  drop every connection for a while (the machine's broker is shared: it is
+  never restarted).
+- ``private_vhost`` and ``private_database``: a RabbitMQ virtual host and a
+  PostgreSQL database of the caller's, named afresh each time (several runs
+  of these tests may share the machine), so no queue or row of another run's
+  engines ever reaches these; both are removed afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from sqlalchemy import create_engine, pool, text
+from sqlalchemy.engine import make_url
+
+from hotplate.api.rpc import EngineRpc
+from hotplate.app import api_transport
+from hotplate.db.engine import make_engine
+from hotplate.db.store import SqlStore
+from hotplate.engine.clock import SystemClock
+from hotplate.model.ids import StackId
+from hotplate.model.records import EventRecord, StackRecord
+from tests.distributed.databases import fresh_postgres_database
+
+CTXT = {"project_id": "demo", "username": "demo", "is_admin": False}
+
+TIMERS = {
+    "HOTPLATE_PERIODIC_INTERVAL": "1",
+    "HOTPLATE_ENGINE_LIFE_CHECK_TIMEOUT": "1",
+    "HOTPLATE_STALLED_TRAVERSAL_TIMEOUT": "3",
+    "HOTPLATE_GRACEFUL_SHUTDOWN_TIMEOUT": "2",
+}
+"""Short timers: a dead engine is found within about 4 s, a lost cast sent again
+after 3 s, a stopping engine hands over what runs after 2 s."""
+
+THREADS = 4
+START_TIMEOUT = 60.0
+
+
+def wait_until(check: Callable[[], Any], what: str, timeout: float = 60.0,
+               every: float = 0.1, detail: Callable[[], Any] | None = None) -> Any:
+    """Poll ``check`` until it answers something true, and return that; on timeout,
+    fail saying ``what`` (and ``detail()``, what was seen instead)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = check()
+        if found:
+            return found
+        if time.monotonic() > deadline:
+            seen = f": {detail()}" if detail is not None else ""
+            raise AssertionError(f"{what}: not within {timeout:g} s{seen}")
+        time.sleep(every)
+
+
+# -- RabbitMQ -----------------------------------------------------------------------
+def _rabbitmqctl(*args: str) -> bool:
+    tool = shutil.which("rabbitmqctl")
+    if tool is None:
+        return False
+    done = subprocess.run([tool, *args], capture_output=True, text=True, timeout=60)
+    return done.returncode == 0
+
+
+@contextlib.contextmanager
+def private_vhost(url: str, prefix: str) -> Iterator[str]:
+    """``url`` on a virtual host made for the caller (deleted afterwards); ``url``
+    itself when ``rabbitmqctl`` cannot make one."""
+    vhost = f"{prefix}-{uuid.uuid4().hex[:8]}"
+    parts = urlsplit(url)
+    user = parts.username or "guest"
+    if _rabbitmqctl("add_vhost", vhost) and _rabbitmqctl(
+            "set_permissions", "-p", vhost, user, ".*", ".*", ".*"):
+        try:
+            yield urlunsplit(parts._replace(path=f"/{vhost}"))
+        finally:
+            _rabbitmqctl("delete_vhost", vhost)
+    else:
+        yield url
+
+
+@contextlib.contextmanager
+def private_database(server_url: str, prefix: str) -> Iterator[str]:
+    """A migrated database made for the caller on ``server_url``'s server; dropped
+    afterwards, with any connection a killed engine left open."""
+    name = f"{prefix}_{uuid.uuid4().hex[:8]}"
+    url = fresh_postgres_database(server_url, name)
+    try:
+        yield url
+    finally:
+        admin = create_engine(make_url(server_url).set(database="postgres"),
+                              poolclass=pool.NullPool, isolation_level="AUTOCOMMIT")
+        try:
+            with admin.connect() as conn:
+                conn.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        finally:
+            admin.dispose()
+
+
+def via_port(url: str, port: int) -> str:
+    """``url`` with its host and port replaced by 127.0.0.1:``port``."""
+    parts = urlsplit(url)
+    userinfo = parts.netloc.rpartition("@")[0]
+    netloc = f"{userinfo}@127.0.0.1:{port}" if userinfo else f"127.0.0.1:{port}"
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+class BrokerProxy:
+    """Forwards TCP connections to the broker; ``cut`` drops them all for a while.
+
+    While cut, a new connection is accepted and closed at once, as a broker
+    that is going down does. Runs its own event loop in a daemon thread.
+    """
+
+    def __init__(self, upstream_url: str) -> None:
+        parts = urlsplit(upstream_url)
+        self._upstream = (parts.hostname or "127.0.0.1", parts.port or 5672)
+        self._loop = asyncio.new_event_loop()
+        self._writers: set[asyncio.StreamWriter] = set()
+        self._refuse_until = 0.0
+        self.accepted = 0
+        """Connections forwarded so far (a client that reconnects adds to it)."""
+        self.port = 0
+        self._thread = threading.Thread(target=self._loop.run_forever, name="broker-proxy",
+                                        daemon=True)
+
+    def start(self) -> BrokerProxy:
+        self._thread.start()
+        server = asyncio.run_coroutine_threadsafe(
+            asyncio.start_server(self._handle, "127.0.0.1", 0), self._loop).result(10)
+        self._server = server
+        self.port = server.sockets[0].getsockname()[1]
+        return self
+
+    def cut(self, seconds: float) -> None:
+        """Drop every connection now and refuse new ones for ``seconds``."""
+        def drop() -> None:
+            self._refuse_until = time.monotonic() + seconds
+            for writer in list(self._writers):
+                writer.transport.abort()
+        self._loop.call_soon_threadsafe(drop)
+
+    def stop(self) -> None:
+        async def close() -> None:
+            self._server.close()
+            for writer in list(self._writers):
+                writer.transport.abort()
+        with contextlib.suppress(Exception):
+            asyncio.run_coroutine_threadsafe(close(), self._loop).result(5)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(5)
+        if not self._thread.is_alive():
+            self._loop.close()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                      ) -> None:
+        if time.monotonic() < self._refuse_until:
+            writer.transport.abort()
+            return
+        try:
+            up_reader, up_writer = await asyncio.open_connection(*self._upstream)
+        except OSError:
+            writer.transport.abort()
+            return
+        self.accepted += 1
+        self._writers.update((writer, up_writer))
+        try:
+            await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
+        finally:
+            for end in (writer, up_writer):
+                self._writers.discard(end)
+                end.transport.abort()
+
+    @staticmethod
+    async def _pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+        try:
+            while data := await source.read(65536):
+                sink.write(data)
+                await sink.drain()
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            sink.transport.abort()  # the other direction ends too
+
+
+# -- engine processes ---------------------------------------------------------------
+@dataclass(frozen=True)
+class Child:
+    """One engine process, as its parent announced it."""
+
+    engine_id: str
+    pid: int
+
+
+class EngineCommand:
+    """One ``hotplate engine --workers 1`` command, in a process group of its own."""
+
+    def __init__(self, name: str, env: Mapping[str, str], log: Path) -> None:
+        self.name = name
+        self.log = log
+        self.children: list[Child] = []
+        self._changed = threading.Condition()
+        with log.open("a") as sink:  # the processes keep their own copy of the descriptor
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "hotplate.cli.main", "engine", "--engine-host", name,
+                 "--workers", "1", "--threads", str(THREADS)],
+                env=dict(env), stdout=subprocess.PIPE, stderr=sink, text=True,
+                start_new_session=True)
+        self._reader = threading.Thread(target=self._read, name=f"announce-{name}",
+                                        daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            words = line.split()
+            if words[:2] == ["hotplate", "engine"] and "pid" in words:
+                child = Child(words[2], int(words[words.index("pid") + 1]))
+                with self._changed:
+                    self.children.append(child)
+                    self._changed.notify_all()
+
+    def child(self, *, after: int = 0, timeout: float = START_TIMEOUT) -> Child:
+        """The child announced after the first ``after`` ones (waiting for it)."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while len(self.children) <= after:
+                left = deadline - time.monotonic()
+                if left <= 0 or self.proc.poll() is not None:
+                    raise AssertionError(f"engine {self.name} announced no child "
+                                         f"#{after + 1}: {self.log_tail()}")
+                self._changed.wait(min(left, 0.5))
+            return self.children[after]
+
+    @property
+    def current(self) -> Child:
+        return self.child(after=len(self.children) - 1 if self.children else 0)
+
+    def running(self) -> bool:
+        return self.proc.poll() is None
+
+    def signal_child(self, signum: int) -> Child:
+        child = self.current
+        os.kill(child.pid, signum)
+        return child
+
+    def terminate(self, timeout: float = 30.0) -> int:
+        """SIGTERM to the parent (its children stop gracefully); its exit status."""
+        self.proc.send_signal(signal.SIGTERM)
+        return self.proc.wait(timeout)
+
+    def kill_parent(self) -> None:
+        """SIGKILL the parent alone: its children must notice by themselves."""
+        self.proc.kill()
+        self.proc.wait(10)
+
+    def destroy(self) -> None:
+        """SIGKILL the whole process group (cleanup: whatever is left of it)."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(10)
+        for child in self.children:  # a child outlives its group only if it moved away
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(child.pid, signal.SIGCONT)
+                os.kill(child.pid, signal.SIGKILL)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+
+    def log_tail(self, chars: int = 3000) -> str:
+        text = self.log.read_text(errors="replace") if self.log.exists() else ""
+        return text[-chars:]
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+class Cluster:
+    """Engine commands by name on one database and broker; see the module docstring."""
+
+    def __init__(self, db_url: str, broker_url: str, engine_broker_url: str,
+                 root: Path, *, proxy: BrokerProxy | None = None) -> None:
+        self.db_url = db_url
+        self.proxy = proxy
+        """What stands between the engines and the broker, if anything."""
+        self.root = root
+        self.commands: dict[str, EngineCommand] = {}
+        self._retired: list[EngineCommand] = []
+        base = {k: v for k, v in os.environ.items() if not k.startswith("HOTPLATE_")}
+        self.env = {**base, **TIMERS, "HOTPLATE_DB_URL": db_url,
+                    "HOTPLATE_TRANSPORT_URL": engine_broker_url}
+        # Pre-ping: a test terminates the database's connections, ours among them.
+        self._db = make_engine(db_url, pool_size=2, pre_ping=True)
+        self.store = SqlStore(self._db, SystemClock())
+        self._transport = api_transport(broker_url, workers=2)
+        self.rpc = EngineRpc(self._transport, timeout=60)
+
+    # -- processes ----------------------------------------------------------------
+    def start(self, name: str, **extra_env: str) -> EngineCommand:
+        """Start (or start again) the command ``name``; returns once its child announced."""
+        old = self.commands.pop(name, None)
+        if old is not None:
+            self._retired.append(old)
+        command = EngineCommand(name, {**self.env, **extra_env},
+                                self.root / f"{name}.log")
+        self.commands[name] = command
+        command.child()
+        return command
+
+    def start_all(self, *names: str) -> None:
+        """Start several at once (their start-ups overlap), then wait for each."""
+        for name in names:
+            old = self.commands.pop(name, None)
+            if old is not None:
+                self._retired.append(old)
+            self.commands[name] = EngineCommand(name, self.env, self.root / f"{name}.log")
+        for name in names:
+            self.commands[name].child()
+
+    def retire(self, name: str) -> None:
+        """Stop the command ``name`` gracefully (SIGTERM) and forget it."""
+        command = self.commands.pop(name)
+        self._retired.append(command)
+        if command.running():
+            command.terminate()
+
+    def live_engines(self) -> set[str]:
+        """Engine ids of the engine processes running now."""
+        return {child.engine_id for command in self.commands.values()
+                for child in command.children if pid_alive(child.pid)}
+
+    def registered(self) -> set[str]:
+        """Engine ids with a service row."""
+        return {str(s.engine_id) for s in self.store.list_services()}
+
+    def command_of(self, engine_id: str) -> EngineCommand:
+        for command in self.commands.values():
+            if any(child.engine_id == engine_id for child in command.children):
+                return command
+        raise KeyError(engine_id)
+
+    def stop(self) -> None:
+        for command in [*self.commands.values(), *self._retired]:
+            command.destroy()
+        self._transport.stop()
+        self._db.dispose()
+
+    # -- stacks -------------------------------------------------------------------
+    def create(self, name: str, template: Mapping[str, Any], *, host: str | None = None,
+               timeout_mins: int | None = None) -> StackId:
+        rpc = self.rpc if host is None else EngineRpc(self._transport, host=host, timeout=60)
+        args: dict[str, Any] = {"disable_rollback": True}
+        if timeout_mins is not None:
+            args["timeout_mins"] = timeout_mins
+        made = rpc.call(CTXT, "create_stack", stack_name=name, template=dict(template),
+                        params={}, files={}, args=args)
+        return StackId(made["stack_id"])
+
+    def update(self, sid: StackId, template: Mapping[str, Any]) -> None:
+        self.rpc.call(CTXT, "update_stack", stack_identity=sid, template=dict(template),
+                      params={}, files={}, args={"disable_rollback": True})
+
+    def delete(self, sid: StackId) -> None:
+        self.rpc.call(CTXT, "delete_stack", stack_identity=sid)
+
+    def stack(self, sid: StackId) -> StackRecord:
+        found = self.store.get_stack(sid, include_deleted=True)
+        assert found is not None, sid
+        return found
+
+    def state(self, sid: StackId) -> str:
+        stack = self.stack(sid)
+        return f"{stack.action}_{stack.status}"
+
+    def settle(self, sid: StackId, timeout: float = 60.0) -> StackRecord:
+        """The stack once it is no longer IN_PROGRESS."""
+        wait_until(lambda: self.stack(sid).status != "IN_PROGRESS",
+                   f"stack {sid} settling ({self.state(sid)}; {self.holders()})", timeout)
+        return self.stack(sid)
+
+    def locks_of(self, sid: StackId) -> dict[str, str]:
+        """Resource name -> the engine holding its lock, for the locked ones."""
+        return {r.name: str(r.engine_id) for r in self.store.list_resources(sid)
+                if r.engine_id is not None}
+
+    def holders(self) -> set[str]:
+        """Every engine id in ``resource.engine_id``, across all stacks."""
+        return {str(e) for e in self.store.lock_holders()}
+
+    def busiest(self, sid: StackId, at_least: int = 1) -> str:
+        """Wait until one engine holds ``at_least`` of the stack's locks; that engine."""
+        def found() -> str | None:
+            per: dict[str, int] = defaultdict(int)
+            for holder in self.locks_of(sid).values():
+                per[holder] += 1
+            best = max(per, key=lambda e: per[e], default=None)
+            return best if best is not None and per[best] >= at_least else None
+        return str(wait_until(found, f"{at_least} locks on one engine in {sid}", 30,
+                              every=0.05))
+
+    def events(self, sid: StackId) -> list[EventRecord]:
+        return list(self.store.list_events(sid))
+
+    def reasons(self, sid: StackId) -> list[str]:
+        return [e.resource_status_reason or "" for e in self.events(sid)]
+
+    def tokens(self, sid: StackId) -> dict[str, set[str]]:
+        """resource uuid -> every idempotency token its creates were given."""
+        found: dict[str, set[str]] = defaultdict(set)
+        for attempt in self.store.list_attempts(sid):
+            if attempt.action == "CREATE":
+                found[attempt.resource_uuid].add(attempt.token)
+        return found
+
+    def assert_made_once(self, sid: StackId, resources: int) -> None:
+        """``resources`` distinct resources were created, each with exactly one token,
+        and each started once as a first try (every other try says it is a retry)."""
+        tokens = self.tokens(sid)
+        assert len(tokens) == resources, sorted(tokens)
+        assert all(len(t) == 1 for t in tokens.values()), tokens
+        first_tries: dict[str, int] = defaultdict(int)
+        for attempt in self.store.list_attempts(sid):
+            if attempt.action == "CREATE" and not attempt.retry:
+                first_tries[attempt.resource_uuid] += 1
+        assert set(first_tries.values()) == {1}, first_tries
+
+    def assert_no_dead_locks(self) -> None:
+        """No resource of any stack is locked by an engine that is not running."""
+        dead = self.holders() - self.live_engines()
+        if dead:
+            rows = self.store.resources_locked_by  # type: ignore[attr-defined]
+            locked = {e: [(r.stack_id, r.name, r.status) for r in rows(e)] for e in dead}
+            children = {n: [(c, pid_alive(c.pid)) for c in cmd.children]
+                        for n, cmd in self.commands.items()}
+            raise AssertionError(f"locks held by dead engines: {locked}; engines: {children}")
+
+    def assert_nothing_failed(self, sid: StackId) -> None:
+        failed = [(e.resource_name, e.resource_status_reason) for e in self.events(sid)
+                  if e.resource_status == "FAILED"]
+        assert not failed, failed
+
+
+# -- templates ----------------------------------------------------------------------
+def testres(value: str, **properties: Any) -> dict[str, Any]:
+    return {"type": "OS::Heat::TestResource", "properties": {"value": value, **properties}}
+
+
+def fan(count: int, value: str, **properties: Any) -> dict[str, Any]:
+    """``count`` TestResources side by side and one that joins their outputs."""
+    resources: dict[str, Any] = {f"r{n}": testres(f"{value}-{n}", **properties)
+                                 for n in range(count)}
+    resources["join"] = {"type": "OS::Heat::Value", "properties": {"value": {
+        "list_join": [",", [{"get_attr": [f"r{n}", "output"]} for n in range(count)]]}}}
+    return {"heat_template_version": "2021-04-16", "resources": resources}
+
+
+def chain(count: int, value: str, **properties: Any) -> dict[str, Any]:
+    """``count`` TestResources, each depending on the one before."""
+    resources: dict[str, Any] = {}
+    for n in range(count):
+        resources[f"c{n}"] = testres(f"{value}-{n}", **properties)
+        if n:
+            resources[f"c{n}"]["depends_on"] = [f"c{n - 1}"]
+    return {"heat_template_version": "2021-04-16", "resources": resources}
