@@ -103,8 +103,9 @@ def dead_engine_silence(options: EngineOptions) -> float:
 
 
 DB_TOPICS = 2
-"""Topics whose RPC threads use the database: ``engine`` and ``engine_worker`` (the
-listener's liveness probes never do)."""
+"""Thread pools that use the database, ``threads`` each: the ``engine`` topic's, and
+the ``engine_worker`` topic's (or, with local workers, the local workers, to which
+that topic's threads hand every node); the listener's liveness probes never do."""
 BACKGROUND_CONNECTIONS = 4
 """The engine's own threads that may hold a connection at the same time as every RPC
 thread: its service report, the recovery timers, parked actions' re-drives, and a
@@ -195,7 +196,7 @@ def _engine_on(db_url: str, transport: Transport, *, threads: int,
         clock = SystemClock()
         options = options or EngineOptions.from_environ(os.environ)
         pool = pool or PoolLimits()
-        pool_size, max_overflow = pool.sized(connections_needed(threads) + local_workers)
+        pool_size, max_overflow = pool.sized(connections_needed(threads))
         store = open_store(db_url, clock, pool_size=pool_size, max_overflow=max_overflow,
                            pool_timeout=pool.timeout, migrate=migrate,
                            idle_transaction_timeout=dead_engine_silence(options))

@@ -41,24 +41,26 @@ class WorkerService:
         engine's local workers, side by side, with no broker round trip. If the
         engine dies first they are ready nodes nobody works on, which recovery
         sends again (engine/recovery.py)."""
-        pool = self._local_pool()
         traversal = TraversalId(current_traversal)
         for resource_id, is_update in nodes:
-            key = (ResourceId(int(resource_id)), traversal, bool(is_update))
-            future = pool.submit(self._run_local, *key)
-            with self._local_lock:
-                self._queued[future] = key
-            future.add_done_callback(self._forget)
+            self._submit((ResourceId(int(resource_id)), traversal, bool(is_update)), None)
+
+    def _submit(self, key: tuple[ResourceId, TraversalId, bool],
+                data: Mapping[str, Any] | None) -> None:
+        future = self._local_pool().submit(self._run_local, *key, data)
+        with self._local_lock:
+            self._queued[future] = key
+        future.add_done_callback(self._forget)
 
     def _forget(self, future: Future[None]) -> None:
         with self._local_lock:
             self._queued.pop(future, None)
 
     def _run_local(self, resource_id: ResourceId, traversal_id: TraversalId,
-                   is_update: bool) -> None:
+                   is_update: bool, data: Mapping[str, Any] | None) -> None:
         try:
             with self._deps.slots.held():
-                self._check.check(resource_id, traversal_id, is_update)
+                self._check.check(resource_id, traversal_id, is_update, data)
         except Exception:  # as a transport logs a failed cast: the node is re-driven later
             LOG.exception("check_resource %s of traversal %s failed", resource_id,
                           traversal_id)
@@ -97,10 +99,15 @@ class WorkerService:
     ) -> None:
         """One node, in Heat's signature; our messages carry keys only
         (worker_client.py), and ``data``, the inputs Heat's message carries, is
-        used when a sender still includes it."""
+        used when a sender still includes it. With local workers, the node runs on
+        one of them, as a batch's nodes do: the worker topic's own threads only hand
+        nodes over, so only the local workers hold database connections for nodes."""
+        key = (ResourceId(int(resource_id)), TraversalId(current_traversal), bool(is_update))
+        if self._deps.local_workers:
+            self._submit(key, data)
+            return
         with self._deps.slots.held():
-            self._check.check(ResourceId(int(resource_id)), TraversalId(current_traversal),
-                              bool(is_update), data)
+            self._check.check(*key, data)
 
     def stack_action(self, ctxt: Mapping[str, Any], stack_id: str, action: str,
                      traversal_id: str, again: bool = False) -> None:
