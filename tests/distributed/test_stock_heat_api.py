@@ -196,8 +196,8 @@ def deployment(heat_venv: Path, broker_url: str,
     heat: heat_api.HeatApi | None = None
     try:
         # All three start side by side; heat-api sends nothing before a request.
-        engine = _hotplate("engine", "--transport-url", broker_url, "--db-url", db_url,
-                           log=logs / "engine.log")
+        engine = _hotplate("engine", "--workers", "1", "--transport-url", broker_url,
+                           "--db-url", db_url, log=logs / "engine.log")
         started.append(engine)
         heat = heat_api.start(heat_venv, broker_url, free_port(), logs)
         port = free_port()
