@@ -1,9 +1,11 @@
 """The engine's request limits and feature switches, under Heat's option names.
 
 Heat reads these from heat.conf; an engine here gets them through its deps
-(``EngineDeps.options``), so tests and embedders pass them explicitly.
-``from_environ`` reads ``HOTPLATE_<OPTION>`` variables for the embedded
-server, where there is no configuration file yet.
+(``EngineDeps.options``), so tests and embedders pass them explicitly and the
+engine never reads a file. The commands build them from the configuration
+file, variables and flags (``hotplate.config``); ``from_environ`` reads only
+the ``HOTPLATE_<OPTION>`` variables, for embedders that start an engine
+without a configuration.
 """
 
 from __future__ import annotations
