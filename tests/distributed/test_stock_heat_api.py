@@ -31,13 +31,14 @@ import pytest
 
 from hotplate.api import faults
 from hotplate.api.background import free_port
-from hotplate.model.errors import EntityNotFound
-from hotplate.rpc import MessagingTimeout, codec
+from hotplate.model.errors import EntityNotFound, StackValidationFailed
+from hotplate.rpc import MessagingTimeout, RemoteError, codec
 from hotplate.rpc.heat_faults import api_names, heat_fault
 from hotplate.rpc.messaging import OsloTransport, WireFailure, heat_exception
 from tests.distributed import heat_api
 from tests.distributed.databases import fresh_postgres_database
 from tests.real_services import POSTGRES, url_or_skip
+from tests.unit.rpc.endpoints import Recorder
 from tests.unit.rpc.test_heat_faults import NOT_HEATS, SAMPLES
 
 pytestmark = pytest.mark.timeout(300)
@@ -106,6 +107,26 @@ def test_errors_heat_has_no_class_for_are_heat_apis_remote_errors(heat_venv: Pat
     """
     for heat in heat_answers(heat_venv, NOT_HEATS):
         assert heat == {"code": 500, "type": "RemoteError", "message": None}
+
+
+def test_hotplate_callers_get_model_errors_back_over_the_engine_topic(broker_url: str) -> None:
+    """What hotplate api and a parent stack's engine rebuild from Heat's form."""
+    transport = OsloTransport(broker_url, workers_per_server=2, call_timeout=10)
+    server = f"recorder-{uuid.uuid4().hex[:6]}"
+    try:
+        transport.serve("engine", server, Recorder(server), Recorder.ALLOWED)
+        with pytest.raises(EntityNotFound) as missing:
+            transport.call({}, "engine", "not_found", {"name": "web"}, server=server)
+        assert (missing.value.entity, missing.value.name) == ("Stack", "web")
+        assert str(missing.value) == "The Stack (web) could not be found."
+        with pytest.raises(StackValidationFailed) as invalid:
+            transport.call({}, "engine", "invalid", {}, server=server)
+        assert str(invalid.value) == "resources.web.type: unknown type"
+        with pytest.raises(RemoteError) as other:  # no Heat class: our envelope, as before
+            transport.call({}, "engine", "boom", {}, server=server)
+        assert (other.value.exc_type, other.value.message) == ("ValueError", "boom")
+    finally:
+        transport.stop()
 
 
 # -- real processes ------------------------------------------------------------------------
