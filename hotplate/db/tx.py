@@ -15,8 +15,11 @@ A connection that dies under a transaction (the server restarted, or ended
 the session: ``pg_terminate_backend``, an idle-in-transaction timeout) is
 also run again, on a new connection, when nothing can have been committed:
 a read always, a write when it died before its COMMIT was sent (the server
-rolls back what a lost session had not committed). A write whose COMMIT
-itself was lost may or may not have happened, so it is raised, as before.
+rolls back what a lost session had not committed), or when PostgreSQL says
+it ended the session itself (admin_shutdown, idle-in-transaction timeout:
+it does so between commands, never inside a COMMIT, so the COMMIT that
+meets that answer never ran). A write whose COMMIT was otherwise lost may
+or may not have happened, so it is raised, as before.
 """
 
 from __future__ import annotations
@@ -37,6 +40,10 @@ T = TypeVar("T")
 DEADLOCK_RETRIES = 3
 _PG_RETRYABLE = frozenset({"40001", "40P01"})  # serialization_failure, deadlock_detected
 _MYSQL_RETRYABLE = frozenset({1213})  # ER_LOCK_DEADLOCK
+_PG_ENDED_BETWEEN_COMMANDS = frozenset({"57P01", "25P03"})
+"""admin_shutdown (pg_terminate_backend, a smart or fast shutdown) and
+idle_in_transaction_session_timeout: the server ended the session while it waited
+for a command, so the command that reads this answer was never run."""
 
 
 class Rollback(Exception):
@@ -60,19 +67,19 @@ def is_retryable(exc: BaseException) -> bool:
     return bool(args) and args[0] in _MYSQL_RETRYABLE
 
 
-def is_disconnect(exc: BaseException) -> bool:
-    """True when SQLAlchemy found the connection dead under the statement (it has
-    invalidated it, and the pool's older connections with it)."""
-    return isinstance(exc, DBAPIError) and bool(exc.connection_invalidated)
-
-
-class _RawDisconnect(Exception):
-    """The driver connection died under ``_run_raw``; ``committing``: during the COMMIT."""
+class _Lost(Exception):
+    """The connection died under a transaction; ``committing``: during its COMMIT."""
 
     def __init__(self, error: Exception, committing: bool) -> None:
         super().__init__(str(error))
         self.error = error
         self.committing = committing
+
+    @property
+    def may_have_committed(self) -> bool:
+        orig = getattr(self.error, "orig", self.error)
+        return self.committing and getattr(orig, "sqlstate", None) not in (
+            _PG_ENDED_BETWEEN_COMMANDS)
 
 
 class Transactions:
@@ -85,24 +92,7 @@ class Transactions:
 
     def write(self, fn: Callable[[Connection], T]) -> T:
         """Run ``fn`` in a write transaction, committed unless it raises."""
-        for attempt in range(DEADLOCK_RETRIES + 1):
-            committing = False
-            try:
-                with self._write_guard(), self.engine.connect() as conn:
-                    conn.execution_options(**{WRITE_OPTION: True})
-                    try:
-                        with conn.begin():
-                            result = fn(conn)
-                            committing = True
-                        return result
-                    except Rollback as rollback:
-                        return rollback.value  # type: ignore[no-any-return]
-            except DBAPIError as exc:
-                rerun = is_retryable(exc) or (is_disconnect(exc) and not committing)
-                if attempt == DEADLOCK_RETRIES or not rerun:
-                    raise
-                self.state.stats.add_retry()
-        raise AssertionError("unreachable")
+        return self._rerun(lambda: self._write_once(fn), write=True)
 
     def read(self, fn: Callable[[Connection], T], *, single_statement: bool = False) -> T:
         """Run ``fn`` in a read transaction (one consistent snapshot across its reads).
@@ -112,23 +102,7 @@ class Transactions:
         and COMMIT round trips (psycopg switches autocommit client-side; on
         MariaDB the switch itself would cost a round trip each way).
         """
-        for attempt in range(DEADLOCK_RETRIES + 1):
-            try:
-                return self._read_once(fn, single_statement)
-            except DBAPIError as exc:
-                if attempt == DEADLOCK_RETRIES or not is_disconnect(exc):
-                    raise
-                self.state.stats.add_retry()
-        raise AssertionError("unreachable")
-
-    def _read_once(self, fn: Callable[[Connection], T], single_statement: bool) -> T:
-        guard = self._write_guard() if self.state.serialise_reads else nullcontext()
-        with guard, self.engine.connect() as conn:
-            if single_statement and self.dialect == "postgresql":
-                conn.execution_options(isolation_level="AUTOCOMMIT")
-                return fn(conn)
-            with conn.begin():
-                return fn(conn)
+        return self._rerun(lambda: self._read_once(fn, single_statement), write=False)
 
     def write_raw(self, fn: Callable[[PoolProxiedConnection], T]) -> T:
         """``write`` on the driver connection itself, for the hot path's fast statements.
@@ -136,34 +110,87 @@ class Transactions:
         Skips SQLAlchemy's Connection and transaction objects (~40 us per
         transaction on SQLite); ``fn`` must run its statements through
         FastPath. Same guarantees: one transaction, Rollback undoes it,
-        deadlock victims are run again.
+        deadlock victims and lost connections are run again.
         """
-        for attempt in range(DEADLOCK_RETRIES + 1):
-            try:
-                with self._write_guard():
-                    return self._run_raw(fn, write=True)
-            except _RawDisconnect as lost:
-                if attempt == DEADLOCK_RETRIES or lost.committing:
-                    raise lost.error from None
-                self.state.stats.add_retry()
-            except Exception as exc:
-                if attempt == DEADLOCK_RETRIES or not is_retryable(exc):
-                    raise
-                self.state.stats.add_retry()
-        raise AssertionError("unreachable")
+        def once() -> T:
+            with self._write_guard():
+                return self._run_raw(fn, write=True)
+
+        return self._rerun(once, write=True)
 
     def read_raw(self, fn: Callable[[PoolProxiedConnection], T]) -> T:
         """A single-statement read on the driver connection (see ``write_raw``)."""
-        guard = self._write_guard() if self.state.serialise_reads else nullcontext()
+        def once() -> T:
+            guard = self._write_guard() if self.state.serialise_reads else nullcontext()
+            with guard:
+                return self._run_raw(fn, write=False)
+
+        return self._rerun(once, write=False)
+
+    def _rerun(self, once: Callable[[], T], *, write: bool) -> T:
+        """``once()``, run again (a few times) for a deadlock victim, or on a new
+        connection for one lost before anything could be committed."""
         for attempt in range(DEADLOCK_RETRIES + 1):
+            last = attempt == DEADLOCK_RETRIES
             try:
-                with guard:
-                    return self._run_raw(fn, write=False)
-            except _RawDisconnect as lost:
-                if attempt == DEADLOCK_RETRIES:
+                return once()
+            except _Lost as lost:
+                if last or (write and lost.may_have_committed):
                     raise lost.error from None
-                self.state.stats.add_retry()
+            except Exception as exc:
+                if last or not (write and is_retryable(exc)):
+                    raise
+            self.state.stats.add_retry()
         raise AssertionError("unreachable")
+
+    def _write_once(self, fn: Callable[[Connection], T]) -> T:
+        committing = False
+        with self._write_guard(), self.engine.connect() as conn:
+            conn.execution_options(**{WRITE_OPTION: True})
+            try:
+                with conn.begin():
+                    result = fn(conn)
+                    committing = True
+                return result
+            except Rollback as rollback:
+                return rollback.value  # type: ignore[no-any-return]
+            except Exception as exc:
+                if self._lost(conn, exc):
+                    raise _Lost(exc, committing) from exc
+                raise
+
+    def _read_once(self, fn: Callable[[Connection], T], single_statement: bool) -> T:
+        guard = self._write_guard() if self.state.serialise_reads else nullcontext()
+        with guard, self.engine.connect() as conn:
+            try:
+                if single_statement and self.dialect == "postgresql":
+                    conn.execution_options(isolation_level="AUTOCOMMIT")
+                    return fn(conn)
+                with conn.begin():
+                    return fn(conn)
+            except Exception as exc:
+                if self._lost(conn, exc):
+                    raise _Lost(exc, committing=False) from exc
+                raise
+
+    def _lost(self, conn: Connection, exc: Exception) -> bool:
+        """Whether ``exc`` says the connection died under the transaction.
+
+        SQLAlchemy finds that out on its own statements, and then drops the
+        connection and the pool's older ones; a FastPath statement's error is
+        the driver's, which SQLAlchemy never saw, so that is done here.
+        """
+        if isinstance(exc, DBAPIError):
+            return bool(exc.connection_invalidated)
+        if conn.invalidated:
+            return True
+        dbapi = self.engine.dialect.loaded_dbapi
+        if not isinstance(exc, dbapi.Error) or not self.engine.dialect.is_disconnect(
+                exc, conn.connection.dbapi_connection, None):  # type: ignore[arg-type]
+            return False
+        conn.invalidate(exc)
+        self.engine.dispose()
+        return True
 
     def _run_raw(self, fn: Callable[[PoolProxiedConnection], T], *, write: bool) -> T:
         raw = self.engine.raw_connection()
@@ -187,11 +214,11 @@ class Transactions:
         except Exception as exc:
             if not self.engine.dialect.is_disconnect(exc, raw.dbapi_connection, None):  # type: ignore[arg-type]
                 raise
-            # What SQLAlchemy does on its own paths: this connection is dropped, and the
-            # pool's others, opened before the loss, are replaced as they are used.
+            # As SQLAlchemy does on its own paths: this connection is dropped, and with
+            # it the pool's others (opened before the loss, they are likely dead too).
             raw.invalidate(exc)
             self.engine.dispose()
-            raise _RawDisconnect(exc, committing) from exc
+            raise _Lost(exc, committing) from exc
         finally:
             raw.close()
 
