@@ -17,7 +17,9 @@ from hotplate.model.ids import StackId
 from hotplate.model.records import EventRecord, NewEvent
 
 _INSERT_EVENT = insert(s.event)
-EVENT_FILTERS = ("resource_action", "resource_status", "resource_name", "resource_type")
+EVENT_FILTERS = ("resource_action", "resource_status", "resource_name", "resource_type",
+                 "uuid")
+"""Event columns a listing filters on; heat-api shows one event by filtering on its uuid."""
 
 
 def insert_events(

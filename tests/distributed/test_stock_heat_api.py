@@ -293,6 +293,11 @@ def test_a_stack_lifecycle_through_heat_api(deployment: Deployment) -> None:
     assert ("source", "CREATE_IN_PROGRESS") in events
     assert ("source", "CREATE_COMPLETE") in events
     assert (name, "CREATE_COMPLETE") in events
+    # One event shown: heat-api asks the engine for the resource's events with its uuid.
+    done = next(e for e in hc.events.list(stack_id, resource_name="source")
+                if e.resource_status == "CREATE_COMPLETE")
+    shown_event = hc.events.get(stack_id, "source", done.id)
+    assert (shown_event.id, shown_event.resource_status) == (done.id, "CREATE_COMPLETE")
     assert [o["output_key"] for o in hc.stacks.output_list(stack_id)["outputs"]] == ["greeting"]
     assert hc.stacks.output_show(stack_id, "greeting")["output"]["output_value"] == "hello"
     (resource,) = hc.resources.list(stack_id)
