@@ -394,6 +394,17 @@ class Store(
     """
 
 
+class StoreUnavailable(Exception):
+    """The database went away under a Store call, and the Store could not settle it.
+
+    A call whose connection died before its COMMIT is run again by the Store
+    itself; this is raised when it could not be (the COMMIT got no answer, so
+    its write may or may not have happened, or the database stayed away). The
+    caller must assume neither outcome: it re-reads, or leaves the work to
+    recovery, and never records a failure of what it was doing on that guess.
+    """
+
+
 Endpoint = Any
 """An object whose allowlisted methods are called as ``method(ctxt, **kwargs)``."""
 

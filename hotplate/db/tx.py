@@ -19,7 +19,8 @@ rolls back what a lost session had not committed), or when PostgreSQL says
 it ended the session itself (admin_shutdown, idle-in-transaction timeout:
 it does so between commands, never inside a COMMIT, so the COMMIT that
 meets that answer never ran). A write whose COMMIT was otherwise lost may
-or may not have happened, so it is raised, as before.
+or may not have happened: that, and a connection lost on every try, is
+raised as ``StoreUnavailable``, for the caller to re-read rather than guess.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import PoolProxiedConnection
 
 from hotplate.db.engine import WRITE_OPTION, engine_state
+from hotplate.ports import StoreUnavailable
 
 T = TypeVar("T")
 
@@ -136,7 +138,8 @@ class Transactions:
                 return once()
             except _Lost as lost:
                 if last or (write and lost.may_have_committed):
-                    raise lost.error from None
+                    raise StoreUnavailable(f"the database connection was lost: {lost.error}",
+                                           ) from lost.error
             except Exception as exc:
                 if last or not (write and is_retryable(exc)):
                     raise

@@ -35,7 +35,7 @@ from hotplate.engine import traversal as trav
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.node_work import LockLost, NodeWork, failure_text
 from hotplate.engine.parking import ParkedAction
-from hotplate.engine.recovery import take_over_row
+from hotplate.engine.recovery import database_lost_reason, take_over_row
 from hotplate.engine.resource_ops import ResourceOps
 from hotplate.engine.row_plugins import row_instance
 from hotplate.engine.runner import ActionTimeout
@@ -51,6 +51,7 @@ from hotplate.model.records import (
     SyncResult,
 )
 from hotplate.model.states import Action
+from hotplate.ports import StoreUnavailable
 
 LOG = logging.getLogger(__name__)
 
@@ -196,7 +197,11 @@ class CheckResource:
                 self._unexpected(work, exc)
 
     def _unexpected(self, work: NodeWork, exc: Exception) -> None:
-        """Fail the resource and the traversal, as Heat does, so nothing waits forever."""
+        """Fail the resource and the traversal, as Heat does, so nothing waits forever;
+        but a database lost under the operation is no failure of the resource."""
+        if isinstance(exc, StoreUnavailable):
+            self._hand_on(work)
+            return
         action = work.row.action if work.row.action is not Action.INIT else Action.CREATE
         reason = failure_text(exc, work.row.name)
         try:
@@ -214,6 +219,26 @@ class CheckResource:
                        work.is_update)
         except Exception:
             LOG.exception("could not record the failure of resource %s", work.row.id)
+
+    def _hand_on(self, work: NodeWork) -> None:
+        """The database went away under the operation, and whether its last write
+        happened is unknown: rather than fail the resource on that guess, hand the
+        node on as a stopping engine does. A row this engine still holds is given up
+        and its action resumed by a worker, told it is a retry, with the same token
+        (recovery.py); an unlocked row's node is sent again, to be decided afresh."""
+        deps = self._deps
+        try:
+            fresh = deps.store.get_resource(work.row.id)
+            if fresh is None:
+                return
+            if fresh.engine_id == deps.engine_id:
+                take_over_row(deps, fresh, deps.engine_id,
+                              reason=database_lost_reason(fresh, deps.engine_id))
+            elif fresh.engine_id is None:
+                self._recast(work)
+        except Exception:  # still away: the row waits for this engine's end, or a sweep
+            LOG.exception("resource %s: could not hand on after the database was lost",
+                          work.row.id)
 
     def _operate(self, plan: Plan, work: NodeWork, cancelled: Any) -> Outcome:
         """Run the plan's operation (after its pre hook) to its one outcome."""

@@ -24,6 +24,7 @@ from hotplate.engine.runner import ActionTimeout
 from hotplate.model.errors import CancelOperation, UpdateReplace
 from hotplate.model.records import ResourceRecord
 from hotplate.model.states import Action, Status
+from hotplate.ports import StoreUnavailable
 from hotplate.resources.base import Resource
 
 LOG = logging.getLogger(__name__)
@@ -111,10 +112,14 @@ class PluginRuns(RowBookkeeping):
     def _guarded(self, row: ResourceRecord, action: Action, instance: Resource,
                  ctx: EngineResourceContext, step: Callable[[], Any],
                  ) -> tuple[Outcome | None, Any]:
-        """Run ``step``; a cancel, a timeout or a plugin error settles the row FAILED."""
+        """Run ``step``; a cancel, a timeout or a plugin error settles the row FAILED.
+
+        A database lost under the step (StoreUnavailable, from the plugin's
+        context) is not the plugin's failure: it goes up, to be handed on.
+        """
         try:
             return None, step()
-        except (UpdateReplace, LockLost):
+        except (UpdateReplace, LockLost, StoreUnavailable):
             raise
         except Exception as exc:
             return self._failed(row, action, instance, ctx, exc), None

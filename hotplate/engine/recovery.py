@@ -79,6 +79,12 @@ def handover_reason(row: ResourceRecord, engine: EngineId) -> str:
             "and handed it over")
 
 
+def database_lost_reason(row: ResourceRecord, engine: EngineId) -> str:
+    """The event an engine leaves on a resource whose operation lost the database."""
+    return (f"{outcome.worker_went_down(row.action)}: engine {engine} lost its database "
+            "connection and handed it over")
+
+
 def take_over_row(deps: EngineDeps, row: ResourceRecord, dead: EngineId, *,
                   reason: str | None = None) -> bool:
     """Take the row's lock from a dead engine and set its node going again.
