@@ -122,7 +122,9 @@ class CheckResource:
         with deps.cancels.running(stack.id) as cancelled:
             try:
                 self._carry_out(work, self._operate(plan, work, cancelled))
-            except Exception as exc:  # a bug or a lost database must not strand the stack
+            except StoreUnavailable as exc:
+                self._hand_on(work, exc)
+            except Exception as exc:  # a bug must not strand the stack
                 LOG.exception("unexpected error checking resource %s", row.id)
                 self._unexpected(work, exc)
 
@@ -192,16 +194,14 @@ class CheckResource:
                 except LockLost:
                     result = Lost()
                 self._carry_out(work, result)
-            except Exception as exc:  # a bug or a lost database must not strand the stack
+            except StoreUnavailable as exc:
+                self._hand_on(work, exc)
+            except Exception as exc:  # a bug must not strand the stack
                 LOG.exception("unexpected error resuming resource %s", work.row.id)
                 self._unexpected(work, exc)
 
     def _unexpected(self, work: NodeWork, exc: Exception) -> None:
-        """Fail the resource and the traversal, as Heat does, so nothing waits forever;
-        but a database lost under the operation is no failure of the resource."""
-        if isinstance(exc, StoreUnavailable):
-            self._hand_on(work)
-            return
+        """Fail the resource and the traversal, as Heat does, so nothing waits forever."""
         action = work.row.action if work.row.action is not Action.INIT else Action.CREATE
         reason = failure_text(exc, work.row.name)
         try:
@@ -220,13 +220,15 @@ class CheckResource:
         except Exception:
             LOG.exception("could not record the failure of resource %s", work.row.id)
 
-    def _hand_on(self, work: NodeWork) -> None:
+    def _hand_on(self, work: NodeWork, exc: StoreUnavailable) -> None:
         """The database went away under the operation, and whether its last write
         happened is unknown: rather than fail the resource on that guess, hand the
         node on as a stopping engine does. A row this engine still holds is given up
         and its action resumed by a worker, told it is a retry, with the same token
-        (recovery.py); an unlocked row's node is sent again, to be decided afresh."""
+        (recovery.py); an unlocked row's node is sent again, to be decided afresh
+        (a row another engine took over meanwhile is that engine's)."""
         deps = self._deps
+        LOG.warning("resource %s: %s; handing it on", work.row.id, exc)
         try:
             fresh = deps.store.get_resource(work.row.id)
             if fresh is None:
