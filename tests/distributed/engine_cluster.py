@@ -1,4 +1,4 @@
-"""Real ``hotplate engine`` processes for the fault tests, and the faults themselves.
+"""Real ``hotplate engine`` processes for the fault tests.
 
 - ``EngineCommand``: one ``hotplate engine`` command (a parent and its one
   child engine process) in a process group of its own, so that a test can
@@ -10,21 +10,16 @@
   short timers the faults need, the test's own way in (an EngineRpc on the
   broker, as hotplate api has; a Store on the database, to read what
   happened) and the checks every test makes (made once, no lock left).
-- ``BrokerProxy``: a TCP proxy between the engines and RabbitMQ that can
-  drop every connection for a while (the machine's broker is shared: it is
-  never restarted).
-- ``private_vhost`` and ``private_database``: a RabbitMQ virtual host and a
-  PostgreSQL database of the caller's, named afresh each time (several runs
-  of these tests may share the machine), so no queue or row of another run's
-  engines ever reaches these; both are removed afterwards.
+- ``private_database``: a PostgreSQL database of the caller's, named afresh
+  each time (several runs of these tests may share the machine), so no row
+  of another run's engines ever reaches these; removed afterwards
+  (broker_proxy.py has the broker's counterpart, and the proxy that cuts it).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -36,7 +31,6 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from sqlalchemy import create_engine, pool, text
 from sqlalchemy.engine import make_url
@@ -46,8 +40,9 @@ from hotplate.app import api_transport
 from hotplate.db.engine import make_engine
 from hotplate.db.store import SqlStore
 from hotplate.engine.clock import SystemClock
-from hotplate.model.ids import StackId
+from hotplate.model.ids import EngineId, StackId
 from hotplate.model.records import EventRecord, StackRecord
+from tests.distributed.broker_proxy import BrokerProxy
 from tests.distributed.databases import fresh_postgres_database
 
 CTXT = {"project_id": "demo", "username": "demo", "is_admin": False}
@@ -80,32 +75,7 @@ def wait_until(check: Callable[[], Any], what: str, timeout: float = 60.0,
         time.sleep(every)
 
 
-# -- RabbitMQ -----------------------------------------------------------------------
-def _rabbitmqctl(*args: str) -> bool:
-    tool = shutil.which("rabbitmqctl")
-    if tool is None:
-        return False
-    done = subprocess.run([tool, *args], capture_output=True, text=True, timeout=60)
-    return done.returncode == 0
-
-
-@contextlib.contextmanager
-def private_vhost(url: str, prefix: str) -> Iterator[str]:
-    """``url`` on a virtual host made for the caller (deleted afterwards); ``url``
-    itself when ``rabbitmqctl`` cannot make one."""
-    vhost = f"{prefix}-{uuid.uuid4().hex[:8]}"
-    parts = urlsplit(url)
-    user = parts.username or "guest"
-    if _rabbitmqctl("add_vhost", vhost) and _rabbitmqctl(
-            "set_permissions", "-p", vhost, user, ".*", ".*", ".*"):
-        try:
-            yield urlunsplit(parts._replace(path=f"/{vhost}"))
-        finally:
-            _rabbitmqctl("delete_vhost", vhost)
-    else:
-        yield url
-
-
+# -- a database of its own ---------------------------------------------------------
 @contextlib.contextmanager
 def private_database(server_url: str, prefix: str) -> Iterator[str]:
     """A migrated database made for the caller on ``server_url``'s server; dropped
@@ -122,92 +92,6 @@ def private_database(server_url: str, prefix: str) -> Iterator[str]:
                 conn.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
         finally:
             admin.dispose()
-
-
-def via_port(url: str, port: int) -> str:
-    """``url`` with its host and port replaced by 127.0.0.1:``port``."""
-    parts = urlsplit(url)
-    userinfo = parts.netloc.rpartition("@")[0]
-    netloc = f"{userinfo}@127.0.0.1:{port}" if userinfo else f"127.0.0.1:{port}"
-    return urlunsplit(parts._replace(netloc=netloc))
-
-
-class BrokerProxy:
-    """Forwards TCP connections to the broker; ``cut`` drops them all for a while.
-
-    While cut, a new connection is accepted and closed at once, as a broker
-    that is going down does. Runs its own event loop in a daemon thread.
-    """
-
-    def __init__(self, upstream_url: str) -> None:
-        parts = urlsplit(upstream_url)
-        self._upstream = (parts.hostname or "127.0.0.1", parts.port or 5672)
-        self._loop = asyncio.new_event_loop()
-        self._writers: set[asyncio.StreamWriter] = set()
-        self._refuse_until = 0.0
-        self.accepted = 0
-        """Connections forwarded so far (a client that reconnects adds to it)."""
-        self.port = 0
-        self._thread = threading.Thread(target=self._loop.run_forever, name="broker-proxy",
-                                        daemon=True)
-
-    def start(self) -> BrokerProxy:
-        self._thread.start()
-        server = asyncio.run_coroutine_threadsafe(
-            asyncio.start_server(self._handle, "127.0.0.1", 0), self._loop).result(10)
-        self._server = server
-        self.port = server.sockets[0].getsockname()[1]
-        return self
-
-    def cut(self, seconds: float) -> None:
-        """Drop every connection now and refuse new ones for ``seconds``."""
-        def drop() -> None:
-            self._refuse_until = time.monotonic() + seconds
-            for writer in list(self._writers):
-                writer.transport.abort()
-        self._loop.call_soon_threadsafe(drop)
-
-    def stop(self) -> None:
-        async def close() -> None:
-            self._server.close()
-            for writer in list(self._writers):
-                writer.transport.abort()
-        with contextlib.suppress(Exception):
-            asyncio.run_coroutine_threadsafe(close(), self._loop).result(5)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(5)
-        if not self._thread.is_alive():
-            self._loop.close()
-
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                      ) -> None:
-        if time.monotonic() < self._refuse_until:
-            writer.transport.abort()
-            return
-        try:
-            up_reader, up_writer = await asyncio.open_connection(*self._upstream)
-        except OSError:
-            writer.transport.abort()
-            return
-        self.accepted += 1
-        self._writers.update((writer, up_writer))
-        try:
-            await asyncio.gather(self._pipe(reader, up_writer), self._pipe(up_reader, writer))
-        finally:
-            for end in (writer, up_writer):
-                self._writers.discard(end)
-                end.transport.abort()
-
-    @staticmethod
-    async def _pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
-        try:
-            while data := await source.read(65536):
-                sink.write(data)
-                await sink.drain()
-        except (ConnectionError, OSError):
-            pass
-        finally:
-            sink.transport.abort()  # the other direction ends too
 
 
 # -- engine processes ---------------------------------------------------------------
@@ -461,8 +345,9 @@ class Cluster:
         """No resource of any stack is locked by an engine that is not running."""
         dead = self.holders() - self.live_engines()
         if dead:
-            rows = self.store.resources_locked_by  # type: ignore[attr-defined]
-            locked = {e: [(r.stack_id, r.name, r.status) for r in rows(e)] for e in dead}
+            rows = self.store.resources_locked_by
+            locked = {e: [(r.stack_id, r.name, r.status) for r in rows(EngineId(e))]
+                      for e in dead}
             children = {n: [(c, pid_alive(c.pid)) for c in cmd.children]
                         for n, cmd in self.commands.items()}
             raise AssertionError(f"locks held by dead engines: {locked}; engines: {children}")
