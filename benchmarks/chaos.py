@@ -57,6 +57,7 @@ from sqlalchemy import Engine, create_engine, pool, text
 from benchmarks.engine_cluster import (
     Cluster,
     EngineCommand,
+    EngineProcess,
     private_vhost,
     scratch_database,
     utc_now,
@@ -163,6 +164,13 @@ class Record:
         if found is not None and found.tzinfo is None:
             found = found.replace(tzinfo=utc_now().tzinfo)
         return found
+
+    def creates_per_engine(self) -> dict[str, int]:
+        """Engine id -> handle_create calls it made: how evenly the work spread."""
+        with self.db.connect() as conn:
+            rows = conn.execute(text("SELECT engine_id, count(*) FROM resource_attempt "
+                                     "WHERE action = 'CREATE' GROUP BY engine_id")).all()
+        return {str(e): int(n) for e, n in rows}
 
     def transactions(self, database: str) -> int:
         """Transactions committed in ``database`` so far (PostgreSQL's statistics)."""
@@ -389,7 +397,7 @@ def _round(value: float | None) -> float | None:
 
 
 # -- scale-out -------------------------------------------------------------------------
-def scale_out(args: argparse.Namespace, logs: Path) -> dict[str, dict[str, float]]:
+def scale_out(args: argparse.Namespace, logs: Path) -> dict[str, dict[str, Any]]:
     """Seconds (and transactions per resource) for the wide stack on 1..N engines."""
     results = {}
     for count in range(1, args.engines + 1):
@@ -398,17 +406,18 @@ def scale_out(args: argparse.Namespace, logs: Path) -> dict[str, dict[str, float
     return results
 
 
-def _scale_out_once(count: int, args: argparse.Namespace, logs: Path) -> dict[str, float]:
+def _scale_out_once(count: int, args: argparse.Namespace, logs: Path) -> dict[str, Any]:
     name = f"{DATABASE}_scale"
-    with scratch_database(args.db_url, name) as db_url, \
+    with scratch_database(args.db_url, name, keep=args.keep) as db_url, \
             private_vhost(args.broker) as broker_url:
         record = Record(db_url)
         cluster = Cluster(count, engine_env(db_url, broker_url, args), THREADS, logs,
                           prefix=f"scale{count}")
         transport = api_transport(broker_url, workers=1)
         try:
-            cluster.wait_all()
+            engines = cluster.wait_all()
             before = record.transactions(name)
+            machine_before, engines_before = machine_cpu(), process_cpu(engines)
             start = time.monotonic()
             transport.call(CTXT, ENGINE_TOPIC, "create_stack",
                            {"stack_name": "wide", "template": wide_template(
@@ -417,7 +426,11 @@ def _scale_out_once(count: int, args: argparse.Namespace, logs: Path) -> dict[st
                            timeout=120)
             state = settle(record, "wide", start + args.settle_timeout).get("wide", "MISSING")
             seconds = time.monotonic() - start
+            engine_cpu = process_cpu(engines) - engines_before
+            busy, total = (now - then for now, then in zip(machine_cpu(), machine_before,
+                                                            strict=True))
             xacts = record.transactions(name) - before
+            shares = record.creates_per_engine()
         finally:
             transport.stop()
             cluster.stop()
@@ -426,7 +439,32 @@ def _scale_out_once(count: int, args: argparse.Namespace, logs: Path) -> dict[st
         raise SystemExit(f"scale-out on {count} engines: the stack ended {state}")
     return {"seconds": round(seconds, 2),
             "resources_per_second": round(SCALE_OUT_RESOURCES / seconds, 1),
-            "transactions_per_resource": round(xacts / SCALE_OUT_RESOURCES, 1)}
+            "transactions_per_resource": round(xacts / SCALE_OUT_RESOURCES, 1),
+            "creates_per_engine": sorted(shares.values(), reverse=True),
+            "engine_cpu_ms_per_resource": round(engine_cpu * 1000 / SCALE_OUT_RESOURCES, 1),
+            "machine_busy_percent": round(100 * busy / total, 1) if total else None}
+
+
+def machine_cpu() -> tuple[float, float]:
+    """(busy, total) jiffies of every CPU since boot (Linux's /proc/stat), so a run can
+    tell whether it was held back by the machine rather than by the engines."""
+    fields = [float(v) for v in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def process_cpu(engines: list[EngineProcess]) -> float:
+    """CPU seconds (user + system) the engine processes have used so far."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    used = 0.0
+    for engine in engines:
+        try:
+            stat = Path(f"/proc/{engine.pid}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rpartition(")")[2].split()
+        used += (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+    return used
 
 
 # -- the report ------------------------------------------------------------------------
@@ -460,8 +498,9 @@ def print_chaos(result: dict[str, Any]) -> None:
         print(f"  {name}: {state}")
 
 
-def print_scale_out(results: dict[str, dict[str, float]]) -> None:
-    header = f"{'engines':>7} {'seconds':>8} {'res/s':>8} {'xact/res':>9} {'speed-up':>9}"
+def print_scale_out(results: dict[str, dict[str, Any]]) -> None:
+    header = (f"{'engines':>7} {'seconds':>8} {'res/s':>8} {'xact/res':>9} {'speed-up':>9}"
+              f" {'cpu ms/res':>10} {'machine busy':>12}  creates per engine")
     print(f"scale-out: {SCALE_OUT_RESOURCES} TestResources waiting "
           f"{SCALE_OUT_WAIT * 1000:g} ms, {THREADS} threads per engine")
     print(header)
@@ -469,8 +508,11 @@ def print_scale_out(results: dict[str, dict[str, float]]) -> None:
     one = results.get("1", {}).get("seconds")
     for count, row in results.items():
         ratio = f"{one / row['seconds']:.2f}x" if one else "-"
+        spread = "/".join(str(n) for n in row["creates_per_engine"])
         print(f"{count:>7} {row['seconds']:>8} {row['resources_per_second']:>8} "
-              f"{row['transactions_per_resource']:>9} {ratio:>9}")
+              f"{row['transactions_per_resource']:>9} {ratio:>9} "
+              f"{row['engine_cpu_ms_per_resource']:>10} "
+              f"{row['machine_busy_percent']:>11}%  {spread}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -497,7 +539,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="a RabbitMQ server (a vhost of the benchmark's is made)")
     parser.add_argument("--logs", default=None, help="directory for the engines' logs")
     parser.add_argument("--keep", action="store_true",
-                        help="leave the chaos run's database to look into (not the vhost)")
+                        help="leave the databases to look into (not the vhosts)")
     only = parser.add_mutually_exclusive_group()
     only.add_argument("--chaos-only", action="store_true")
     only.add_argument("--scale-out-only", action="store_true")
