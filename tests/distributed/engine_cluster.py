@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import signal
 import subprocess
@@ -116,7 +117,7 @@ class EngineCommand:
                 [sys.executable, "-m", "hotplate.cli.main", "engine", "--engine-host", name,
                  "--workers", "1", "--threads", str(THREADS)],
                 env=dict(env), stdout=subprocess.PIPE, stderr=sink, text=True,
-                start_new_session=True)
+                start_new_session=True, preexec_fn=_stop_with_the_test)
         self._reader = threading.Thread(target=self._read, name=f"announce-{name}",
                                         daemon=True)
         self._reader.start()
@@ -181,6 +182,17 @@ class EngineCommand:
     def log_tail(self, chars: int = 3000) -> str:
         text = self.log.read_text(errors="replace") if self.log.exists() else ""
         return text[-chars:]
+
+
+def _stop_with_the_test() -> None:
+    """In the forked command, before it runs: SIGTERM when the test process dies, however
+    it dies (Linux), so that a killed test run leaves no engine behind (the command's
+    own children then die with it)."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+
+
+_PR_SET_PDEATHSIG = 1
 
 
 def pid_alive(pid: int) -> bool:
