@@ -23,6 +23,9 @@ from hotplate.model.states import Action, Status
 
 LOG = logging.getLogger(__name__)
 
+LOCAL_BACKLOG = 2
+"""Nodes queued per local worker before the worker topic stops taking messages."""
+
 
 class WorkerService:
     ALLOWED = frozenset({"check_resource", "check_resources", "cancel_check_resource",
@@ -33,6 +36,7 @@ class WorkerService:
         self._check = CheckResource(deps)
         self._local: ThreadPoolExecutor | None = None
         self._local_lock = threading.Lock()
+        self._room = threading.Condition(self._local_lock)
         self._queued: dict[Future[None], tuple[ResourceId, TraversalId, bool]] = {}
 
     def check_resources(self, ctxt: Mapping[str, Any], current_traversal: str,
@@ -47,14 +51,26 @@ class WorkerService:
 
     def _submit(self, key: tuple[ResourceId, TraversalId, bool],
                 data: Mapping[str, Any] | None) -> None:
-        future = self._local_pool().submit(self._run_local, *key, data)
-        with self._local_lock:
-            self._queued[future] = key
+        """Queue a node for the local workers, waiting while they have a whole round
+        queued already: the message handler then stays busy, the transport takes no
+        more messages, and what this engine has not taken goes to the others."""
+        self._local_pool()
+        with self._room:
+            while len(self._queued) >= LOCAL_BACKLOG * max(1, self._deps.local_workers):
+                self._room.wait(1.0)
+            pool = self._local
+            if pool is not None:
+                future = pool.submit(self._run_local, *key, data)
+                self._queued[future] = key
+        if pool is None:  # stopped meanwhile: to another engine's workers
+            self._deps.cast_check_resource(*key)
+            return
         future.add_done_callback(self._forget)
 
     def _forget(self, future: Future[None]) -> None:
-        with self._local_lock:
+        with self._room:
             self._queued.pop(future, None)
+            self._room.notify()
 
     def _run_local(self, resource_id: ResourceId, traversal_id: TraversalId,
                    is_update: bool, data: Mapping[str, Any] | None) -> None:

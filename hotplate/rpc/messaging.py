@@ -22,8 +22,13 @@ endpoint raises goes back in one of two forms, by topic:
   ``hotplate.model.errors`` by class, just as with the in-process transport.
 
 A message with no server goes to the topic's shared queue and RabbitMQ
-hands it to one consumer in turn; ``rabbit_qos_prefetch_count`` is set to
-the executor size so a busy engine cannot hoard queued work. A cast to a
+hands it to one consumer in turn. oslo.messaging's RabbitMQ driver
+acknowledges a message as it arrives and its server queues work for its
+threads without bound, so ``rabbit_qos_prefetch_count`` (set to the thread
+count) alone would not stop a busy engine from hoarding the queue: each
+server here also takes a message only when one of its threads is free
+(``_take_when_free``), so what it has not taken stays on the broker for the
+other engines. A cast to a
 server nobody serves is dropped by the broker; a call to one times out,
 which is Heat's liveness rule for a dead engine.
 """
@@ -209,6 +214,7 @@ class OsloTransport:
                  exchange: str = DEFAULT_EXCHANGE) -> None:
         if workers_per_server < 1:
             raise ValueError("workers_per_server must be at least 1")
+        self._workers = workers_per_server
         self._conf = _sized_conf(workers_per_server)
         try:
             self._transport = oslo_messaging.get_rpc_transport(
@@ -241,6 +247,7 @@ class OsloTransport:
                 self._transport, target, [facade],
                 access_policy=oslo_messaging.DefaultRPCAccessPolicy)
             self._servers[(topic, server)] = rpc_server
+        _take_when_free(rpc_server, self._workers)
         rpc_server.start()
 
     def unserve(self, topic: str, server: str) -> None:
@@ -359,6 +366,27 @@ def _sized_conf(workers: int) -> cfg.ConfigOpts:
     conf.set_override("executor_thread_pool_size", workers)
     conf.set_override("rabbit_qos_prefetch_count", workers, group="oslo_messaging_rabbit")
     return conf
+
+
+def _take_when_free(rpc_server: Any, threads: int) -> None:
+    """Make the server's listener wait for a free thread before it takes the next
+    message (oslo.messaging hands every message to an unbounded queue otherwise).
+
+    It replaces the server's ``_on_incoming`` (oslo.messaging's own hand-over to
+    its thread pool) with the same hand-over behind a semaphore of ``threads``.
+    """
+    free = threading.BoundedSemaphore(threads)
+
+    def on_incoming(incoming: Any) -> None:
+        free.acquire()
+        try:
+            future = rpc_server._work_executor.submit(rpc_server._process_incoming, incoming)
+        except BaseException:
+            free.release()
+            raise
+        future.add_done_callback(lambda _done: free.release())
+
+    rpc_server._on_incoming = on_incoming
 
 
 def _halt(*rpc_servers: Any) -> None:
