@@ -30,10 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
-from sqlalchemy import create_engine, pool, text
-from sqlalchemy.engine import make_url
-
-from tests.distributed.databases import fresh_postgres_database
+from tests.distributed.databases import drop_database, fresh_postgres_database
 
 REPO = Path(__file__).resolve().parent.parent
 """The engines run the code the benchmark runs (``python -m`` from here)."""
@@ -230,16 +227,6 @@ def scratch_database(server_url: str, name: str, *, keep: bool = False) -> Itera
             print(f"database kept: {url}", file=sys.stderr, flush=True)
         else:
             drop_database(server_url, name)
-
-
-def drop_database(server_url: str, name: str) -> None:
-    admin = create_engine(make_url(server_url).set(database="postgres"),
-                          poolclass=pool.NullPool, isolation_level="AUTOCOMMIT")
-    try:
-        with admin.connect() as conn:
-            conn.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-    finally:
-        admin.dispose()
 
 
 def utc_now() -> datetime:

@@ -11,35 +11,18 @@ database of its own, created fresh.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import uuid
 from collections.abc import Iterator
 
 import pytest
 
+from tests.distributed.broker_proxy import private_vhost
 from tests.distributed.databases import fresh_postgres_database
 from tests.real_services import POSTGRES, RABBIT, url_or_skip
 
 
-def _rabbitmqctl(*args: str) -> bool:
-    tool = shutil.which("rabbitmqctl")
-    if tool is None:
-        return False
-    done = subprocess.run([tool, *args], capture_output=True, text=True, timeout=60)
-    return done.returncode == 0
-
-
 @pytest.fixture(scope="session")
 def broker_url() -> Iterator[str]:
-    url = url_or_skip(RABBIT)
-    vhost = f"hotplate-test-{uuid.uuid4().hex[:8]}"
-    user = url.split("://", 1)[1].split(":", 1)[0] or "guest"
-    if _rabbitmqctl("add_vhost", vhost) and _rabbitmqctl(
-            "set_permissions", "-p", vhost, user, ".*", ".*", ".*"):
-        yield f"{url.rstrip('/')}/{vhost}"
-        _rabbitmqctl("delete_vhost", vhost)
-    else:
+    with private_vhost(url_or_skip(RABBIT), "hotplate-test") as url:
         yield url
 
 

@@ -25,3 +25,14 @@ def fresh_postgres_database(url: str, name: str) -> str:
     ours = make_url(url).set(database=name).render_as_string(hide_password=False)
     migrate.upgrade(ours)
     return ours
+
+
+def drop_database(url: str, name: str) -> None:
+    """Drop database ``name`` on the server of ``url``, ending any connection to it."""
+    admin = create_engine(make_url(url).set(database="postgres"),
+                          poolclass=pool.NullPool, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+    finally:
+        admin.dispose()

@@ -33,9 +33,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import create_engine, pool, text
-from sqlalchemy.engine import make_url
-
 from hotplate.api.rpc import EngineRpc
 from hotplate.app import api_transport
 from hotplate.db.engine import make_engine
@@ -44,7 +41,7 @@ from hotplate.engine.clock import SystemClock
 from hotplate.model.ids import EngineId, StackId
 from hotplate.model.records import EventRecord, StackRecord
 from tests.distributed.broker_proxy import BrokerProxy
-from tests.distributed.databases import fresh_postgres_database
+from tests.distributed.databases import drop_database, fresh_postgres_database
 
 CTXT = {"project_id": "demo", "username": "demo", "is_admin": False}
 
@@ -86,13 +83,7 @@ def private_database(server_url: str, prefix: str) -> Iterator[str]:
     try:
         yield url
     finally:
-        admin = create_engine(make_url(server_url).set(database="postgres"),
-                              poolclass=pool.NullPool, isolation_level="AUTOCOMMIT")
-        try:
-            with admin.connect() as conn:
-                conn.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        finally:
-            admin.dispose()
+        drop_database(server_url, name)
 
 
 # -- engine processes ---------------------------------------------------------------
