@@ -24,6 +24,16 @@ def token_hash(plaintext: str) -> str:
     return hashlib.sha256(plaintext.encode("utf-8")).hexdigest()
 
 
+
+def new_token() -> str:
+    """A fresh token's plaintext: URL-safe, and never starting with ``-``, which a
+    command line such as ``openstack --os-token <token>`` would take for an option
+    (one token in 64 did, so the command the server prints failed)."""
+    while True:
+        plaintext = secrets.token_urlsafe(32)
+        if not plaintext.startswith("-"):
+            return plaintext
+
 class AuthStore:
     """Tokens in the database behind ``engine``."""
 
@@ -39,7 +49,7 @@ class AuthStore:
         if not project_name:
             raise ValueError("a project name is required")
         project_id = self._project_id(project_name)
-        plaintext = secrets.token_urlsafe(32)
+        plaintext = new_token()
         with self._engine.begin() as conn:
             conn.execute(insert(api_token).values(
                 id=str(uuid.uuid4()), token_hash=token_hash(plaintext), project_id=project_id,

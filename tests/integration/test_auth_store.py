@@ -89,3 +89,15 @@ def test_token_commands(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.strip() == "revoked"
     assert main(["token", "revoke", secret, *data]) == 1
     assert "no live token" in capsys.readouterr().err
+
+
+def test_a_token_never_starts_with_a_dash(monkeypatch) -> None:
+    """``openstack --os-token -x...`` takes the token for an option: such a token is
+    drawn again (the command the server prints must work)."""
+    import secrets
+
+    from hotplate.db import auth_store
+
+    drawn = iter(["-starts-with-a-dash", "fine_token"])
+    monkeypatch.setattr(secrets, "token_urlsafe", lambda n: next(drawn))
+    assert auth_store.new_token() == "fine_token"
