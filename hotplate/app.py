@@ -17,11 +17,11 @@ from hotplate.engine.deps import EngineDeps, ResourceTypes, Slots
 from hotplate.engine.global_env import load_global_environment
 from hotplate.engine.heartbeat import ServiceIdentity, ServiceReporter
 from hotplate.engine.options import EngineOptions
-from hotplate.engine.parking import ParkedActions
-from hotplate.engine.recovery import Recovery, hand_over
 from hotplate.engine.runner import ActionRunner
-from hotplate.engine.service import EngineService
-from hotplate.engine.worker import ListenerService, WorkerService
+from hotplate.engine.service.endpoint import EngineService
+from hotplate.engine.worker.endpoint import ListenerService, WorkerService
+from hotplate.engine.worker.parking import ParkedActions
+from hotplate.engine.worker.recovery import Recovery, hand_over
 from hotplate.model.ids import EngineId
 from hotplate.ports import Clock, Ids, Notifier, Store, Transport
 from hotplate.resources.registry import Registry

@@ -1,7 +1,7 @@
 """Recovery's decisions: what becomes of a dead engine's lock, which nodes stalled,
 and the token that makes a retried action the same action.
 
-The shell (engine/recovery.py) reads the rows, the sync points and who is
+The shell (engine/worker/recovery.py) reads the rows, the sync points and who is
 alive; these functions say what to do with them, so the rules can be tested
 without engines, threads or a database.
 

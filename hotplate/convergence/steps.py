@@ -3,7 +3,7 @@ whose lock the worker could not take.
 
 An operation (create, update, replace, delete, purge, a refused change) ends in
 exactly one ``Outcome``; ``after`` names the step that follows, and the shell
-(engine/check_resource.py) carries it out in one place. A lock conflict is
+(engine/worker/check_resource.py) carries it out in one place. A lock conflict is
 settled by ``resolve_conflict`` from the row as it is now and whether its
 holder answers. Nothing here raises: exceptions stay inside the operations.
 """
@@ -112,7 +112,7 @@ class Conflict(StrEnum):
     """A live engine works on the row for an older template: ask it to finish early
     (Heat's handle_preempt); it hands the row over when it does."""
     TAKE_OVER = "TAKE_OVER"
-    """The holder is dead: take its lock over (engine/recovery.py), which sends the
+    """The holder is dead: take its lock over (engine/worker/recovery.py), which sends the
     node again."""
     RETRY = "RETRY"
     """Nobody holds the row and it is still as planned (only its key moved): send the

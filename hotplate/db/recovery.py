@@ -2,7 +2,7 @@
 sync points, paused hooks, and the attempts plugins record.
 
 None of it is on the hot path: the recovery timer runs these once per
-``periodic_interval`` (engine/recovery.py), and only the sweep's engine reads
+``periodic_interval`` (engine/worker/recovery.py), and only the sweep's engine reads
 a traversal's points.
 """
 

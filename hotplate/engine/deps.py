@@ -7,12 +7,11 @@ from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hotplate.engine.cache import EngineCaches
 from hotplate.engine.global_env import GlobalEnvironment
 from hotplate.engine.options import EngineOptions
-from hotplate.engine.parking import ParkedAction, ParkedActions
 from hotplate.engine.runner import ActionRunner
 from hotplate.engine.template_types import TemplateTypes
 from hotplate.engine.worker_client import ReadyInputs, WorkerClient
@@ -24,6 +23,9 @@ from hotplate.rpc.errors import MessagingTimeout
 from hotplate.rpc.topics import LISTENER_TOPIC
 from hotplate.template import Environment
 from hotplate.template.environment import TEMPLATE_SUFFIXES
+
+if TYPE_CHECKING:
+    from hotplate.engine.worker.parking import ParkedAction, ParkedActions
 
 
 class CancelRegistry:

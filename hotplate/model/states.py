@@ -5,7 +5,7 @@ A state is an (action, status) pair, shown to users as ``<ACTION>_<STATUS>``
 as a bug (IllegalTransition), never a user's error:
 
 - resources: every state write an operation makes goes through the row
-  bookkeeping (engine/row_bookkeeping.py: take the lock, settle, release),
+  bookkeeping (engine/worker/row_bookkeeping.py: take the lock, settle, release),
   which checks ``check_resource_transition`` against the row it holds (its
   lock, or the compare-and-swap on its key, makes that row the stored one);
 - stacks: the store's traversal compare-and-swap settles only a stack that is

@@ -118,7 +118,7 @@ class Resource:
     description: ClassVar[str | None] = None
     parks_while_waiting: ClassVar[bool] = False
     """True when the action waits on something that says when it is done (a child
-    stack): the engine then holds no thread while it waits (engine/parking.py)."""
+    stack): the engine then holds no thread while it waits (engine/worker/parking.py)."""
     managed_metadata: ClassVar[frozenset[str]] = frozenset()
     """Metadata keys the plugin writes itself (a group's cooldown state): an update
     keeps them, where the template's metadata replaces the rest."""

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from hotplate.db.store import SqlStore
-from hotplate.engine.resource_context import EngineResourceContext
+from hotplate.engine.hosting.resource_context import EngineResourceContext
 from hotplate.model.ids import EngineId, ResourceId
 from hotplate.model.states import Action, Status
 from tests.integration.helpers import FakeClock, make_resource, make_stack, race

@@ -20,7 +20,7 @@ import pytest
 from hotplate.app import start_engine
 from hotplate.engine.clock import SeededIds
 from hotplate.engine.runner import ActionRunner
-from hotplate.engine.worker import WorkerService
+from hotplate.engine.worker.endpoint import WorkerService
 from hotplate.resources.registry import Registry
 from hotplate.resources.test_resource import TestResource
 from hotplate.rpc.topics import WORKER_TOPIC

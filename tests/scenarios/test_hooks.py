@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hotplate.app import embedded
-from hotplate.engine.breakpoints import clear_hook
+from hotplate.engine.worker.breakpoints import clear_hook
 from hotplate.model.errors import InvalidBreakPointHook
 
 from .templates import res, tmpl

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from hotplate.engine import traversal as trav
-from hotplate.engine.row_plugins import row_context
+from hotplate.engine.hosting.row_plugins import row_context
+from hotplate.engine.worker import traversal as trav
 from hotplate.model.ids import TraversalId
 from hotplate.model.notifications import Notification, Priority
 from hotplate.model.states import Action

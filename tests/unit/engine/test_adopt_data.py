@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from hotplate.engine.adopt import (
+from hotplate.engine.hosting.adopt import (
     AdoptsItself,
     child_adopt_request,
     resource_entry,

@@ -1,5 +1,5 @@
 """Request limits, parameter groups and error positions: the checks a request passes
-before anything is stored (engine/options.py, engine/validation.py)."""
+before anything is stored (engine/options.py, engine/service/validation.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from hotplate.engine.options import UNLIMITED, EngineOptions
-from hotplate.engine.validation import (
+from hotplate.engine.service.validation import (
     check_resource_count,
     check_template_size,
     located_in,

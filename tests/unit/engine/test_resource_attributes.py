@@ -1,10 +1,10 @@
-"""Heat's rule for the attributes of ``resource show`` (engine/resource_attributes.py)."""
+"""Heat's rule for the attributes of ``resource show`` (engine/service/resource_attributes.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from hotplate.engine.resource_attributes import attribute_view, shown_attributes
+from hotplate.engine.service.resource_attributes import attribute_view, shown_attributes
 from hotplate.engine.views import stored_attributes
 from hotplate.model.nodes import path_key
 from hotplate.resources.attributes import Attribute

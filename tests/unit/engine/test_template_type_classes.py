@@ -1,7 +1,7 @@
 """Provider template classes: schemas per environment, and which type changes keep a resource."""
 
 from hotplate.engine.template_types import TemplateTypes
-from hotplate.engine.update_checks import same_implementation
+from hotplate.engine.worker.update_checks import same_implementation
 from hotplate.resources.none import NoneResource
 from hotplate.resources.value import Value
 

@@ -1,4 +1,4 @@
-"""Heat's views of parameters, services and signals (engine/template_check.py, views.py,
+"""Heat's views of parameters, services and signals (engine/service/template_check.py, views.py,
 resource_actions.py)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from hotplate.engine.resource_actions import signal_reason
-from hotplate.engine.template_check import parameter_view
+from hotplate.engine.service.resource_actions import signal_reason
+from hotplate.engine.service.template_check import parameter_view
 from hotplate.engine.views import format_service, parameter_text, parameter_texts
 from hotplate.model.ids import EngineId
 from hotplate.model.records import ServiceRecord

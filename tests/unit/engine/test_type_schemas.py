@@ -1,4 +1,4 @@
-"""Resource type listings, schemas and generated templates (engine/type_schemas.py)."""
+"""Resource type listings, schemas and generated templates (engine/service/type_schemas.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from hotplate.engine.deps import ResourceTypes
 from hotplate.engine.errors import Invalid
-from hotplate.engine.type_schemas import (
+from hotplate.engine.service.type_schemas import (
     generate_template,
     list_resource_types,
     resource_schema,

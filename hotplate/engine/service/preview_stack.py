@@ -26,7 +26,13 @@ from typing import Any
 from hotplate.convergence.update_diff import UpdateKind, decide_update
 from hotplate.engine.cache import FACADE, pseudo_parameters
 from hotplate.engine.deps import EngineDeps
-from hotplate.engine.preview import Resolver, Stored, known_parameter_values, new_resource, quietly
+from hotplate.engine.service.preview import (
+    Resolver,
+    Stored,
+    known_parameter_values,
+    new_resource,
+    quietly,
+)
 from hotplate.engine.stack_rows import owned_children
 from hotplate.engine.views import format_resource, stack_identity
 from hotplate.model.errors import StackValidationFailed

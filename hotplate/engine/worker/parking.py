@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hotplate.convergence.steps import Outcome
-from hotplate.engine.node_work import NodeWork, Reporter
-from hotplate.engine.resource_context import EngineResourceContext
+from hotplate.engine.hosting.resource_context import EngineResourceContext
+from hotplate.engine.worker.node_work import NodeWork, Reporter
 from hotplate.model.ids import ResourceId, TraversalId
 from hotplate.model.records import ResourceRecord
 from hotplate.model.states import Action

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from hotplate.engine.resource_context import EngineResourceContext
+from hotplate.engine.hosting.resource_context import EngineResourceContext
 from hotplate.ports import Clock
 from hotplate.resources.base import Resource
 from hotplate.resources.nested import NestedStacks

@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from hotplate.convergence.node_plan import DEFAULT_TIMEOUT_MINS, time_remaining
-from hotplate.engine.adopt import child_adopt_request, visible_files, with_adopt_parameters
 from hotplate.engine.deps import EngineDeps
+from hotplate.engine.hosting.adopt import child_adopt_request, visible_files, with_adopt_parameters
 from hotplate.engine.stack_rows import current_rows
 from hotplate.model.errors import (
     EntityNotFound,
@@ -107,7 +107,8 @@ class EngineNestedStacks:
         return self._deps.caches.template(stack.raw_template_id).raw
 
     def members(self, stack_id: str) -> list[ChildMember]:
-        from hotplate.engine.row_plugins import row_instance  # row_plugins builds this port
+        # row_plugins builds this port, so it is imported late
+        from hotplate.engine.hosting.row_plugins import row_instance
 
         stack = self._child(stack_id)
         if stack is None:
@@ -125,7 +126,7 @@ class EngineNestedStacks:
         return members
 
     def member_attribute(self, stack_id: str, name: str, attribute: str) -> Any:
-        from hotplate.engine.row_plugins import row_instance
+        from hotplate.engine.hosting.row_plugins import row_instance
 
         stack = self._child(stack_id)
         row = self._rows(stack).get(name) if stack is not None else None

@@ -12,7 +12,7 @@ from typing import Any
 
 from hotplate.engine.cache import pseudo_parameters
 from hotplate.engine.deps import EngineDeps
-from hotplate.engine.row_plugins import row_instance
+from hotplate.engine.hosting.row_plugins import row_instance
 from hotplate.engine.views import visible_rows
 from hotplate.model.nodes import path_key
 from hotplate.model.records import ResourceRecord, StackRecord

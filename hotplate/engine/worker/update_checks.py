@@ -22,8 +22,8 @@ from hotplate.convergence.steps import Failed
 from hotplate.engine.cache import LoadedTemplate
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.events import resource_event
-from hotplate.engine.node_work import NodeWork, failure_text
-from hotplate.engine.row_plugins import row_class
+from hotplate.engine.hosting.row_plugins import row_class
+from hotplate.engine.worker.node_work import NodeWork, failure_text
 from hotplate.model.errors import HotplateError
 from hotplate.model.ids import TemplateId
 from hotplate.model.records import ResourceRecord

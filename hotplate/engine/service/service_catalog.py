@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hotplate.engine import template_catalog, type_schemas
 from hotplate.engine.deps import EngineDeps
-from hotplate.engine.lookups import request_environment
-from hotplate.engine.template_check import validate_template
+from hotplate.engine.service import template_catalog, type_schemas
+from hotplate.engine.service.lookups import request_environment
+from hotplate.engine.service.template_check import validate_template
 from hotplate.engine.views import format_service
 from hotplate.model.errors import HotplateError
 

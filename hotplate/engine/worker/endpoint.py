@@ -13,10 +13,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
 
-from hotplate.engine import stack_actions
-from hotplate.engine import traversal as trav
-from hotplate.engine.check_resource import CheckResource
 from hotplate.engine.deps import EngineDeps
+from hotplate.engine.worker import stack_actions
+from hotplate.engine.worker import traversal as trav
+from hotplate.engine.worker.check_resource import CheckResource
 from hotplate.model.ids import ResourceId, StackId, TraversalId
 from hotplate.model.records import StackRecord
 from hotplate.model.states import Action, Status
@@ -44,7 +44,7 @@ class WorkerService:
         """A batch of nodes of one traversal (worker_client.py): each runs on this
         engine's local workers, side by side, with no broker round trip. If the
         engine dies first they are ready nodes nobody works on, which recovery
-        sends again (engine/recovery.py)."""
+        sends again (engine/worker/recovery.py)."""
         traversal = TraversalId(current_traversal)
         for resource_id, is_update in nodes:
             self._submit((ResourceId(int(resource_id)), traversal, bool(is_update)), None)

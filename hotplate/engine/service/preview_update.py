@@ -24,13 +24,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hotplate.engine.adopt import visible_files
 from hotplate.engine.cache import FACADE
 from hotplate.engine.deps import EngineDeps
-from hotplate.engine.nested import MAX_NESTED_DEPTH
-from hotplate.engine.preview import Unbuilt, known_parameter_values, new_resource
-from hotplate.engine.preview_context import DryRunContext
-from hotplate.engine.preview_stack import (
+from hotplate.engine.hosting.adopt import visible_files
+from hotplate.engine.hosting.nested import MAX_NESTED_DEPTH
+from hotplate.engine.hosting.row_plugins import row_context
+from hotplate.engine.service.preview import Unbuilt, known_parameter_values, new_resource
+from hotplate.engine.service.preview_context import DryRunContext
+from hotplate.engine.service.preview_stack import (
     CHANGE_KINDS,
     DEFAULT_FACADE,
     Changes,
@@ -39,7 +40,6 @@ from hotplate.engine.preview_stack import (
     plugin_properties,
     stored_view,
 )
-from hotplate.engine.row_plugins import row_context
 from hotplate.engine.stack_rows import current_rows, owned_children
 from hotplate.model.records import ResourceRecord, StackRecord
 from hotplate.resources.stack_resource import StackResource

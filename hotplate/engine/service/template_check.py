@@ -21,8 +21,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from hotplate.engine.deps import EngineDeps
-from hotplate.engine.nested import MAX_NESTED_DEPTH
-from hotplate.engine.validation import (
+from hotplate.engine.hosting.nested import MAX_NESTED_DEPTH
+from hotplate.engine.service.validation import (
     attribute_names,
     located_in,
     parse_checked,

@@ -23,11 +23,11 @@ from typing import Any
 
 from hotplate.convergence import outcome
 from hotplate.engine import notify
-from hotplate.engine import traversal as trav
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.events import resource_event
-from hotplate.engine.node_work import failure_text
-from hotplate.engine.row_plugins import row_class, row_instance
+from hotplate.engine.hosting.row_plugins import row_class, row_instance
+from hotplate.engine.worker import traversal as trav
+from hotplate.engine.worker.node_work import failure_text
 from hotplate.model.errors import ActionInProgress
 from hotplate.model.ids import StackId, TraversalId
 from hotplate.model.records import ResourceRecord, StackRecord
@@ -65,7 +65,7 @@ def run(deps: EngineDeps, stack_id: StackId, action: Action,
     """Walk the resources; the stack ends COMPLETE or FAILED unless superseded.
 
     ``again``: recovery sends the action once more after the engine running it
-    died (engine/recovery.py); resources it had finished are left as they are.
+    died (engine/worker/recovery.py); resources it had finished are left as they are.
     """
     stack = deps.store.get_stack(stack_id)
     if stack is None or stack.current_traversal != traversal:

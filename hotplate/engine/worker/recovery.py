@@ -41,11 +41,11 @@ from hotplate.convergence.recovery import (
     stalled_nodes,
     takeover_for,
 )
-from hotplate.engine import traversal as trav
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.events import resource_event
 from hotplate.engine.periodic import PeriodicTimer
-from hotplate.engine.stack_actions import STACK_ACTIONS
+from hotplate.engine.worker import traversal as trav
+from hotplate.engine.worker.stack_actions import STACK_ACTIONS
 from hotplate.model.ids import NO_TRAVERSAL, EngineId, ResourceId
 from hotplate.model.nodes import NodeKey
 from hotplate.model.records import (

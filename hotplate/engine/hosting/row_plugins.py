@@ -12,8 +12,8 @@ from typing import Any
 
 from hotplate.engine import notify
 from hotplate.engine.deps import EngineDeps
-from hotplate.engine.nested import EngineNestedStacks
-from hotplate.engine.resource_context import EngineResourceContext
+from hotplate.engine.hosting.nested import EngineNestedStacks
+from hotplate.engine.hosting.resource_context import EngineResourceContext
 from hotplate.engine.stack_rows import current_rows
 from hotplate.model.records import ResourceRecord, StackRecord
 from hotplate.model.states import Action, Status

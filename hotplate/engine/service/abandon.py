@@ -26,11 +26,11 @@ from typing import Any
 
 from hotplate.convergence import outcome
 from hotplate.engine import notify
-from hotplate.engine import traversal as trav
-from hotplate.engine.adopt import visible_files
 from hotplate.engine.deps import EngineDeps
-from hotplate.engine.row_plugins import row_class
+from hotplate.engine.hosting.adopt import visible_files
+from hotplate.engine.hosting.row_plugins import row_class
 from hotplate.engine.stack_rows import current_rows, owned_children
+from hotplate.engine.worker import traversal as trav
 from hotplate.model.errors import ActionInProgress, NotSupported
 from hotplate.model.records import ResourceRecord, StackRecord
 from hotplate.model.states import Action, Status

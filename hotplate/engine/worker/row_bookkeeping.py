@@ -19,10 +19,10 @@ from hotplate.convergence.steps import Failed
 from hotplate.engine.cache import pseudo_parameters
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.events import resource_event
-from hotplate.engine.node_work import LockLost, NodeWork, failure_text
-from hotplate.engine.resolve import InputsContext
-from hotplate.engine.resource_context import EngineResourceContext
-from hotplate.engine.row_plugins import row_class, row_context
+from hotplate.engine.hosting.resource_context import EngineResourceContext
+from hotplate.engine.hosting.row_plugins import row_class, row_context
+from hotplate.engine.worker.node_work import LockLost, NodeWork, failure_text
+from hotplate.engine.worker.resolve import InputsContext
 from hotplate.model.errors import EntityNotFound
 from hotplate.model.nodes import NodeData, path_key
 from hotplate.model.records import NewEvent, ResourceRecord, StackRecord, SyncReport, SyncResult

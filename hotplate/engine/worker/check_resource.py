@@ -31,15 +31,15 @@ from hotplate.convergence.steps import (
     failure_reason,
     resolve_conflict,
 )
-from hotplate.engine import traversal as trav
 from hotplate.engine.deps import EngineDeps
-from hotplate.engine.node_work import LockLost, NodeWork, failure_text
-from hotplate.engine.parking import ParkedAction
-from hotplate.engine.recovery import database_lost_reason, take_over_row
-from hotplate.engine.resource_ops import ResourceOps
-from hotplate.engine.row_plugins import row_instance
+from hotplate.engine.hosting.row_plugins import row_instance
 from hotplate.engine.runner import ActionTimeout
-from hotplate.engine.update_checks import implementation_changed, refuse, restricted_actions
+from hotplate.engine.worker import traversal as trav
+from hotplate.engine.worker.node_work import LockLost, NodeWork, failure_text
+from hotplate.engine.worker.parking import ParkedAction
+from hotplate.engine.worker.recovery import database_lost_reason, take_over_row
+from hotplate.engine.worker.resource_ops import ResourceOps
+from hotplate.engine.worker.update_checks import implementation_changed, refuse, restricted_actions
 from hotplate.model.errors import CancelOperation
 from hotplate.model.ids import NO_TRAVERSAL, ResourceId, TemplateId, TraversalId
 from hotplate.model.nodes import NodeKey

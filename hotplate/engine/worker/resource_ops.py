@@ -20,14 +20,14 @@ from hotplate.convergence.recovery import idempotency_token
 from hotplate.convergence.restrictions import blocked_action
 from hotplate.convergence.steps import Completed, Failed, Lost, Outcome, Replaced
 from hotplate.convergence.update_diff import UpdateDecision, UpdateKind, decide_update
-from hotplate.engine.adopt import AdoptsItself, resource_entry
-from hotplate.engine.breakpoints import Breakpoints
 from hotplate.engine.deps import EngineDeps
-from hotplate.engine.node_work import LockLost, NodeWork, Reporter, replace_reason
-from hotplate.engine.plugin_runs import PluginRuns
-from hotplate.engine.resolve import required_ids
-from hotplate.engine.resource_context import EngineResourceContext
-from hotplate.engine.update_checks import refuse, restricted_actions
+from hotplate.engine.hosting.adopt import AdoptsItself, resource_entry
+from hotplate.engine.hosting.resource_context import EngineResourceContext
+from hotplate.engine.worker.breakpoints import Breakpoints
+from hotplate.engine.worker.node_work import LockLost, NodeWork, Reporter, replace_reason
+from hotplate.engine.worker.plugin_runs import PluginRuns
+from hotplate.engine.worker.resolve import required_ids
+from hotplate.engine.worker.update_checks import refuse, restricted_actions
 from hotplate.model.errors import UpdateReplace
 from hotplate.model.records import NewEvent, NewResource, ResourceRecord
 from hotplate.model.states import Action, Status
@@ -56,7 +56,7 @@ class ResourceOps(PluginRuns):
     def resume_interrupted(self, work: NodeWork, cancelled: threading.Event,
                            reporter: Reporter) -> Outcome:
         """Go on with the action a dead engine was running on the row (its lock was
-        taken over: engine/recovery.py): the same action, told it is a retry."""
+        taken over: engine/worker/recovery.py): the same action, told it is a retry."""
         action = work.row.action
         if action is Action.DELETE:
             return self.delete(work, cancelled, reporter, resuming=True)

@@ -39,7 +39,6 @@ from datetime import timedelta
 from typing import Any
 
 from hotplate.convergence.node_plan import DEFAULT_TIMEOUT_MINS
-from hotplate.engine.breakpoints import clear_hook
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.errors import (
     Invalid,
@@ -48,7 +47,8 @@ from hotplate.engine.errors import (
     ResourceNotFound,
 )
 from hotplate.engine.events import resource_event
-from hotplate.engine.row_plugins import row_class, row_context
+from hotplate.engine.hosting.row_plugins import row_class, row_context
+from hotplate.engine.worker.breakpoints import clear_hook
 from hotplate.model.errors import ActionInProgress, NotSupported
 from hotplate.model.records import ResourceRecord, StackRecord
 from hotplate.model.states import Action, Status

@@ -13,26 +13,26 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from hotplate.engine import abandon as abandoning
-from hotplate.engine import stack_actions
-from hotplate.engine import traversal as trav
-from hotplate.engine.adopt import (
+from hotplate.engine.deps import EngineDeps
+from hotplate.engine.hosting.adopt import (
     parse_adopt_data,
     visible_files,
     with_adopt_data,
     with_adopt_parameters,
 )
-from hotplate.engine.deps import EngineDeps
-from hotplate.engine.lookups import identity_of, project_of, request_environment
-from hotplate.engine.nested import MAX_NESTED_DEPTH
-from hotplate.engine.outputs import OutputResolver
-from hotplate.engine.preview import preview_create
-from hotplate.engine.preview_update import preview_update
-from hotplate.engine.service_catalog import CatalogMethods
-from hotplate.engine.service_resources import ResourceMethods
-from hotplate.engine.validation import check_tree_size, located_in, validate_stack_request
+from hotplate.engine.hosting.nested import MAX_NESTED_DEPTH
+from hotplate.engine.service import abandon as abandoning
+from hotplate.engine.service.lookups import identity_of, project_of, request_environment
+from hotplate.engine.service.outputs import OutputResolver
+from hotplate.engine.service.preview import preview_create
+from hotplate.engine.service.preview_update import preview_update
+from hotplate.engine.service.service_catalog import CatalogMethods
+from hotplate.engine.service.service_resources import ResourceMethods
+from hotplate.engine.service.validation import check_tree_size, located_in, validate_stack_request
 from hotplate.engine.views import format_event, format_stack, parameter_texts
-from hotplate.engine.worker import WorkerService
+from hotplate.engine.worker import stack_actions
+from hotplate.engine.worker import traversal as trav
+from hotplate.engine.worker.endpoint import WorkerService
 from hotplate.model.errors import ActionInProgress, EntityNotFound, NotSupported, StackExists
 from hotplate.model.ids import NO_TRAVERSAL, StackId, TemplateId
 from hotplate.model.records import StackRecord

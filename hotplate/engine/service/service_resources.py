@@ -10,12 +10,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hotplate.engine import resource_actions
 from hotplate.engine.errors import ResourceNotAvailable, ResourceNotFound
-from hotplate.engine.lookups import StackLookups
-from hotplate.engine.nested import MAX_NESTED_DEPTH
-from hotplate.engine.resource_attributes import shown_attributes
-from hotplate.engine.row_plugins import row_instance
+from hotplate.engine.hosting.nested import MAX_NESTED_DEPTH
+from hotplate.engine.hosting.row_plugins import row_instance
+from hotplate.engine.service import resource_actions
+from hotplate.engine.service.lookups import StackLookups
+from hotplate.engine.service.resource_attributes import shown_attributes
 from hotplate.engine.views import format_resource, stored_attributes
 from hotplate.graph import Graph
 from hotplate.model.records import ResourceRecord, StackRecord

@@ -16,11 +16,11 @@ from typing import Any
 from hotplate.convergence import outcome
 from hotplate.convergence.node_plan import stack_deadline
 from hotplate.convergence.steps import Aborted, Failed, Outcome, Paused, TimedOut
-from hotplate.engine.node_work import LockLost, NodeWork, Reporter, failure_text
-from hotplate.engine.parking import ParkedAction
-from hotplate.engine.resource_context import EngineResourceContext
-from hotplate.engine.row_bookkeeping import RowBookkeeping
+from hotplate.engine.hosting.resource_context import EngineResourceContext
 from hotplate.engine.runner import ActionTimeout
+from hotplate.engine.worker.node_work import LockLost, NodeWork, Reporter, failure_text
+from hotplate.engine.worker.parking import ParkedAction
+from hotplate.engine.worker.row_bookkeeping import RowBookkeeping
 from hotplate.model.errors import CancelOperation, UpdateReplace
 from hotplate.model.records import ResourceRecord
 from hotplate.model.states import Action, Status

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hotplate.engine.deps import EngineDeps
-from hotplate.engine.nested import MAX_NESTED_DEPTH
+from hotplate.engine.hosting.nested import MAX_NESTED_DEPTH
 from hotplate.model.errors import StackValidationFailed
 from hotplate.resources.base import Resource
 from hotplate.resources.stack_resource import StackResource

@@ -18,9 +18,9 @@ from typing import Any
 
 from hotplate.engine.cache import FACADE
 from hotplate.engine.deps import EngineDeps
-from hotplate.engine.nested_validation import NoResources, check_facade, validate_child
 from hotplate.engine.options import UNLIMITED, EngineOptions
-from hotplate.engine.traversal import root_stack_id
+from hotplate.engine.service.nested_validation import NoResources, check_facade, validate_child
+from hotplate.engine.worker.traversal import root_stack_id
 from hotplate.model.errors import RequestLimitExceeded, StackValidationFailed
 from hotplate.model.records import StackRecord
 from hotplate.resources.base import Resource
