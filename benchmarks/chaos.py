@@ -38,7 +38,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import random
 import sys
 import tempfile
@@ -52,12 +51,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sqlalchemy import Engine, create_engine, pool, text
-
+from benchmarks.chaos_record import CTXT, THREADS, Record, engine_env, settle
+from benchmarks.chaos_scale_out import print_scale_out, scale_out
 from benchmarks.engine_cluster import (
     Cluster,
     EngineCommand,
-    EngineProcess,
     private_vhost,
     scratch_database,
     utc_now,
@@ -67,14 +65,10 @@ from hotplate.cli.launcher import STABLE_SECS
 from hotplate.ports import Transport
 from hotplate.rpc.topics import ENGINE_TOPIC
 
-CTXT = {"project_id": "bench", "username": "bench", "is_admin": True}
 DATABASE = "hotplate_chaos_bench"
 SHAPES = ("chain", "wide", "diamond")
 WAITS = (0.1, 0.3, 0.5, 1.0)
 """Seconds a chaos stack's TestResources wait (one picked for each)."""
-THREADS = 4
-SCALE_OUT_RESOURCES = 600
-SCALE_OUT_WAIT = 0.1
 CALL_TIMEOUT = 30.0
 """An engine topic call whose engine is killed gets no answer: give up after this."""
 
@@ -96,89 +90,6 @@ def chaos_template(shape: str, count: int, rng: random.Random) -> dict[str, Any]
             body["depends_on"] = [f"r{n}" for n in range(1, i)]
         resources[f"r{i}"] = body
     return {"heat_template_version": "2021-04-16", "resources": resources}
-
-
-def wide_template(count: int, wait: float) -> dict[str, Any]:
-    return {"heat_template_version": "2021-04-16",
-            "resources": {f"r{i}": {"type": "OS::Heat::TestResource",
-                                    "properties": {"value": f"v{i}", "wait_secs": wait}}
-                          for i in range(count)}}
-
-
-# -- the engines' database, read directly (the record, alive whatever engine dies) ----
-class Record:
-    """Queries on the run's database: stack states, locks, attempts, takeover events."""
-
-    def __init__(self, db_url: str) -> None:
-        self.db: Engine = create_engine(db_url, poolclass=pool.NullPool)
-
-    def _scalar(self, sql: str, **params: Any) -> Any:
-        with self.db.connect() as conn:
-            return conn.execute(text(sql), params).scalar()
-
-    def stack_states(self, prefix: str) -> dict[str, str]:
-        """Top-level stack name -> ``<ACTION>_<STATUS>``."""
-        with self.db.connect() as conn:
-            rows = conn.execute(text(
-                "SELECT name, action, status FROM stack WHERE owner_id IS NULL "
-                "AND deleted_at IS NULL AND name LIKE :p"), {"p": f"{prefix}%"}).all()
-        return {name: f"{action}_{status}" for name, action, status in rows}
-
-    def locks_held(self, engine_id: str) -> int:
-        return int(self._scalar("SELECT count(*) FROM resource WHERE engine_id = :e",
-                                e=engine_id))
-
-    def lock_holders(self) -> dict[str, int]:
-        with self.db.connect() as conn:
-            rows = conn.execute(text("SELECT engine_id, count(*) FROM resource WHERE "
-                                     "engine_id IS NOT NULL GROUP BY engine_id")).all()
-        return {str(e): int(n) for e, n in rows}
-
-    def duplicate_creates(self) -> list[str]:
-        """Resources created more than once: more than one distinct token."""
-        with self.db.connect() as conn:
-            rows = conn.execute(text(
-                "SELECT resource_uuid FROM resource_attempt WHERE action = 'CREATE' "
-                "GROUP BY resource_uuid HAVING count(DISTINCT token) > 1")).all()
-        return [str(r[0]) for r in rows]
-
-    def repeated_first_creates(self) -> int:
-        """Resources whose handle_create ran more than once *not* told it was a retry:
-        two engines (or two messages) each thinking they made it first. Tokens are
-        the same for every try within a traversal, so this is what a create-only
-        run can get wrong even when ``duplicate_creates`` is 0."""
-        return int(self._scalar(
-            "SELECT count(*) FROM (SELECT resource_uuid FROM resource_attempt WHERE "
-            "action = 'CREATE' AND NOT retry GROUP BY resource_uuid "
-            "HAVING count(*) > 1) AS twice"))
-
-    def retried_creates(self) -> int:
-        return int(self._scalar("SELECT count(*) FROM resource_attempt WHERE "
-                                "action = 'CREATE' AND retry"))
-
-    def first_takeover(self, engine_id: str) -> datetime | None:
-        """When a live engine first recorded taking over ``engine_id``'s work."""
-        found: datetime | None = self._scalar(
-            "SELECT min(created_at) FROM event WHERE resource_status_reason LIKE :p",
-            p=f"%engine {engine_id} stopped answering%")
-        if found is not None and found.tzinfo is None:
-            found = found.replace(tzinfo=utc_now().tzinfo)
-        return found
-
-    def creates_per_engine(self) -> dict[str, int]:
-        """Engine id -> handle_create calls it made: how evenly the work spread."""
-        with self.db.connect() as conn:
-            rows = conn.execute(text("SELECT engine_id, count(*) FROM resource_attempt "
-                                     "WHERE action = 'CREATE' GROUP BY engine_id")).all()
-        return {str(e): int(n) for e, n in rows}
-
-    def transactions(self, database: str) -> int:
-        """Transactions committed in ``database`` so far (PostgreSQL's statistics)."""
-        return int(self._scalar("SELECT xact_commit FROM pg_stat_database "
-                                "WHERE datname = :d", d=database) or 0)
-
-    def close(self) -> None:
-        self.db.dispose()
 
 
 # -- creating stacks while engines die -------------------------------------------------
@@ -295,17 +206,6 @@ def run_kills(cluster: Cluster, record: Record, count: int, interval: float,
         yield kill
 
 
-def settle(record: Record, prefix: str, deadline: float) -> dict[str, str]:
-    """Wait until no stack is IN_PROGRESS or the deadline passes; the final states."""
-    while True:
-        states = record.stack_states(prefix)
-        if not any(s.endswith("IN_PROGRESS") for s in states.values()):
-            return states
-        if time.monotonic() >= deadline:
-            return states
-        time.sleep(0.5)
-
-
 def percentile(values: list[float], fraction: float) -> float | None:
     """Nearest-rank percentile (of 100 samples, p99 is the 99th smallest)."""
     if not values:
@@ -315,15 +215,6 @@ def percentile(values: list[float], fraction: float) -> float | None:
 
 
 # -- the chaos run ---------------------------------------------------------------------
-def engine_env(db_url: str, broker_url: str, args: argparse.Namespace) -> dict[str, str]:
-    return {**os.environ, "HOTPLATE_DB_URL": db_url, "HOTPLATE_TRANSPORT_URL": broker_url,
-            "HOTPLATE_MAX_RESOURCES_PER_STACK": "-1",
-            "HOTPLATE_PERIODIC_INTERVAL": str(args.periodic_interval),
-            "HOTPLATE_ENGINE_LIFE_CHECK_TIMEOUT": str(args.life_check_timeout),
-            "HOTPLATE_STALLED_TRAVERSAL_TIMEOUT": str(args.stalled_timeout),
-            "HOTPLATE_GRACEFUL_SHUTDOWN_TIMEOUT": "5"}
-
-
 def chaos(args: argparse.Namespace, logs: Path) -> dict[str, Any]:
     rng = random.Random(args.seed)
     with scratch_database(args.db_url, DATABASE, keep=args.keep) as db_url, \
@@ -396,77 +287,6 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 2)
 
 
-# -- scale-out -------------------------------------------------------------------------
-def scale_out(args: argparse.Namespace, logs: Path) -> dict[str, dict[str, Any]]:
-    """Seconds (and transactions per resource) for the wide stack on 1..N engines."""
-    results = {}
-    for count in range(1, args.engines + 1):
-        results[str(count)] = _scale_out_once(count, args, logs)
-        print(f"scale-out on {count}: {results[str(count)]}", file=sys.stderr, flush=True)
-    return results
-
-
-def _scale_out_once(count: int, args: argparse.Namespace, logs: Path) -> dict[str, Any]:
-    name = f"{DATABASE}_scale"
-    with scratch_database(args.db_url, name, keep=args.keep) as db_url, \
-            private_vhost(args.broker) as broker_url:
-        record = Record(db_url)
-        cluster = Cluster(count, engine_env(db_url, broker_url, args), THREADS, logs,
-                          prefix=f"scale{count}")
-        transport = api_transport(broker_url, workers=1)
-        try:
-            engines = cluster.wait_all()
-            before = record.transactions(name)
-            machine_before, engines_before = machine_cpu(), process_cpu(engines)
-            start = time.monotonic()
-            transport.call(CTXT, ENGINE_TOPIC, "create_stack",
-                           {"stack_name": "wide", "template": wide_template(
-                               SCALE_OUT_RESOURCES, SCALE_OUT_WAIT), "params": {},
-                            "files": {}, "args": {"disable_rollback": True}},
-                           timeout=120)
-            state = settle(record, "wide", start + args.settle_timeout).get("wide", "MISSING")
-            seconds = time.monotonic() - start
-            engine_cpu = process_cpu(engines) - engines_before
-            busy, total = (now - then for now, then in zip(machine_cpu(), machine_before,
-                                                            strict=True))
-            xacts = record.transactions(name) - before
-            shares = record.creates_per_engine()
-        finally:
-            transport.stop()
-            cluster.stop()
-            record.close()
-    if state != "CREATE_COMPLETE":
-        raise SystemExit(f"scale-out on {count} engines: the stack ended {state}")
-    return {"seconds": round(seconds, 2),
-            "resources_per_second": round(SCALE_OUT_RESOURCES / seconds, 1),
-            "transactions_per_resource": round(xacts / SCALE_OUT_RESOURCES, 1),
-            "creates_per_engine": sorted(shares.values(), reverse=True),
-            "engine_cpu_ms_per_resource": round(engine_cpu * 1000 / SCALE_OUT_RESOURCES, 1),
-            "machine_busy_percent": round(100 * busy / total, 1) if total else None}
-
-
-def machine_cpu() -> tuple[float, float]:
-    """(busy, total) jiffies of every CPU since boot (Linux's /proc/stat), so a run can
-    tell whether it was held back by the machine rather than by the engines."""
-    fields = [float(v) for v in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
-    idle = fields[3] + fields[4]  # idle + iowait
-    return sum(fields) - idle, sum(fields)
-
-
-def process_cpu(engines: list[EngineProcess]) -> float:
-    """CPU seconds (user + system) the engine processes have used so far."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    used = 0.0
-    for engine in engines:
-        try:
-            stat = Path(f"/proc/{engine.pid}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rpartition(")")[2].split()
-        used += (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
-    return used
-
-
 # -- the report ------------------------------------------------------------------------
 def print_chaos(result: dict[str, Any]) -> None:
     rows = [
@@ -496,23 +316,6 @@ def print_chaos(result: dict[str, Any]) -> None:
         print(f"{label:<{width}}  {value}")
     for name, state in result["not_complete"].items():
         print(f"  {name}: {state}")
-
-
-def print_scale_out(results: dict[str, dict[str, Any]]) -> None:
-    header = (f"{'engines':>7} {'seconds':>8} {'res/s':>8} {'xact/res':>9} {'speed-up':>9}"
-              f" {'cpu ms/res':>10} {'machine busy':>12}  creates per engine")
-    print(f"scale-out: {SCALE_OUT_RESOURCES} TestResources waiting "
-          f"{SCALE_OUT_WAIT * 1000:g} ms, {THREADS} threads per engine")
-    print(header)
-    print("-" * len(header))
-    one = results.get("1", {}).get("seconds")
-    for count, row in results.items():
-        ratio = f"{one / row['seconds']:.2f}x" if one else "-"
-        spread = "/".join(str(n) for n in row["creates_per_engine"])
-        print(f"{count:>7} {row['seconds']:>8} {row['resources_per_second']:>8} "
-              f"{row['transactions_per_resource']:>9} {ratio:>9} "
-              f"{row['engine_cpu_ms_per_resource']:>10} "
-              f"{row['machine_busy_percent']:>11}%  {spread}")
 
 
 def main(argv: list[str] | None = None) -> int:

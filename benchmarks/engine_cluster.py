@@ -17,19 +17,18 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
+from tests.distributed.broker_proxy import private_vhost as vhost_of_our_own
 from tests.distributed.databases import drop_database, fresh_postgres_database
 
 REPO = Path(__file__).resolve().parent.parent
@@ -192,27 +191,15 @@ class Cluster:
 
 
 # -- the private database and vhost ---------------------------------------------------
-def _rabbitmqctl(*args: str) -> None:
-    tool = shutil.which("rabbitmqctl")
-    if tool is None:
-        raise SystemExit("rabbitmqctl not found: a private vhost is needed for each run")
-    done = subprocess.run([tool, *args], capture_output=True, text=True, timeout=60)
-    if done.returncode != 0:
-        raise SystemExit(f"rabbitmqctl {' '.join(args)}: {done.stderr.strip()}")
-
-
 @contextlib.contextmanager
 def private_vhost(broker_url: str, prefix: str = "hotplate-bench") -> Iterator[str]:
-    """A RabbitMQ vhost of this run's (the broker's user given every permission on it),
-    deleted afterwards; yields the URL that names it."""
-    vhost = f"{prefix}-{uuid.uuid4().hex[:8]}"
-    user = broker_url.split("://", 1)[1].split(":", 1)[0] or "guest"
-    _rabbitmqctl("add_vhost", vhost)
-    try:
-        _rabbitmqctl("set_permissions", "-p", vhost, user, ".*", ".*", ".*")
-        yield f"{broker_url.rstrip('/')}/{vhost}"
-    finally:
-        _rabbitmqctl("delete_vhost", vhost)
+    """The fault tests' private vhost, required here: a benchmark run on the machine's
+    shared vhost could take another run's messages, so it stops instead."""
+    with vhost_of_our_own(broker_url, prefix) as url:
+        if url == broker_url:
+            raise SystemExit("rabbitmqctl could not make a private vhost: one is needed "
+                             "for each run")
+        yield url
 
 
 @contextlib.contextmanager
