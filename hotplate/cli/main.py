@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from hotplate.agent.runner import add_arguments as add_agent_hook_arguments
+from hotplate.agent.runner import run_from_args as run_agent_hook
 from hotplate.cli.common import (
     DEFAULT_DATA_DIR,
     add_config_arguments,
@@ -210,14 +212,21 @@ def build_parser() -> argparse.ArgumentParser:
     listing.set_defaults(func=cmd_token_list)
     revoke.set_defaults(func=cmd_token_revoke)
     add_remote_commands(sub)
+    agent_hook = sub.add_parser(
+        "agent-hook", help="on a server: run the deployments os-collect-config collected "
+                           "(its command) and signal their outcome")
+    add_agent_hook_arguments(agent_hook)
+    agent_hook.set_defaults(func=run_agent_hook)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "agent-hook":  # on every metadata change: none of the server's imports
+        return int(args.func(args))
     from hotplate.config import ConfigError
     from hotplate.db.migrate import ForeignDatabaseError
 
-    args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING)
     if not args.verbose:
         # py-amqp warns about every delivery racing a channel's close on shutdown.

@@ -1,0 +1,149 @@
+"""Signalling a deployment's outcome back through its transport.
+
+=================  ==============================================================
+deploy_signal_     what is sent
+transport
+=================  ==============================================================
+CFN_SIGNAL         the JSON, ``deploy_signal_verb`` (POST) to the pre-signed
+                   ``deploy_signal_id`` URL
+TOKEN_SIGNAL       the same, with the ``deploy_auth_token`` input as X-Auth-Token
+TEMP_URL_SIGNAL    the same (verb PUT): the URL carries its own signature
+NO_SIGNAL          nothing
+HEAT_SIGNAL,       nothing: they need Keystone or Zaqar on the server's side
+ZAQAR_SIGNAL       (logged)
+(none given)       as heat-config-notify: the URL if ``deploy_signal_id`` is there
+=================  ==============================================================
+
+A delivery either succeeds (2xx), is refused for good (another 4xx: sending
+it again would be refused again) or may succeed later (no connection, a
+timeout, 408, 429 or a 5xx): the caller keeps that one and sends it again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Mapping
+from enum import StrEnum
+from typing import Any
+
+from hotplate.agent.metadata import inputs_of
+
+__all__ = ["Delivery", "MAX_RESPONSE_SIZE", "TOKEN_INPUT", "deliver", "signal_request", "trim"]
+
+LOG = logging.getLogger("hotplate.agent")
+
+MAX_RESPONSE_SIZE = 950000
+"""heat-config-notify's bound on a signal body (Heat's max_json_body_size is 1 MiB)."""
+
+TOKEN_INPUT = "deploy_auth_token"
+"""The input holding a TOKEN_SIGNAL deployment's API token."""
+
+_SIGNALLED_BY_URL = ("CFN_SIGNAL", "TOKEN_SIGNAL", "TEMP_URL_SIGNAL")
+_NEEDS_KEYSTONE = ("HEAT_SIGNAL", "ZAQAR_SIGNAL")
+_RETRIED_STATUSES = (408, 429)
+
+
+class Delivery(StrEnum):
+    """How one attempt to deliver a signal ended."""
+
+    DELIVERED = "delivered"
+    REFUSED = "refused"
+    RETRY = "retry"
+
+
+def trim(response: dict[str, Any]) -> str:
+    """The signal body as JSON, ``deploy_stdout`` and ``deploy_stderr`` cut from
+    the left, each in proportion to its size, until it fits MAX_RESPONSE_SIZE."""
+    text = json.dumps(response, ensure_ascii=True)
+    excess = len(text) - MAX_RESPONSE_SIZE
+    if excess <= 0:
+        return text
+    total = len(text)
+    trimmed = dict(response)
+    for key in ("deploy_stdout", "deploy_stderr"):
+        value = trimmed.get(key)
+        if isinstance(value, str):
+            # ascii-escaping makes the JSON longer than the text: cut by the JSON's share
+            share = len(json.dumps(value, ensure_ascii=True))
+            cut = min(len(value), round(share / total * excess) + 1)
+            trimmed[key] = value[cut:]
+    text = json.dumps(trimmed, ensure_ascii=True)
+    if len(text) > MAX_RESPONSE_SIZE:  # escapes weigh unevenly: drop what is still over
+        for key in ("deploy_stdout", "deploy_stderr"):
+            trimmed[key] = ""
+        text = json.dumps(trimmed, ensure_ascii=True)
+    return text
+
+
+def signal_request(deployment: Mapping[str, Any],
+                   signal_data: dict[str, Any]) -> dict[str, Any] | None:
+    """The HTTP request that signals ``signal_data`` for ``deployment``
+    (url, verb, headers, body), or None when its transport sends nothing."""
+    inputs = inputs_of(deployment)
+    transport = inputs.get("deploy_signal_transport")
+    name = deployment.get("name") or deployment.get("id")
+    if transport in _NEEDS_KEYSTONE:
+        LOG.error("deployment %s: signal_transport %s needs Keystone credentials on the "
+                  "server; nothing signalled", name, transport)
+        return None
+    url = inputs.get("deploy_signal_id")
+    if transport not in (*_SIGNALLED_BY_URL, None) or not url:
+        if transport not in ("NO_SIGNAL", None):
+            LOG.error("deployment %s: signal transport %s without a deploy_signal_id; "
+                      "nothing signalled", name, transport)
+        return None
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    if transport == "TOKEN_SIGNAL":
+        token = inputs.get(TOKEN_INPUT)
+        if not token:
+            LOG.error("deployment %s: TOKEN_SIGNAL without a %s input; nothing signalled",
+                      name, TOKEN_INPUT)
+            return None
+        headers["X-Auth-Token"] = str(token)
+    verb = str(inputs.get("deploy_signal_verb") or "POST").upper()
+    return {"deployment": str(deployment.get("id")), "name": name, "url": str(url),
+            "verb": verb, "headers": headers, "body": trim(signal_data)}
+
+
+def _attempt(request: Mapping[str, Any], timeout: float) -> tuple[Delivery, str]:
+    http = urllib.request.Request(
+        request["url"], data=str(request["body"]).encode(), method=request["verb"],
+        headers=dict(request["headers"]))
+    try:
+        with urllib.request.urlopen(http, timeout=timeout) as answer:
+            return Delivery.DELIVERED, f"{answer.status}"
+    except urllib.error.HTTPError as exc:
+        exc.close()
+        if exc.code >= 500 or exc.code in _RETRIED_STATUSES:
+            return Delivery.RETRY, f"{exc.code} {exc.reason}"
+        return Delivery.REFUSED, f"{exc.code} {exc.reason}"
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        return Delivery.RETRY, str(reason)
+
+
+def deliver(request: Mapping[str, Any], *, retries: int, timeout: float,
+            backoff: float = 0.5) -> Delivery:
+    """Send the signal, trying ``retries`` more times (backoff doubling) while
+    the failure may pass; logs each outcome."""
+    delay = backoff
+    for attempt in range(retries + 1):
+        outcome, detail = _attempt(request, timeout)
+        if outcome is Delivery.DELIVERED:
+            LOG.info("deployment %s: signalled (%s %s)", request.get("name"),
+                     request["verb"], detail)
+            return outcome
+        if outcome is Delivery.REFUSED:
+            LOG.error("deployment %s: signal refused (%s); not sent again",
+                      request.get("name"), detail)
+            return outcome
+        LOG.warning("deployment %s: signal not delivered (%s)%s", request.get("name"),
+                    detail, "; trying again" if attempt < retries else "")
+        if attempt < retries:
+            time.sleep(delay)
+            delay *= 2
+    return Delivery.RETRY
