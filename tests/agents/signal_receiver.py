@@ -1,4 +1,8 @@
-"""A real HTTP server, in a thread, that receives the signals agents send."""
+"""A real HTTP server, in a thread, that receives the signals agents send.
+
+It also serves ``metadata`` (GET and HEAD of any path) for os-collect-config's
+``request`` collector.
+"""
 
 from __future__ import annotations
 
@@ -28,6 +32,7 @@ class SignalReceiver:
     base_url: str
     received: list[Received] = field(default_factory=list)
     statuses: list[int] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def url(self, path: str) -> str:
@@ -39,8 +44,8 @@ class SignalReceiver:
 
 
 @contextmanager
-def signal_receiver() -> Iterator[SignalReceiver]:
-    """A receiver listening on a free loopback port until the block ends."""
+def signal_receiver(host: str = "127.0.0.1") -> Iterator[SignalReceiver]:
+    """A receiver listening on a free port of ``host`` until the block ends."""
     receiver: SignalReceiver
 
     class Handler(BaseHTTPRequestHandler):
@@ -64,11 +69,23 @@ def signal_receiver() -> Iterator[SignalReceiver]:
 
         do_POST = do_PUT = _answer
 
+        def do_GET(self) -> None:
+            with receiver.lock:
+                payload = json.dumps(receiver.metadata).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            if self.command == "GET":
+                self.wfile.write(payload)
+
+        do_HEAD = do_GET
+
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    receiver = SignalReceiver(f"http://127.0.0.1:{server.server_address[1]}")
+    server = ThreadingHTTPServer((host, 0), Handler)
+    receiver = SignalReceiver(f"http://{host}:{server.server_address[1]}")
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from hotplate.agent.metadata import merge
+from tests.agents.deployments import deployment
 from tests.agents.signal_receiver import SignalReceiver, signal_receiver
 
 HOTPLATE = Path(sys.executable).with_name("hotplate")
@@ -35,28 +36,12 @@ class Server:
         self.cache = root / "cache"
         self.cache.mkdir()
 
-    def deployment(self, deployment_id: str, config: str, *, group: str = "script",
-                   transport: str = "CFN_SIGNAL", outputs: tuple[str, ...] = (),
-                   **inputs: Any) -> dict[str, Any]:
-        """A deployment as Heat pushes it into a server's metadata."""
-        derived = [{"name": k, "value": v, "type": "String"} for k, v in inputs.items()]
-        derived += [
-            {"name": "deploy_server_id", "value": "server-1"},
-            {"name": "deploy_action", "value": "CREATE"},
-            {"name": "deploy_stack_id", "value": "stack/4b1d"},
-            {"name": "deploy_resource_name", "value": f"dep-{deployment_id}"},
-            {"name": "deploy_signal_transport", "value": transport},
-        ]
-        if transport != "NO_SIGNAL":
-            derived += [
-                {"name": "deploy_signal_id",
-                 "value": self.receiver.url(f"/v1/signal/{deployment_id}?Signature=s")},
-                {"name": "deploy_signal_verb", "value": "POST"},
-            ]
-        return {"id": deployment_id, "name": f"config-{deployment_id}", "group": group,
-                "config": config, "inputs": derived,
-                "outputs": [{"name": o} for o in outputs], "options": {},
-                "creation_time": "2026-12-02T05:00:00Z"}
+    def deployment(self, deployment_id: str, config: str, *, transport: str = "CFN_SIGNAL",
+                   **kwargs: Any) -> dict[str, Any]:
+        """A deployment signalling this server's receiver."""
+        url = (None if transport == "NO_SIGNAL"
+               else self.receiver.url(f"/v1/signal/{deployment_id}?Signature=s"))
+        return deployment(deployment_id, config, url, transport=transport, **kwargs)
 
     def publish(self, *deployments: dict[str, Any], name: str = "cfn") -> Path:
         """The collector's cache file, as os-collect-config stores it."""
