@@ -7,7 +7,7 @@ asks for a conditional change and learns whether it won.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -27,6 +27,7 @@ from hotplate.model.records import (
     SyncReport,
     SyncResult,
 )
+from hotplate.model.software import SoftwareConfigRecord, SoftwareDeploymentRecord
 
 
 class Clock(Protocol):
@@ -377,9 +378,49 @@ class CredentialStorage(Protocol):
     def delete_user_creds(self, creds_id: int) -> None: ...
 
 
+class SoftwareStorage(Protocol):
+    """Software configs and deployments (db/software.py); ``project`` None is an admin."""
+
+    def create_software_config(self, config_id: str, *, name: str | None, group: str | None,
+                               config: Mapping[str, Any], tenant: str
+                               ) -> SoftwareConfigRecord: ...
+
+    def get_software_config(self, config_id: str, project: str | None = None
+                            ) -> SoftwareConfigRecord | None: ...
+
+    def list_software_configs(self, project: str | None, *, limit: int | None = None,
+                              marker: str | None = None) -> list[SoftwareConfigRecord]: ...
+
+    def delete_software_config(self, config_id: str, project: str | None = None
+                               ) -> str | None: ...
+
+    def create_software_deployment(self, values: Mapping[str, Any]
+                                   ) -> SoftwareDeploymentRecord | None: ...
+
+    def get_software_deployment(self, deployment_id: str, project: str | None = None
+                                ) -> SoftwareDeploymentRecord | None: ...
+
+    def list_software_deployments(self, project: str | None, server_id: str | None = None
+                                  ) -> list[SoftwareDeploymentRecord]: ...
+
+    def server_configs(self, server_id: str, project: str | None = None
+                       ) -> list[SoftwareConfigRecord]: ...
+
+    def update_software_deployment(self, deployment_id: str, values: Mapping[str, Any]
+                                   ) -> SoftwareDeploymentRecord | None: ...
+
+    def delete_software_deployment(self, deployment_id: str) -> bool: ...
+
+    def push_server_metadata(self, server_id: str, project: str | None,
+                             deployments: Callable[[], list[dict[str, Any]]]) -> bool:
+        """The server row's ``metadata.deployments``, compare-and-swap on atomic_key."""
+        ...
+
+
 class Store(
     TemplateStorage, StackStorage, ResourceStorage, ResourceDataStorage, EventStorage,
-    SyncPointStorage, ServiceStorage, RecoveryStorage, CredentialStorage, Protocol,
+    SyncPointStorage, ServiceStorage, RecoveryStorage, CredentialStorage, SoftwareStorage,
+    Protocol,
 ):
     """Persistence for stacks, resources, events and sync points: every role at once.
 

@@ -12,6 +12,8 @@ from hotplate.api import (
     resource_actions,
     resource_types,
     services,
+    software_configs,
+    software_deployments,
     stack_data,
     stack_parts,
     stacks,
@@ -46,6 +48,7 @@ def create_app(rpc: EngineRpc, *, auth: Authenticator | None = None,
     faults.install(app)
     for module in (versions, arn_lookup, templates, resource_types, services, previews,
                    stack_parts,
-                   stack_data, resource_actions, stacks):
+                   stack_data, resource_actions, stacks, software_configs,
+                   software_deployments):
         app.include_router(module.router)
     return app

@@ -50,6 +50,7 @@ STATUS_BY_NAME: dict[str, int] = {
     "ResourceNotAvailable": 404,
     "StackExists": 409,
     "ActionInProgress": 409,
+    "InvalidRestrictedAction": 409,
 }
 
 # (reason phrase, webob's explanation) per status.

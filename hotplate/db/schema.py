@@ -369,3 +369,42 @@ api_token = Table(
     Index("ix_api_token_project_id", "project_id"),
     **MYSQL_TABLE_ARGS,
 )
+
+# Software configs and deployments (Heat's tables): a config is immutable once
+# made; a deployment binds one to a server (by the server's physical id).
+software_config = Table(
+    "software_config",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("name", String(255)),
+    Column("group", String(255)),
+    Column("config", JsonText()),
+    Column("tenant", String(256), nullable=False),
+    *_timestamps(),
+    Index("ix_software_config_tenant", "tenant"),
+    **MYSQL_TABLE_ARGS,
+)
+
+software_deployment = Table(
+    "software_deployment",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column(
+        "config_id",
+        String(36),
+        ForeignKey("software_config.id", name="fk_software_deployment_config_id"),
+        nullable=False,
+    ),
+    Column("server_id", String(36), nullable=False),
+    Column("input_values", JsonText()),
+    Column("output_values", JsonText()),
+    Column("action", String(255)),
+    Column("status", String(255)),
+    Column("status_reason", Text),
+    Column("tenant", String(256), nullable=False),
+    Column("stack_user_project_id", String(64)),
+    *_timestamps(),
+    Index("ix_software_deployment_server_id", "server_id"),
+    Index("ix_software_deployment_tenant", "tenant"),
+    **MYSQL_TABLE_ARGS,
+)

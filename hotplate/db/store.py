@@ -52,6 +52,7 @@ from hotplate.db.recovery import RecoveryStore
 from hotplate.db.resources import ResourceStore
 from hotplate.db.rows import to_resource
 from hotplate.db.services import ServiceStore
+from hotplate.db.software import SoftwareStore
 from hotplate.db.stacks import StackStore
 from hotplate.db.sync import SyncStore
 from hotplate.model.ids import EngineId, ResourceId
@@ -60,7 +61,7 @@ from hotplate.ports import Clock
 
 
 class SqlStore(StackStore, ResourceStore, ResourceLockStore, SyncStore, EventStore, ServiceStore,
-               RecoveryStore):
+               RecoveryStore, SoftwareStore):
     """The Store on an engine from ``hotplate.db.engine.make_engine``.
 
     ``clock`` supplies every created_at / updated_at / deleted_at, so a fake

@@ -13,6 +13,7 @@ from hotplate.ports import Clock, RecoveryStorage, ResourceDataStorage, Resource
 from hotplate.resources.base import Attempt, Resource
 from hotplate.resources.nested import NestedStacks
 from hotplate.resources.scaling import ScalingNotice
+from hotplate.resources.software_port import SoftwareConfigs
 
 METADATA_RETRIES = 20
 """Read-modify-write rounds a metadata change tries before giving up on a busy row."""
@@ -45,12 +46,14 @@ class EngineResourceContext:
         engine_id: EngineId | None = None,
         peers: Callable[[str], Resource | None] | None = None,
         notify_scaling: Callable[[ScalingNotice], None] | None = None,
+        software: Callable[[], SoftwareConfigs] | None = None,
     ) -> None:
         self._store = store
         self._nested = nested
         self._update_policy = update_policy
         self._engine_id = engine_id
         self._peers = peers
+        self._software = software
         self.notify_scaling = notify_scaling
         """A scaling group's notices (Heat's autoscaling notifications); None when off."""
         self._resource_id = resource_id
@@ -68,6 +71,12 @@ class EngineResourceContext:
         if self._nested is None:
             raise RuntimeError("this context cannot create nested stacks")
         return self._nested()
+
+    def software_configs(self) -> SoftwareConfigs:
+        """Software configs and deployments, for the config and deployment plugins."""
+        if self._software is None:
+            raise RuntimeError("this context gives no software configs")
+        return self._software()
 
     def update_policy(self) -> Mapping[str, Any]:
         """The resource's ``update_policy`` in the stack's current template."""

@@ -14,6 +14,7 @@ from hotplate.engine import notify
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.hosting.nested import EngineNestedStacks
 from hotplate.engine.hosting.resource_context import EngineResourceContext
+from hotplate.engine.hosting.software_configs import EngineSoftwareConfigs
 from hotplate.engine.stack_rows import current_rows
 from hotplate.model.records import ResourceRecord, StackRecord
 from hotplate.model.states import Action, Status
@@ -45,6 +46,7 @@ def row_context(deps: EngineDeps, row: ResourceRecord, stack: StackRecord
         peers=lambda reference: _peer(deps, stack, reference),
         notify_scaling=(None if deps.notifier is None
                         else lambda notice: notify.scaling_changed(deps, stack, notice)),
+        software=lambda: EngineSoftwareConfigs(deps, stack),
     )
 
 

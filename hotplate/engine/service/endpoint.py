@@ -28,6 +28,7 @@ from hotplate.engine.service.preview import preview_create
 from hotplate.engine.service.preview_update import preview_update
 from hotplate.engine.service.service_catalog import CatalogMethods
 from hotplate.engine.service.service_resources import ResourceMethods
+from hotplate.engine.service.software_configs import SoftwareMethods
 from hotplate.engine.service.validation import check_tree_size, located_in, validate_stack_request
 from hotplate.engine.views import format_event, format_stack, parameter_texts
 from hotplate.engine.worker import stack_actions
@@ -47,7 +48,7 @@ from hotplate.template.parameter_values import (
 LOG = logging.getLogger(__name__)
 
 
-class EngineService(ResourceMethods, CatalogMethods):
+class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods):
     STACK_METHODS = frozenset({
         "create_stack", "update_stack", "delete_stack", "show_stack", "list_stacks",
         "identify_stack", "list_events", "stack_cancel_update", "show_output", "list_outputs",
@@ -55,7 +56,7 @@ class EngineService(ResourceMethods, CatalogMethods):
         "abandon_stack", "export_stack", "stack_suspend", "stack_resume", "stack_check",
     })
     ALLOWED = (STACK_METHODS | ResourceMethods.RESOURCE_METHODS
-               | CatalogMethods.CATALOG_METHODS)
+               | CatalogMethods.CATALOG_METHODS | SoftwareMethods.SOFTWARE_METHODS)
 
     def __init__(self, deps: EngineDeps, worker: WorkerService) -> None:
         super().__init__(deps)

@@ -1,0 +1,164 @@
+"""Software configs and deployments through python-heatclient, against a served API."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+from heatclient import exc
+
+from tests.api.helpers import VERSION, create_complete, wait_status
+
+
+def _config(hc: Any, **fields: Any) -> Any:
+    body = {"name": "cfg", "group": "script", "config": "#!/bin/sh\necho hi",
+            "inputs": [{"name": "foo"}, {"name": "bar", "default": "baz", "type": "String"}],
+            "outputs": [{"name": "result"}, {"name": "oops", "error_output": True}],
+            "options": {"opt": 1}}
+    return hc.software_configs.create(**{**body, **fields})
+
+
+def test_config_create_show_list_delete(hc: Any) -> None:
+    made = _config(hc)
+    shown = hc.software_configs.get(made.id)
+    assert shown.config == "#!/bin/sh\necho hi"
+    assert shown.group == "script"
+    assert shown.options == {"opt": 1}
+    assert shown.inputs == [{"name": "foo", "type": "String"},
+                            {"name": "bar", "default": "baz", "type": "String"}]
+    assert shown.outputs == [{"name": "result", "type": "String", "error_output": False},
+                             {"name": "oops", "type": "String", "error_output": True}]
+    assert shown.creation_time.endswith("Z")
+    listed = {c.id: c for c in hc.software_configs.list()}
+    assert made.id in listed
+    assert not hasattr(listed[made.id], "config")  # the list shows no details, as Heat's
+    hc.software_configs.delete(made.id)
+    with pytest.raises(exc.HTTPNotFound, match=f"Software config with id {made.id} not found"):
+        hc.software_configs.get(made.id)
+    with pytest.raises(exc.HTTPNotFound):
+        hc.software_configs.delete(made.id)
+
+
+def test_config_list_pages_with_limit_and_marker(hc: Any) -> None:
+    ids = [_config(hc, name=f"page{i}").id for i in range(3)]
+    everything = [c.id for c in hc.software_configs.list()]
+    start = everything.index(ids[0])
+    page = [c.id for c in hc.software_configs.list(limit=2, marker=ids[0])]
+    assert page == everything[start + 1:start + 3]
+
+
+def test_bad_config_inputs_are_a_400_naming_the_path(hc: Any) -> None:
+    with pytest.raises(exc.HTTPBadRequest, match=r"inputs\.0: Property name not assigned"):
+        _config(hc, inputs=[{"type": "String"}])
+    with pytest.raises(exc.HTTPBadRequest, match="must be in a list"):
+        _config(hc, outputs={"name": "x"})
+    with pytest.raises(exc.HTTPBadRequest, match=r"outputs\.0\.type"):
+        _config(hc, outputs=[{"name": "x", "type": "Nope"}])
+
+
+def test_deployment_lifecycle_and_server_metadata(hc: Any) -> None:
+    config = _config(hc, name="b-config")
+    other = _config(hc, name="a-config")
+    server = str(uuid.uuid4())
+    made = hc.software_deployments.create(config_id=config.id, server_id=server,
+                                          input_values={"foo": "1"}, action="CREATE",
+                                          status="IN_PROGRESS", status_reason="Deploy data")
+    second = hc.software_deployments.create(config_id=other.id, server_id=server)
+    shown = hc.software_deployments.get(made.id)
+    assert (shown.status, shown.action, shown.config_id) == ("IN_PROGRESS", "CREATE", config.id)
+    assert shown.input_values == {"foo": "1"}
+    assert [d.id for d in hc.software_deployments.list(server_id=server)] == [made.id, second.id]
+    metadata = hc.software_deployments.metadata(server_id=server)
+    assert [m["name"] for m in metadata] == ["a-config", "b-config"]  # by config name
+    assert metadata[1]["config"] == "#!/bin/sh\necho hi"
+
+    with pytest.raises(exc.HTTPConflict, match="can not be deleted as it is referenced"):
+        hc.software_configs.delete(config.id)
+
+    updated = hc.software_deployments.update(made.id, status="COMPLETE",
+                                             status_reason="Outputs received",
+                                             output_values={"result": "ok"})
+    assert (updated.status, updated.output_values) == ("COMPLETE", {"result": "ok"})
+    assert updated.updated_time is not None
+
+    hc.software_deployments.delete(made.id)
+    with pytest.raises(exc.HTTPNotFound, match=f"Deployment with id {made.id} not found"):
+        hc.software_deployments.get(made.id)
+    assert [m["name"] for m in hc.software_deployments.metadata(server_id=server)] == [
+        "a-config"]
+    hc.software_configs.delete(config.id)  # no longer referenced
+
+
+def test_deployment_of_an_unknown_config_is_a_400(hc: Any) -> None:
+    missing = str(uuid.uuid4())
+    with pytest.raises(exc.HTTPBadRequest, match=f"Config with id {missing} not found"):
+        hc.software_deployments.create(config_id=missing, server_id=str(uuid.uuid4()))
+
+
+def _stack_template(transport: str, *, actions: list[str] | None = None) -> dict[str, Any]:
+    deploy: dict[str, Any] = {
+        "config": {"get_resource": "config"}, "server": {"get_resource": "server"},
+        "input_values": {"foo": "fooval", "extra": 5}, "signal_transport": transport}
+    if actions is not None:
+        deploy["actions"] = actions
+    return {
+        "heat_template_version": VERSION,
+        "resources": {
+            "server": {"type": "OS::Heat::None"},
+            "config": {"type": "OS::Heat::SoftwareConfig", "properties": {
+                "group": "script", "config": "#!/bin/sh\necho $foo",
+                "inputs": [{"name": "foo"}, {"name": "bar", "default": "barval"}],
+                "outputs": [{"name": "result"}, {"name": "failed", "error_output": True}]}},
+            "deploy": {"type": "OS::Heat::SoftwareDeployment", "properties": deploy},
+        },
+        "outputs": {
+            "config": {"value": {"get_attr": ["config", "config"]}},
+            "result": {"value": {"get_attr": ["deploy", "result"]}},
+            "stdout": {"value": {"get_attr": ["deploy", "deploy_stdout"]}},
+        },
+    }
+
+
+def _inputs(config: dict[str, Any]) -> dict[str, Any]:
+    return {i["name"]: i.get("value") for i in config["inputs"]}
+
+
+def test_a_no_signal_deployment_completes_and_pushes_the_server_metadata(hc: Any) -> None:
+    stack_id = create_complete(hc, _stack_template("NO_SIGNAL"), name="swdeploy")
+    server = hc.resources.get(stack_id, "server").physical_resource_id
+    deploy = hc.resources.get(stack_id, "deploy").physical_resource_id
+    sd = hc.software_deployments.get(deploy)
+    assert (sd.status, sd.status_reason, sd.action) == (
+        "COMPLETE", "Not waiting for outputs signal", "CREATE")
+    assert sd.server_id == server
+    metadata = hc.resources.metadata(stack_id, "server")
+    [derived] = metadata["deployments"]
+    assert derived["id"] == sd.config_id
+    assert derived["group"] == "script"
+    assert _inputs(derived) == {
+        "foo": "fooval", "bar": "barval", "extra": 5, "deploy_server_id": server,
+        "deploy_action": "CREATE", "deploy_stack_id": f"swdeploy/{stack_id}",
+        "deploy_resource_name": "deploy", "deploy_signal_transport": "NO_SIGNAL"}
+    outputs = {o["output_key"]: o["output_value"]
+               for o in hc.stacks.get(stack_id).to_dict()["outputs"]}
+    assert outputs["config"] == "#!/bin/sh\necho $foo"
+    assert outputs["result"] is None
+
+    hc.stacks.delete(stack_id)
+    gone = wait_status(hc, stack_id)
+    assert gone.stack_status == "DELETE_COMPLETE"
+    with pytest.raises(exc.HTTPNotFound):
+        hc.software_deployments.get(deploy)
+    with pytest.raises(exc.HTTPNotFound):
+        hc.software_configs.get(derived["id"])
+
+
+def test_an_unusable_signal_transport_is_refused_at_validate(hc: Any) -> None:
+    with pytest.raises(exc.HTTPBadRequest,
+                       match=r"resources\.deploy\.properties\.signal_transport: "
+                             "signal_transport TEMP_URL_SIGNAL requires Swift"):
+        hc.stacks.create(stack_name="badtransport", template={
+            "heat_template_version": VERSION,
+            "resources": {"deploy": {"type": "OS::Heat::SoftwareDeployment", "properties": {
+                "server": "a-server", "signal_transport": "TEMP_URL_SIGNAL"}}}})
