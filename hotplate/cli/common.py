@@ -21,6 +21,7 @@ FLAGS = {
     "threads": ("DEFAULT", "executor_thread_pool_size"),
     "host": ("heat_api", "bind_host"),
     "port": ("heat_api", "bind_port"),
+    "cfn_port": ("heat_api_cfn", "bind_port"),
 }
 """Command-line flag (argparse dest) -> the option it overrides."""
 

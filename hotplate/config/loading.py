@@ -32,6 +32,7 @@ from hotplate.config.options import (
     DEFAULT,
     GROUPS,
     HEAT_API,
+    HEAT_API_CFN,
     NOTIFICATIONS,
     default_engine_workers,
     env_name,
@@ -160,7 +161,11 @@ class _Reader:
 
 
 def _settings(value: _Reader, sources: Sources) -> Settings:
-    engine = EngineOptions(**{name: value(DEFAULT, name) for name in _ENGINE_FIELDS})
+    api = ApiSettings(value(HEAT_API, "bind_host"), value(HEAT_API, "bind_port"))
+    cfn = ApiSettings(value(HEAT_API_CFN, "bind_host") or api.bind_host,
+                      value(HEAT_API_CFN, "bind_port"))
+    engine = EngineOptions(**{name: value(DEFAULT, name) for name in _ENGINE_FIELDS},
+                           **agent_urls(value, api, cfn))
     notifications = NotificationSettings(
         drivers=tuple(value(NOTIFICATIONS, "driver")),
         transport_url=value(NOTIFICATIONS, "transport_url"),
@@ -179,10 +184,53 @@ def _settings(value: _Reader, sources: Sources) -> Settings:
         executor_thread_pool_size=value(DEFAULT, "executor_thread_pool_size"),
         engine=engine,
         database=database,
-        api=ApiSettings(value(HEAT_API, "bind_host"), value(HEAT_API, "bind_port")),
+        api=api,
         notifications=notifications,
         sources=sources,
+        cfn=cfn,
     )
+
+
+_TRANSPORT_CHOICES = {
+    "default_deployment_signal_transport": (
+        "CFN_SIGNAL", "TEMP_URL_SIGNAL", "HEAT_SIGNAL", "NO_SIGNAL", "ZAQAR_SIGNAL"),
+    "default_software_config_transport": (
+        "POLL_SERVER_CFN", "POLL_SERVER_HEAT", "POLL_TEMP_URL", "ZAQAR_MESSAGE"),
+}
+"""Heat's choices for the default transports."""
+
+
+def _reachable(host: str) -> str:
+    """A listening address as a URL's host: a wildcard is reached on loopback."""
+    if host in ("0.0.0.0", "::", ""):
+        return "127.0.0.1"
+    return f"[{host}]" if ":" in host else host
+
+
+def agent_urls(value: Any, api: ApiSettings, cfn: ApiSettings) -> dict[str, Any]:
+    """The URLs handed to in-instance agents: Heat's options, else derived from where
+    the CFN API and the orchestration API listen."""
+    metadata = (value(DEFAULT, "heat_metadata_server_url")
+                or f"http://{_reachable(cfn.bind_host)}:{cfn.bind_port}")
+    if "/v1" not in metadata:
+        metadata += "/v1"
+    metadata = metadata if metadata.endswith("/") else metadata + "/"
+    for name, allowed in _TRANSPORT_CHOICES.items():
+        if value(DEFAULT, name) not in allowed:
+            raise ConfigError(f"{_name(DEFAULT, name)}: {value(DEFAULT, name)!r} is not one "
+                              f"of {', '.join(allowed)}")
+    return {
+        "heat_metadata_server_url": metadata,
+        "heat_waitcondition_server_url": (value(DEFAULT, "heat_waitcondition_server_url")
+                                          or f"{metadata}waitcondition"),
+        "heat_url": (value("clients_heat", "url")
+                     or f"http://{_reachable(api.bind_host)}:{api.bind_port}"
+                        "/v1/%(tenant_id)s"),
+        "default_deployment_signal_transport": value(
+            DEFAULT, "default_deployment_signal_transport"),
+        "default_software_config_transport": value(
+            DEFAULT, "default_software_config_transport"),
+    }
 
 
 _ENGINE_FIELDS = ("max_resources_per_stack", "max_template_size", "enable_stack_abandon",

@@ -22,6 +22,8 @@ from oslo_config import cfg, types
 DEFAULT = "DEFAULT"
 DATABASE = "database"
 HEAT_API = "heat_api"
+HEAT_API_CFN = "heat_api_cfn"
+CLIENTS_HEAT = "clients_heat"
 NOTIFICATIONS = "oslo_messaging_notifications"
 
 
@@ -89,6 +91,29 @@ ENGINE_OPTS = [
     cfg.BoolOpt(
         "enable_stack_adopt", default=False,
         help="Enable the preview Stack Adopt feature."),
+    cfg.URIOpt(
+        "heat_metadata_server_url", schemes=["http", "https"],
+        sample_default="<the CFN API's listening address>/v1/",
+        help="URL of the Heat metadata server: the CFN API that in-instance agents "
+             "poll (POLL_SERVER_CFN) and signal. Set it when agents reach hotplate at "
+             "another address than it listens on. Default: the CFN API's listening "
+             "address ([heat_api_cfn] bind_host, bind_port)."),
+    cfg.URIOpt(
+        "heat_waitcondition_server_url", schemes=["http", "https"],
+        sample_default="<heat_metadata_server_url>waitcondition",
+        help="URL of the Heat waitcondition server: the base of pre-signed "
+             "CFN_SIGNAL URLs. Default: heat_metadata_server_url's."),
+    cfg.StrOpt(
+        "default_deployment_signal_transport", default="CFN_SIGNAL",
+        help="How deployments signal their outputs back by default (Heat's option): "
+             "CFN_SIGNAL, TEMP_URL_SIGNAL, HEAT_SIGNAL, NO_SIGNAL or ZAQAR_SIGNAL. "
+             "Without Keystone, Swift or Zaqar only CFN_SIGNAL and NO_SIGNAL work."),
+    cfg.StrOpt(
+        "default_software_config_transport", default="POLL_SERVER_CFN",
+        help="How servers receive their software configuration by default (Heat's "
+             "option): POLL_SERVER_CFN, POLL_SERVER_HEAT, POLL_TEMP_URL or "
+             "ZAQAR_MESSAGE. Without Keystone, Swift or Zaqar only POLL_SERVER_CFN "
+             "works."),
     cfg.StrOpt(
         "environment_dir",
         help="The directory to search for environment files (*.yaml) whose "
@@ -125,6 +150,23 @@ API_OPTS = [
     cfg.PortOpt("bind_port", default=8004, help="The port to listen on."),
 ]
 
+API_CFN_OPTS = [
+    cfg.HostAddressOpt(
+        "bind_host", sample_default="<[heat_api] bind_host>",
+        help="Address the CFN-compatible API (signals, DescribeStackResource) listens "
+             "on. Default: [heat_api] bind_host."),
+    cfg.PortOpt("bind_port", default=8000,
+                help="The CFN API's port; 'hotplate serve --cfn-port 0' switches it off."),
+]
+
+CLIENTS_HEAT_OPTS: list[cfg.Opt] = [
+    cfg.StrOpt(
+        "url", sample_default="http://<[heat_api] bind_host>:<bind_port>/v1/%(tenant_id)s",
+        help="The orchestration API URL handed to agents (HEAT_SIGNAL / TOKEN_SIGNAL "
+             "signal URLs), as Heat's [clients_heat] url. Default: the API's listening "
+             "address."),
+]
+
 NOTIFICATION_OPTS = [
     cfg.MultiStrOpt(
         "driver", default=[],
@@ -142,6 +184,8 @@ GROUPS: list[tuple[str, list[cfg.Opt]]] = [
     (DEFAULT, ENGINE_OPTS),
     (DATABASE, DATABASE_OPTS),
     (HEAT_API, API_OPTS),
+    (HEAT_API_CFN, API_CFN_OPTS),
+    (CLIENTS_HEAT, CLIENTS_HEAT_OPTS),
     (NOTIFICATIONS, NOTIFICATION_OPTS),
 ]
 """Every option, by section, in the order the sample lists them."""
@@ -155,7 +199,8 @@ ENV_NAMES = {
 """The variables whose names predate the file (HOTPLATE_HOST was the API's address
 before [DEFAULT]/host was read; it stays the API's)."""
 
-_ENV_SECTIONS = {DEFAULT: "", DATABASE: "DB_", HEAT_API: "API_", NOTIFICATIONS: "NOTIFICATIONS_"}
+_ENV_SECTIONS = {DEFAULT: "", DATABASE: "DB_", HEAT_API: "API_", NOTIFICATIONS: "NOTIFICATIONS_",
+                 HEAT_API_CFN: "API_CFN_", CLIENTS_HEAT: "CLIENTS_HEAT_"}
 
 
 def env_name(group: str, name: str) -> str:
@@ -174,5 +219,6 @@ def is_multi(opt: cfg.Opt) -> bool:
     return isinstance(opt.type, types.List | types.MultiString)
 
 
-__all__ = ["DATABASE", "DEFAULT", "GROUPS", "HEAT_API", "NOTIFICATIONS",
+__all__ = ["CLIENTS_HEAT", "DATABASE", "DEFAULT", "GROUPS", "HEAT_API", "HEAT_API_CFN",
+           "NOTIFICATIONS",
            "default_engine_workers", "env_name", "is_multi", "register"]

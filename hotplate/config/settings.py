@@ -64,3 +64,5 @@ class Settings:
     api: ApiSettings
     notifications: NotificationSettings
     sources: Sources = Sources()
+    cfn: ApiSettings = ApiSettings("127.0.0.1", 8000)
+    """[heat_api_cfn]: where the CFN-compatible API listens (port 0: off)."""

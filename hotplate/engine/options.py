@@ -44,6 +44,16 @@ class EngineOptions:
     """Seconds a stopping engine lets running operations finish (SIGTERM)."""
     client_retry_limit: int = 2
     """Times a worker that found a resource locked tries again, after a random wait."""
+    heat_metadata_server_url: str = "http://127.0.0.1:8000/v1/"
+    """The CFN API base an agent polls (Heat's option); the configuration derives it
+    from the CFN API's listening address when unset, adding ``/v1/`` as Heat does."""
+    heat_waitcondition_server_url: str = "http://127.0.0.1:8000/v1/waitcondition"
+    """Base of the pre-signed CFN signal URLs; by default ``heat_metadata_server_url``'s."""
+    heat_url: str = "http://127.0.0.1:8004/v1/%(tenant_id)s"
+    """``[clients_heat] url``: the orchestration API agents signal (HEAT/TOKEN
+    signal URLs), ``%(tenant_id)s`` replaced by the project."""
+    default_deployment_signal_transport: str = "CFN_SIGNAL"
+    default_software_config_transport: str = "POLL_SERVER_CFN"
 
     def __post_init__(self) -> None:
         for name in _POSITIVE:
@@ -68,7 +78,7 @@ class EngineOptions:
                 continue
             if option.type == "bool":
                 values[option.name] = _boolean(name, raw)
-            elif option.type == "str | None":
+            elif option.type in ("str | None", "str"):
                 values[option.name] = raw
             else:
                 values[option.name] = _integer(name, raw, option.name in _POSITIVE)

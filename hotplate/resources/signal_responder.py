@@ -128,6 +128,14 @@ class SignalEndpoints(Protocol):
         """Drop this resource's stack user, keys, URLs and token (on delete)."""
         ...
 
+    def default_signal_transport(self) -> str:
+        """``[DEFAULT] default_deployment_signal_transport`` (CFN_SIGNAL)."""
+        ...
+
+    def default_software_config_transport(self) -> str:
+        """``[DEFAULT] default_software_config_transport`` (POLL_SERVER_CFN)."""
+        ...
+
 
 def signal_endpoints(resource: Resource) -> SignalEndpoints:
     """The resource's signal endpoint port; the engine's context provides it.

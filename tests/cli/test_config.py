@@ -69,7 +69,11 @@ def test_a_heat_conf_is_read_as_heat_engine_reads_it(tmp_path: Path) -> None:
     assert (conf.num_engine_workers, conf.executor_thread_pool_size) == (3, 8)
     assert conf.engine == EngineOptions(max_resources_per_stack=-1,
                                         enable_stack_abandon=True, periodic_interval=20,
-                                        engine_life_check_timeout=5)
+                                        engine_life_check_timeout=5,
+                                        heat_metadata_server_url="http://heat:8000/v1/",
+                                        heat_waitcondition_server_url=(
+                                            "http://heat:8000/v1/waitcondition"),
+                                        heat_url="http://10.0.0.5:8004/v1/%(tenant_id)s")
     assert conf.database.connection == "mysql+pymysql://heat:s3cret@db/heat?charset=utf8"
     assert conf.database.pool == PoolLimits(max_pool_size=10, max_overflow=64)
     assert (conf.api.bind_host, conf.api.bind_port) == ("10.0.0.5", 8004)
