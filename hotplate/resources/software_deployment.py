@@ -74,7 +74,8 @@ DEPLOYMENT_PROPERTIES: dict[str, Schema] = {
         "signaled using the provided keystone credentials. TOKEN_SIGNAL will allow an HTTP "
         "POST to the resource's signal URL with a token that may signal only it. NO_SIGNAL "
         "will result in the resource going to the COMPLETE state without waiting for any "
-        "signal.", default=DEFAULT_TRANSPORT, constraints=[AllowedValues(TRANSPORTS)]),
+        "signal. Unset: the engine's default_deployment_signal_transport (CFN_SIGNAL).",
+        constraints=[AllowedValues(TRANSPORTS)]),
 }
 
 
@@ -131,12 +132,21 @@ class SoftwareDeployment(Resource):
     @classmethod
     def validate(cls, raw: Mapping[str, Any] | None, path: PropertyPath) -> dict[str, Any]:
         props = super().validate(raw, path)
-        check_signal_transport(str(props[SIGNAL_TRANSPORT]), (*path, SIGNAL_TRANSPORT))
+        if props.get(SIGNAL_TRANSPORT) is not None:
+            check_signal_transport(str(props[SIGNAL_TRANSPORT]), (*path, SIGNAL_TRANSPORT))
         return props
 
     # -- the derived config -------------------------------------------------------------
     def _transport(self) -> str:
-        return str(self.properties.get(SIGNAL_TRANSPORT) or DEFAULT_TRANSPORT)
+        """The property, else the engine's configured default (Heat's option)."""
+        given = self.properties.get(SIGNAL_TRANSPORT)
+        if given:
+            return str(given)
+        configured = getattr(self.ctx, "default_signal_transport", None)
+        try:
+            return str(configured()) if callable(configured) else DEFAULT_TRANSPORT
+        except RuntimeError:  # a context without signal endpoints
+            return DEFAULT_TRANSPORT
 
     def _no_signal(self) -> bool:
         return self._transport() == SignalTransport.NO_SIGNAL
