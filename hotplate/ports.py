@@ -27,6 +27,7 @@ from hotplate.model.records import (
     SyncReport,
     SyncResult,
 )
+from hotplate.model.signals import MetadataWrite, StoredSignal
 from hotplate.model.software import SoftwareConfigRecord, SoftwareDeploymentRecord
 
 
@@ -370,6 +371,35 @@ class RecoveryStorage(Protocol):
     def list_attempts(self, stack_id: StackId | None = None) -> list[ResourceAttempt]: ...
 
 
+class SignalStorage(Protocol):
+    """Signals stored before they are answered, applied once (db/signals.py)."""
+
+    def record_signal(self, stack_id: StackId, resource_id: ResourceId, signal_id: str,
+                      details: Any) -> StoredSignal | None:
+        """Store a received signal; None when one of that id is stored already."""
+        ...
+
+    def get_signal(self, resource_id: ResourceId, signal_id: str) -> StoredSignal | None: ...
+
+    def list_signals(self, resource_id: ResourceId) -> list[StoredSignal]: ...
+
+    def mark_signal_applied(self, signal: int) -> bool: ...
+
+    def write_signal_metadata(self, signal: int, resource_id: ResourceId,
+                              expected_atomic_key: int,
+                              metadata: dict[str, Any]) -> MetadataWrite:
+        """The unlocked row's metadata (compare-and-swap on atomic_key) and the
+        signal's applied mark, in one transaction."""
+        ...
+
+    def signals_to_redrive(self, attempted_before: datetime,
+                           limit: int = 100) -> list[StoredSignal]: ...
+
+    def claim_signal(self, signal: StoredSignal) -> StoredSignal | None: ...
+
+    def delete_orphan_signals(self) -> int: ...
+
+
 class CredentialStorage(Protocol):
     """Stored user credentials of stacks."""
 
@@ -420,7 +450,7 @@ class SoftwareStorage(Protocol):
 class Store(
     TemplateStorage, StackStorage, ResourceStorage, ResourceDataStorage, EventStorage,
     SyncPointStorage, ServiceStorage, RecoveryStorage, CredentialStorage, SoftwareStorage,
-    Protocol,
+    SignalStorage, Protocol,
 ):
     """Persistence for stacks, resources, events and sync points: every role at once.
 

@@ -338,6 +338,25 @@ resource_attempt = Table(
     **MYSQL_TABLE_ARGS,
 )
 
+# Signals: stored before resource_signal answers, applied once (db/signals.py). A
+# repeated signal id of one resource is refused by the unique key. No foreign key:
+# the sweep forgets the signals of deleted resources.
+resource_signal = Table(
+    "resource_signal",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("stack_id", String(36), nullable=False),
+    Column("resource_id", Integer, nullable=False),
+    Column("signal_id", String(255), nullable=False),
+    Column("details", JsonText()),
+    Column("received_at", UtcDateTime(), nullable=False),
+    Column("attempted_at", UtcDateTime(), nullable=False),
+    Column("applied_at", UtcDateTime()),
+    UniqueConstraint("resource_id", "signal_id", name="uq_resource_signal_resource_id_signal_id"),
+    Index("ix_resource_signal_applied_at", "applied_at"),
+    **MYSQL_TABLE_ARGS,
+)
+
 # Token authentication: a project is named in URLs (``/v1/{name}``); a token is
 # kept only as the SHA-256 hex digest of its plaintext.
 project = Table(

@@ -52,6 +52,7 @@ from hotplate.db.recovery import RecoveryStore
 from hotplate.db.resources import ResourceStore
 from hotplate.db.rows import to_resource
 from hotplate.db.services import ServiceStore
+from hotplate.db.signals import SignalStore
 from hotplate.db.software import SoftwareStore
 from hotplate.db.stacks import StackStore
 from hotplate.db.sync import SyncStore
@@ -61,7 +62,7 @@ from hotplate.ports import Clock
 
 
 class SqlStore(StackStore, ResourceStore, ResourceLockStore, SyncStore, EventStore, ServiceStore,
-               RecoveryStore, SoftwareStore):
+               RecoveryStore, SoftwareStore, SignalStore):
     """The Store on an engine from ``hotplate.db.engine.make_engine``.
 
     ``clock`` supplies every created_at / updated_at / deleted_at, so a fake

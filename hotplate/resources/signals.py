@@ -26,7 +26,29 @@ from typing import Any, Protocol, cast
 
 from hotplate.resources.base import Resource
 
-__all__ = ["NoActionRequired", "Peers", "RowMetadata", "SignalWork", "peers", "row_metadata"]
+__all__ = ["NoActionRequired", "Peers", "RowMetadata", "SignalWork", "peers", "row_metadata",
+           "signal_id", "signal_wake_key"]
+
+SIGNAL_ID_KEYS: tuple[str, ...] = ("id",)
+"""Where a signal's details carry its id, unless the plugin names its own keys
+(``signal_id_keys``): the engine applies a signal of a given id once."""
+
+
+def signal_id(plugin: type[Resource], details: Any) -> str | None:
+    """The sender's id of a signal (its first ``signal_id_keys`` present), else None."""
+    if not isinstance(details, Mapping):
+        return None
+    for key in getattr(plugin, "signal_id_keys", SIGNAL_ID_KEYS):
+        value = details.get(key)
+        if value is not None and not isinstance(value, Mapping | list):
+            return str(value)
+    return None
+
+
+def signal_wake_key(stack_id: str) -> str:
+    """What a plugin waiting for signals to its stack parks on (its ``wake_key``):
+    the engine re-checks it as soon as one is applied."""
+    return f"signal:{stack_id}"
 
 
 class NoActionRequired(Exception):

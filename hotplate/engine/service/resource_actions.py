@@ -16,29 +16,22 @@ metadata about work in progress (Heat's ``handle_metadata_reset``: a
 scaling group whose engine died while it scaled would otherwise never scale
 again), in the same write.
 
-Signals: a resource in SUSPEND or DELETE refuses them (with an event, as
-Heat records one). ``{"unset_hook": "<hook>"}`` clears a hook the resource
-is paused at (``breakpoints.clear_hook``: the paused worker polls for it).
-Any other signal goes to the plugin's ``handle_signal``; a plugin without
-one answers Heat's 400. The handler's outcomes (``resources/signals.py``)::
-
-    returns a result     SIGNAL event "Signal: <result>" (or the details' text)
-    raises NoActionRequired   ignored: logged, no event (Heat's)
-    raises anything else      logged only: Heat runs handlers in the background
-    returns a SignalWork      the caller is answered at once; a background thread
-                              polls the work to its end (the stack's timeout at
-                              most), finishes it, then writes the SIGNAL event
+Signals (SPEC.md 5.2): a resource in SUSPEND or DELETE refuses them (with
+an event, as Heat records one). ``{"unset_hook": "<hook>"}`` clears a hook
+the resource is paused at (``breakpoints.clear_hook``: the paused worker
+polls for it), at once and even while a worker holds the resource. Any
+other signal goes to the plugin's ``handle_signal``; a plugin without one
+answers Heat's 400. What happens to it then, stored before the caller is
+answered, applied once and re-driven if its engine dies, is
+engine/worker/signal_delivery.py.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Mapping
-from datetime import timedelta
 from typing import Any
 
-from hotplate.convergence.node_plan import DEFAULT_TIMEOUT_MINS
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.errors import (
     Invalid,
@@ -47,17 +40,22 @@ from hotplate.engine.errors import (
     ResourceNotFound,
 )
 from hotplate.engine.events import resource_event
-from hotplate.engine.hosting.row_plugins import row_class, row_context
+from hotplate.engine.hosting.row_plugins import row_class
 from hotplate.engine.worker.breakpoints import clear_hook
+from hotplate.engine.worker.signal_delivery import (
+    NO_SIGNAL_ACTIONS,
+    deliver,
+    signal_reason,
+)
 from hotplate.model.errors import ActionInProgress, NotSupported
 from hotplate.model.records import ResourceRecord, StackRecord
 from hotplate.model.states import Action, Status
-from hotplate.resources.signals import NoActionRequired, SignalWork
 
 LOG = logging.getLogger(__name__)
 
+__all__ = ["find_resource", "mark_unhealthy", "signal", "signal_reason"]
+
 DEFAULT_HEALTH_REASON = "state changed by resource_mark_unhealthy api"
-NO_SIGNAL_ACTIONS = (Action.SUSPEND, Action.DELETE)
 
 
 def find_resource(rows: Mapping[str, ResourceRecord], name_or_physical_id: str,
@@ -119,14 +117,19 @@ def _metadata_reset(deps: EngineDeps, row: ResourceRecord) -> dict[str, Any] | N
     return reset(row.metadata or {}) if callable(reset) else None
 
 
-def signal(deps: EngineDeps, stack: StackRecord, row: ResourceRecord, details: Any) -> None:
+def signal(deps: EngineDeps, stack: StackRecord, row: ResourceRecord, details: Any, *,
+           sync_call: bool = False) -> None:
     """Deliver a signal to a resource (see the module's docstring).
+
+    The checks answer at once; the handler runs in a thread of this engine,
+    or before returning with ``sync_call``.
 
     Raises:
         NotSupported: the resource is being suspended or deleted.
         InvalidBreakPointHook: ``unset_hook`` names a hook that is unknown or
             not pending on this resource.
         ResourceActionNotSupported: the plugin takes no signals.
+        ResourceFailure: with ``sync_call``, the handler failed.
     """
     if row.action in NO_SIGNAL_ACTIONS:
         deps.store.add_event(resource_event(deps, row, str(row.action), str(row.status),
@@ -139,68 +142,4 @@ def signal(deps: EngineDeps, stack: StackRecord, row: ResourceRecord, details: A
     cls = deps.types.for_resource(loaded.env, row.name, row.resource_type, loaded.files)
     if not callable(getattr(cls, "handle_signal", None)):
         raise ResourceActionNotSupported("signal")
-    _handle_signal(deps, stack, row, cls, details)
-
-
-def _handle_signal(deps: EngineDeps, stack: StackRecord, row: ResourceRecord,
-                   cls: type[Any], details: Any) -> None:
-    """Run the plugin's handler. Heat runs it in the background, so its failure is
-    logged, not answered; a success is recorded as a SIGNAL event."""
-    ctx = row_context(deps, row, stack)
-    instance = cls(row.name, row.properties_data or {}, ctx,
-                   resource_id=row.physical_resource_id)
-    try:
-        result = instance.handle_signal(details)
-        ctx.flush()
-    except NoActionRequired as exc:
-        LOG.info("signal to %s of stack %s ignored: %s", row.name, stack.id, exc)
-        return
-    except Exception:
-        LOG.exception("signal to %s of stack %s failed", row.name, stack.id)
-        return
-    if isinstance(result, SignalWork):
-        threading.Thread(target=_finish, args=(deps, stack, row, result, details),
-                         name=f"hotplate-signal-{row.name}", daemon=True).start()
-        return
-    _signalled(deps, row, result, details)
-
-
-def _signalled(deps: EngineDeps, row: ResourceRecord, result: Any, details: Any) -> None:
-    reason = f"Signal: {result}" if result else signal_reason(details)
-    deps.store.add_event(resource_event(deps, row, "SIGNAL", str(row.status), reason))
-
-
-def _finish(deps: EngineDeps, stack: StackRecord, row: ResourceRecord, work: SignalWork,
-            details: Any) -> None:
-    """A signal's background work, to its end: Heat's handler would have waited so long
-    (the stack's timeout at most) before answering, and only then written its event."""
-    minutes = stack.timeout_mins or DEFAULT_TIMEOUT_MINS
-    deadline = deps.clock.now() + timedelta(minutes=minutes)
-    error: BaseException | None = None
-    try:
-        deps.runner.run(None, lambda _: work.check(), deadline=deadline, cancelled=None)
-    except Exception as exc:
-        error = exc
-        LOG.info("signal to %s of stack %s failed: %s", row.name, stack.id, exc,
-                 exc_info=True)
-    try:
-        work.finish(error)
-        if error is None:
-            _signalled(deps, row, None, details)
-    except Exception:
-        LOG.exception("signal to %s of stack %s could not finish", row.name, stack.id)
-
-
-def signal_reason(details: Any) -> str:
-    """Heat's event text for a signal's details."""
-    if details is None:
-        return "No signal details provided"
-    if isinstance(details, str):
-        return details
-    if isinstance(details, Mapping):
-        if all(key in details for key in ("previous", "current", "reason")):
-            return (f"alarm state changed from {details['previous']} to "
-                    f"{details['current']} ({details['reason']})")
-        if "state" in details:
-            return f"alarm state changed to {details['state']}"
-    return "Unknown"
+    deliver(deps, stack, row, cls, details, sync=sync_call)

@@ -142,7 +142,9 @@ class ResourceMethods(StackLookups):
 
     def resource_signal(self, ctxt: Mapping[str, Any], stack_identity: Any,
                         resource_name: str, details: Any, sync_call: bool = False) -> Any:
-        """Signal a resource; with ``sync_call`` answer its metadata afterwards."""
+        """Signal a resource (SPEC.md 5.2, resource_actions.signal): the signal is
+        stored before this answers; its handler runs in a thread of this engine, or
+        first with ``sync_call``, which answers the resource's metadata afterwards."""
         stack = self._get_stack(ctxt, stack_identity)
         template = self._deps.caches.for_stack(stack.raw_template_id, stack)
         row = self._current_rows(stack).get(resource_name)
@@ -150,7 +152,7 @@ class ResourceMethods(StackLookups):
             if resource_name in template.resources:
                 raise ResourceNotAvailable(resource_name)
             raise ResourceNotFound(resource_name, stack.name)
-        resource_actions.signal(self._deps, stack, row, details)
+        resource_actions.signal(self._deps, stack, row, details, sync_call=bool(sync_call))
         if sync_call:
             stored = self._deps.store.get_resource(row.id)
             return dict(stored.metadata) if stored is not None else {}

@@ -14,7 +14,9 @@ Every engine runs ``Recovery.run_once`` each ``periodic_interval``:
    to claim the takeover (``takeover:<engine>`` in engine_claim) also sends
    again, at once, every ready node nobody works on: the dead engine may
    have taken their messages off the queue before it died.
-2. **The sweep**, by one engine at a time (the ``sweep`` claim): in every
+2. **The sweep**, by one engine at a time (the ``sweep`` claim): signals
+   stored but not applied within ``stalled_traversal_timeout`` are applied
+   again (signal_delivery.py); in every
    traversal in progress, nodes that stalled longer than
    ``stalled_traversal_timeout`` are sent again, a traversal whose own sync
    point is complete is marked complete (a crash between the last report
@@ -45,6 +47,7 @@ from hotplate.engine.deps import EngineDeps
 from hotplate.engine.events import resource_event
 from hotplate.engine.periodic import PeriodicTimer
 from hotplate.engine.worker import traversal as trav
+from hotplate.engine.worker.signal_delivery import redrive_signals
 from hotplate.engine.worker.stack_actions import STACK_ACTIONS
 from hotplate.model.ids import NO_TRAVERSAL, EngineId, ResourceId
 from hotplate.model.nodes import NodeKey
@@ -185,9 +188,17 @@ class Recovery:
         if deps.store.claim(SWEEP_CLAIM, deps.engine_id, 3.0 * options.periodic_interval):
             now = deps.clock.now()
             self.sweep(now - timedelta(seconds=options.stalled_traversal_timeout))
+            self._redrive_signals()
             deps.store.release_claims(TAKEOVER_CLAIM, TAKEOVER_CLAIM_SECS)
             deps.store.release_claims(STACK_ACTION_CLAIM, TAKEOVER_CLAIM_SECS)
         return True
+
+    def _redrive_signals(self) -> None:
+        """Signals stored but not applied in time are applied again (signal_delivery.py)."""
+        try:
+            redrive_signals(self._deps)
+        except Exception:  # the signals wait for the next round; the rest goes on
+            LOG.exception("recovery: re-driving signals failed")
 
     # -- dead engines -------------------------------------------------------------
     def dead_engines(self) -> list[EngineId]:
