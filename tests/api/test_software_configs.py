@@ -162,3 +162,46 @@ def test_an_unusable_signal_transport_is_refused_at_validate(hc: Any) -> None:
             "heat_template_version": VERSION,
             "resources": {"deploy": {"type": "OS::Heat::SoftwareDeployment", "properties": {
                 "server": "a-server", "signal_transport": "TEMP_URL_SIGNAL"}}}})
+
+
+def _group_template(kind: str, transport: str) -> dict[str, Any]:
+    config_type = "OS::Heat::StructuredConfig" if kind == "Structured" else \
+        "OS::Heat::SoftwareConfig"
+    config_body: Any = {"greeting": {"get_input": "name"}} if kind == "Structured" else "echo"
+    return {
+        "heat_template_version": VERSION,
+        "resources": {
+            "web1": {"type": "OS::Heat::None"},
+            "web2": {"type": "OS::Heat::None"},
+            "config": {"type": config_type, "properties": {
+                "config": config_body, "inputs": [{"name": "name"}],
+                "outputs": [{"name": "result"}]}},
+            "deploys": {"type": f"OS::Heat::{kind}DeploymentGroup", "properties": {
+                "config": {"get_resource": "config"}, "signal_transport": transport,
+                "input_values": {"name": "world"},
+                "servers": {"one": {"get_resource": "web1"},
+                            "two": {"get_resource": "web2"}}}},
+        },
+        "outputs": {
+            "stdouts": {"value": {"get_attr": ["deploys", "deploy_stdouts"]}},
+            "results": {"value": {"get_attr": ["deploys", "result"]}},
+        },
+    }
+
+
+@pytest.mark.parametrize("kind", ["Software", "Structured"])
+def test_a_deployment_group_deploys_to_every_server(hc: Any, kind: str) -> None:
+    stack_id = create_complete(hc, _group_template(kind, "NO_SIGNAL"))
+    for server in ("web1", "web2"):
+        server_id = hc.resources.get(stack_id, server).physical_resource_id
+        [derived] = hc.resources.metadata(stack_id, server)["deployments"]
+        assert _inputs(derived)["deploy_server_id"] == server_id
+        if kind == "Structured":
+            assert derived["config"] == {"greeting": "world"}
+        assert [d.server_id for d in hc.software_deployments.list(server_id=server_id)] == [
+            server_id]
+    outputs = {o["output_key"]: o["output_value"]
+               for o in hc.stacks.get(stack_id).to_dict()["outputs"]}
+    assert outputs["stdouts"] == {"one": None, "two": None}
+    assert outputs["results"] == {"one": None, "two": None}
+
