@@ -47,10 +47,19 @@ SIGNAL_TRANSPORT = "signal_transport"
 TOKEN, ENDPOINT, CURL_CLI, SIGNAL = "token", "endpoint", "curl_cli", "signal"
 
 
+class _EveryKey(frozenset[str]):
+    """Every metadata key: a handle's metadata is all signals, none from the template."""
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+
 class BaseWaitConditionHandle(Resource):
     """What every handle shares: the metadata merge and the status it reads."""
 
     keys: ClassVar[wcd.SignalKeys] = wcd.HOT_KEYS
+    managed_metadata = _EveryKey()
+    """An update keeps the signals received (Heat's updates never reset metadata)."""
     signal_needs_metadata_updates: ClassVar[bool] = True
     """A signal changes data other resources read (a wait condition's ``data``)."""
 

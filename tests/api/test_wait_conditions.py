@@ -185,3 +185,55 @@ def test_a_scaling_policy_applies_an_alarm_id_once(hc: Any) -> None:
     assert len(_members(hc, stack_id)) == 4
     hc.resources.signal(stack_id, "scale_up_policy", data={"id": "alarm-2"})
     _wait_scaled(hc, stack_id, 5)
+
+
+def test_a_signal_after_the_wait_shows_in_the_data_read_since(hc: Any) -> None:
+    stack_id = _started(hc, "later", _template(1))
+    hc.resources.signal(stack_id, "handle", data={"id": "a", "data": "first"})
+    assert wait_status(hc, stack_id).stack_status == "CREATE_COMPLETE"
+    assert json.loads(output_values(hc.stacks.get(stack_id))["data"]) == {"a": "first"}
+    hc.resources.signal(stack_id, "handle", data={"id": "b", "data": "second"})
+    deadline = time.monotonic() + 10
+    while json.loads(output_values(hc.stacks.get(stack_id))["data"]) != {
+            "a": "first", "b": "second"}:
+        assert time.monotonic() < deadline, "the output kept the data stored before"
+        time.sleep(0.05)
+    shown = hc.resources.get(stack_id, "wait").attributes["data"]
+    assert json.loads(shown) == {"a": "first", "b": "second"}
+
+
+def test_an_update_that_raises_the_count_waits_for_the_rest(hc: Any) -> None:
+    stack_id = _started(hc, "more", _template(1))
+    hc.resources.signal(stack_id, "handle", data={"id": "a"})
+    assert wait_status(hc, stack_id).stack_status == "CREATE_COMPLETE"
+    hc.stacks.update(stack_id, template=_template(2))
+    time.sleep(0.5)
+    assert hc.stacks.get(stack_id).stack_status == "UPDATE_IN_PROGRESS"
+    hc.resources.signal(stack_id, "handle", data={"id": "b"})
+    done = wait_status(hc, stack_id)
+    assert done.stack_status == "UPDATE_COMPLETE", done.stack_status_reason
+
+
+def test_an_update_handle_is_new_after_every_update(hc: Any) -> None:
+    def template(count: int) -> dict[str, Any]:
+        return {"heat_template_version": VERSION, "resources": {
+            "handle": {"type": "OS::Heat::UpdateWaitConditionHandle"},
+            "wait": {"type": "OS::Heat::WaitCondition", "properties": {
+                "handle": {"get_resource": "handle"}, "count": count, "timeout": 120}}}}
+
+    cfn_signal = {"Status": "SUCCESS", "UniqueId": "1", "Data": "d", "Reason": "r"}
+    stack_id = _started(hc, "renewed", template(1))
+    hc.resources.signal(stack_id, "handle", data=cfn_signal)
+    assert wait_status(hc, stack_id).stack_status == "CREATE_COMPLETE"
+    before = hc.resources.get(stack_id, "handle").physical_resource_id
+    hc.stacks.update(stack_id, template=template(1))
+    deadline = time.monotonic() + 30
+    while hc.resources.get(stack_id, "handle").physical_resource_id == before:
+        assert time.monotonic() < deadline, "the handle was not replaced"
+        time.sleep(0.05)
+    assert hc.resources.metadata(stack_id, "handle") == {}
+    time.sleep(0.3)
+    assert hc.stacks.get(stack_id).stack_status == "UPDATE_IN_PROGRESS"
+    hc.resources.signal(stack_id, "handle", data=cfn_signal)
+    done = wait_status(hc, stack_id)
+    assert done.stack_status == "UPDATE_COMPLETE", done.stack_status_reason
