@@ -106,3 +106,29 @@ def test_signals_of_deleted_resources_are_forgotten(store: SqlStore, clock: Fake
     assert store.delete_orphan_signals() == 1
     assert store.list_signals(gone) == []
     assert len(store.list_signals(kept)) == 1
+
+
+def test_signals_at_once_each_merge_once(store: SqlStore, clock: FakeClock) -> None:
+    """Writers on many engines (no lock between them but the row's atomic_key): each
+    signal's entry lands exactly once, whoever loses a round reads again."""
+    stack = make_stack(store, clock)
+    rid = make_resource(store, stack)
+
+    def send(i: int) -> int:
+        signal = store.record_signal(stack.id, rid, f"s{i}", {"n": i})
+        assert signal is not None
+        rounds = 0
+        while True:
+            rounds += 1
+            row = store.get_resource(rid)
+            assert row is not None
+            merged = {**row.metadata, f"s{i}": i}
+            result = store.write_signal_metadata(signal.id, rid, row.atomic_key, merged)
+            if result is MetadataWrite.APPLIED:
+                return rounds
+            assert result is MetadataWrite.CONFLICT
+
+    race(12, send)
+    row = store.get_resource(rid)
+    assert row is not None and row.metadata == {f"s{i}": i for i in range(12)}
+    assert all(s.applied_at is not None for s in store.list_signals(rid))
