@@ -6,7 +6,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.api.test_openstack_cli import OPENSTACK, Cli, cli, pytestmark  # noqa: F401
+from tests.api import test_openstack_cli as osc
+from tests.api.test_openstack_cli import Cli
+
+pytestmark = osc.pytestmark
+cli = osc.cli  # the served command line, as the stack commands' tests use it
 
 SCRIPT = "#!/bin/sh\necho hello > /tmp/hello\n"
 DEFINITION = """\
