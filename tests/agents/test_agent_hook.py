@@ -257,3 +257,37 @@ def test_the_collectors_files_merge_as_os_apply_config_merges_them() -> None:
     second = {"deployments": [{"id": "b"}], "nested": {"y": {"w": 2}}, "s": "two"}
     assert merge([first, [1, 2], second, None]) == {
         "deployments": [{"id": "b"}], "nested": {"x": 1, "y": {"z": 1, "w": 2}}, "s": "two"}
+
+
+def test_two_runners_at_once_run_a_deployment_once(
+        server: Server, receiver: SignalReceiver, tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    server.publish(server.deployment("both", f"#!/bin/sh\necho run >> {runs}\nsleep 1\n"))
+    first, second = server.start(), server.start()
+    assert first.wait(30) == 0 and second.wait(30) == 0
+    assert runs.read_text() == "run\n"
+    assert len(receiver.received) == 1
+
+
+def test_a_component_runs_the_config_of_its_deploy_action(
+        server: Server, receiver: SignalReceiver) -> None:
+    component = server.deployment("c", "unused", group="component")
+    component["config"] = {"configs": [
+        {"actions": ["DELETE"], "tool": "script", "config": "#!/bin/sh\necho deleting\n"},
+        {"actions": ["CREATE", "UPDATE"], "tool": "script", "config": "#!/bin/sh\necho making\n"},
+    ]}
+    server.publish(component)
+    assert server.run().returncode == 0
+    assert [b["deploy_stdout"] for b in receiver.bodies()] == ["making\n"]
+
+
+def test_a_deployment_heat_config_already_ran_is_not_run_again(
+        server: Server, receiver: SignalReceiver, tmp_path: Path) -> None:
+    ran = tmp_path / "ran"
+    deployment = server.deployment("old", f"#!/bin/sh\ntouch {ran}\n")
+    (server.state / "deployed").mkdir(parents=True)
+    (server.state / "deployed" / "old.json").write_text(json.dumps(deployment))  # heat-config's
+    server.publish(deployment)
+    assert server.run().returncode == 0
+    assert not ran.exists()
+    assert receiver.received == []
