@@ -10,15 +10,19 @@ from typing import Any
 
 from hotplate.db.engine import PoolLimits, make_engine
 from hotplate.db.migrate import upgrade
+from hotplate.db.outbox import OutboxStore
 from hotplate.db.store import SqlStore
 from hotplate.engine.cache import EngineCaches
 from hotplate.engine.clock import SystemClock, UuidIds
 from hotplate.engine.deps import EngineDeps, ResourceTypes, Slots
+from hotplate.engine.event_sinks import EventSinks, SinkTypes
 from hotplate.engine.global_env import load_global_environment
 from hotplate.engine.heartbeat import ServiceIdentity, ServiceReporter
+from hotplate.engine.lifecycle import LifecyclePlugins
 from hotplate.engine.options import EngineOptions
 from hotplate.engine.runner import ActionRunner
 from hotplate.engine.service.endpoint import EngineService
+from hotplate.engine.sink_delivery import SinkDelivery
 from hotplate.engine.worker.endpoint import ListenerService, WorkerService
 from hotplate.engine.worker.parking import ParkedActions
 from hotplate.engine.worker.recovery import Recovery, hand_over
@@ -40,6 +44,8 @@ class Engine:
     """The engine's service row and the timer that reports it."""
     recovery: Recovery | None = None
     """The timer that takes over dead engines' work and re-sends lost messages."""
+    delivery: SinkDelivery | None = None
+    """The thread that hands events to their stacks' event sinks (sink_delivery.py)."""
 
     @property
     def store(self) -> Store:
@@ -80,6 +86,8 @@ class Engine:
         if self.recovery is not None:
             self.recovery.stop()
         self.reporter.stop()
+        if self.delivery is not None:  # after the servers: their events go out
+            self.delivery.stop()
         if self.deps.notifier is not None:  # after the servers: what they sent goes out
             self.deps.notifier.close()
 
@@ -163,6 +171,8 @@ def start_engine(
         notifier=notifier,
         engine_life_check_timeout=float(options.engine_life_check_timeout),
         local_workers=local_workers,
+        lifecycle=LifecyclePlugins.from_entry_points(),
+        event_sinks=EventSinks(SinkTypes.from_entry_points()),
     )
     deps.parked = ParkedActions(deps.redrive)
     worker = WorkerService(deps)
@@ -175,7 +185,16 @@ def start_engine(
         store, ServiceIdentity(deps.engine_id, host, socket.gethostname()),
         options.periodic_interval, clock)
     return Engine(deps=deps, service=service, worker=worker, reporter=reporter,
-                  recovery=Recovery.start(deps))
+                  recovery=Recovery.start(deps), delivery=_sink_delivery(deps))
+
+
+def _sink_delivery(deps: EngineDeps) -> SinkDelivery | None:
+    """The engine's event sink delivery, started (None for a store without SQL tables)."""
+    engine = getattr(deps.store, "engine", None)
+    if deps.event_sinks is None or engine is None:
+        return None
+    return SinkDelivery(deps.event_sinks, deps.store, OutboxStore(engine, deps.clock),
+                        deps.clock).start()
 
 
 def _engine_on(db_url: str, transport: Transport, *, threads: int,

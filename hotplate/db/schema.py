@@ -427,3 +427,28 @@ software_deployment = Table(
     Index("ix_software_deployment_tenant", "tenant"),
     **MYSQL_TABLE_ARGS,
 )
+
+# The event sinks' outbox (db/outbox.py): one row per event and durable sink (a
+# webhook), written right after the event's own transaction and deleted once the
+# sink took it. ``sink_key`` groups the rows of one sink of one stack, delivered in
+# id order; a claim (``claimed_by`` until ``claimed_until``) keeps two engines from
+# sending the same row at once. No foreign key: rows outlive a deleted stack.
+event_outbox = Table(
+    "event_outbox",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("stack_id", String(36), nullable=False),
+    Column("event_uuid", String(36), nullable=False),
+    Column("sink_key", String(64), nullable=False),
+    Column("sink", JsonText(), nullable=False),
+    Column("body", JsonText(), nullable=False),
+    Column("attempts", Integer, nullable=False),
+    Column("next_attempt_at", UtcDateTime(), nullable=False),
+    Column("claimed_by", String(36)),
+    Column("claimed_until", UtcDateTime()),
+    Column("last_error", Text),
+    Column("created_at", UtcDateTime(), nullable=False),
+    Index("ix_event_outbox_next_attempt_at", "next_attempt_at"),
+    Index("ix_event_outbox_sink", "stack_id", "sink_key", "id"),
+    **MYSQL_TABLE_ARGS,
+)

@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hotplate.engine.cache import EngineCaches
+from hotplate.engine.event_sinks import EventSinks, Sinks
 from hotplate.engine.global_env import GlobalEnvironment
+from hotplate.engine.lifecycle import LifecyclePlugins
 from hotplate.engine.options import EngineOptions
 from hotplate.engine.runner import ActionRunner
 from hotplate.engine.template_types import TemplateTypes
@@ -179,10 +181,23 @@ class EngineDeps:
     local already)."""
     notifier: Notifier | None = None
     """Where Heat's notifications go (notify.py); None, the embedded default: none are built."""
+    lifecycle: LifecyclePlugins = field(default_factory=LifecyclePlugins)
+    """The stack lifecycle plugins called around stack actions (lifecycle.py); none by default."""
+    event_sinks: EventSinks | None = None
+    """Where events go besides the event table (event_sinks.py); None: nowhere."""
 
     def __post_init__(self) -> None:
         self.worker_client = WorkerClient(self.transport, ReadyInputs())
         """Every engine_worker message this engine sends (worker_client.py)."""
+        if self.event_sinks is not None:
+            self.event_sinks.bind(self._sinks_of)
+
+    def _sinks_of(self, stack_id: str) -> Sinks:
+        """The event sinks of a stack's current template (none once the stack is gone)."""
+        stack = self.store.get_stack(StackId(stack_id), include_deleted=True)
+        if stack is None:
+            return ()
+        return self.caches.template(stack.raw_template_id).env.event_sinks
 
     def cast_check_resource(
         self,

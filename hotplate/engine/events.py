@@ -8,7 +8,7 @@ from hotplate.model.records import NewEvent, ResourceRecord
 
 def resource_event(deps: EngineDeps, row: ResourceRecord, action: str, status: str,
                    reason: str, physical_id: str | None = None) -> NewEvent:
-    return NewEvent(
+    event = NewEvent(
         stack_id=row.stack_id,
         uuid=deps.ids.new_uuid(),
         resource_name=row.name,
@@ -18,3 +18,6 @@ def resource_event(deps: EngineDeps, row: ResourceRecord, action: str, status: s
         physical_resource_id=physical_id or row.physical_resource_id,
         resource_type=row.resource_type,
     )
+    if deps.event_sinks is not None:
+        deps.event_sinks.observe(event)
+    return event

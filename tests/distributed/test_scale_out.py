@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -228,3 +229,41 @@ def test_nested_stacks_are_made_through_the_broker(cluster: Cluster) -> None:
     assert hc.stacks.output_show("family", "said")["output"]["output_value"] == "w0,w1,w2"
     names = {r.resource_name for r in hc.resources.list("family", nested_depth=1)}
     assert names == {"kid0", "kid1", "kid2", "inner"}
+
+
+def test_fifty_signals_at_once_across_engines_are_each_counted_once(cluster: Cluster) -> None:
+    """The signals reach both engines; each applies its share under the handle row's
+    compare-and-swap on PostgreSQL, and the wait condition parked on one of them
+    completes."""
+    hc = cluster.client()
+    template = {"heat_template_version": "2021-04-16", "resources": {
+        "handle": {"type": "OS::Heat::WaitConditionHandle",
+                   "properties": {"signal_transport": "NO_SIGNAL"}},
+        "wait": {"type": "OS::Heat::WaitCondition", "properties": {
+            "handle": {"get_resource": "handle"}, "count": 50, "timeout": 120}}}}
+    sid = hc.stacks.create(stack_name="signalled", template=template)["stack"]["id"]
+    deadline = time.monotonic() + 60
+    while hc.resources.get(sid, "handle").resource_status != "CREATE_COMPLETE":
+        assert time.monotonic() < deadline, "the handle was never created"
+        time.sleep(0.1)
+    errors: list[BaseException] = []
+
+    def send(i: int) -> None:
+        try:
+            cluster.client().resources.signal(sid, "handle", data={"id": f"s{i}"})
+            cluster.client().resources.signal(sid, "handle", data={"id": f"s{i}"})  # again
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=send, args=(i,)) for i in range(50)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    done = wait_status(hc, sid, timeout=60)
+    assert done.stack_status == "CREATE_COMPLETE", done.stack_status_reason
+    assert sorted(hc.resources.metadata(sid, "handle")) == sorted(f"s{i}" for i in range(50))
+    signals = [e for e in hc.events.list(sid, resource_name="handle")
+               if e.resource_status_reason.startswith("Signal: ")]
+    assert len(signals) == 50

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hotplate.engine.deps import EngineDeps
+from hotplate.engine.event_sinks import check_environment as check_event_sinks
 from hotplate.engine.hosting.adopt import (
     parse_adopt_data,
     visible_files,
@@ -91,6 +92,7 @@ class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods):
         with located_in(template):
             parsed = validate_stack_request(deps, template, env, files or {},
                                             stack_name=stack_name, nested=bool(owner_id))
+        check_event_sinks(deps.event_sinks, env)
         parent = deps.store.get_stack(StackId(owner_id)) if owner_id else None
         if parent is not None:
             check_tree_size(deps, parent, parsed)
@@ -135,6 +137,7 @@ class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods):
                                             stack_name=stack.name,
                                             nested=stack.owner_id is not None,
                                             existing=bool(args.get("existing")))
+        check_event_sinks(deps.event_sinks, env)
         if stack.owner_id is not None:
             check_tree_size(deps, stack, parsed, len(deps.store.list_resources(stack.id)))
         if args.get("existing"):

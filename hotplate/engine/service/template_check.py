@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hotplate.engine.deps import EngineDeps
+from hotplate.engine.event_sinks import check_environment as check_event_sinks
 from hotplate.engine.hosting.nested import MAX_NESTED_DEPTH
 from hotplate.engine.service.validation import (
     attribute_names,
@@ -120,6 +121,7 @@ def _check(deps: EngineDeps, template: Any, environment: Mapping[str, Any],
            files: Mapping[str, Any]) -> tuple[Template, Environment]:
     parsed = parse_checked(deps, template, files)
     env = parse_environment(environment)
+    check_event_sinks(deps.event_sinks, env)
     for name in env.parameters:
         if name not in parsed.parameters:
             error = UnknownUserParameter(name)

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hotplate.convergence import outcome
-from hotplate.engine import notify
+from hotplate.engine import lifecycle, notify
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.events import resource_event
 from hotplate.engine.hosting.row_plugins import row_class, row_instance
@@ -48,6 +48,10 @@ def start(deps: EngineDeps, stack: StackRecord, action: Action) -> None:
         raise ActionInProgress(stack.name, str(stack.action))
     if action is not Action.CHECK and (stack.action, stack.status) == (action, Status.COMPLETE):
         return  # already suspended (or resumed): Heat does nothing
+    refused = lifecycle.before_action(deps, stack, str(action))
+    if refused is not None:  # a lifecycle plugin's pre-op: the action fails before it starts
+        trav.refuse(deps, stack, action, refused)
+        return
     traversal = TraversalId(deps.ids.new_uuid())
     reason = outcome.started_reason(action)
     event = trav.stack_event(deps, stack, action, Status.IN_PROGRESS, reason)
@@ -99,6 +103,7 @@ def run(deps: EngineDeps, stack_id: StackId, action: Action,
     values = {"status": status, "status_reason": reason}
     if deps.store.update_stack_if_traversal(stack.id, traversal, values, event):
         notify.stack_changed(deps, stack, values)
+        lifecycle.after_action(deps, stack, values, failed=status is Status.FAILED)
 
 
 def _after_a_failure(graph: Any, name: str, failures: dict[str, str]) -> bool:

@@ -9,13 +9,14 @@ that changes the stack's state sends Heat's notification of it (notify.py).
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any
 
 from hotplate.convergence import outcome
 from hotplate.convergence.graph_build import build_traversal_graph, graph_to_json
 from hotplate.convergence.propagation import sync_counts
 from hotplate.convergence.rows import choose_rows
-from hotplate.engine import notify
+from hotplate.engine import lifecycle, notify
 from hotplate.engine.deps import EngineDeps
 from hotplate.model.ids import NO_TRAVERSAL, StackId, TemplateId, TraversalId
 from hotplate.model.records import NewEvent, NewResource, NewSyncPoint, StackRecord
@@ -29,7 +30,7 @@ STACK_RESOURCE_TYPE = "OS::Heat::Stack"
 
 def stack_event(deps: EngineDeps, stack: StackRecord, action: Action, status: Status,
                 reason: str) -> NewEvent:
-    return NewEvent(
+    event = NewEvent(
         stack_id=stack.id,
         uuid=deps.ids.new_uuid(),
         resource_name=stack.name,
@@ -39,6 +40,9 @@ def stack_event(deps: EngineDeps, stack: StackRecord, action: Action, status: St
         physical_resource_id=stack.id,
         resource_type=STACK_RESOURCE_TYPE,
     )
+    if deps.event_sinks is not None:
+        deps.event_sinks.observe(event)
+    return event
 
 
 def converge_stack(
@@ -53,7 +57,15 @@ def converge_stack(
 
     The stack's current traversal is swapped first; from then on, workers of
     the previous traversal find their sync points gone and hand over.
+
+    The stack lifecycle plugins' pre-ops run first (lifecycle.py); one that
+    refuses fails the action at once, and None is returned.
     """
+    refused = lifecycle.before_action(deps, stack, str(action), template_id)
+    if refused is not None:
+        refuse(deps, stack, action, refused)
+        return None
+    _watch_sinks(deps, stack, template_id)
     traversal = TraversalId(deps.ids.new_uuid())
     values: dict[str, Any] = {
         "action": action,
@@ -78,6 +90,45 @@ def converge_stack(
         if started is not None:
             mark_failed(deps, started, traversal, f"{type(exc).__name__}: {exc}")
     return traversal
+
+
+def _watch_sinks(deps: EngineDeps, stack: StackRecord, template_id: TemplateId) -> None:
+    """This engine sends the action's events to the new template's sinks from the first."""
+    if deps.event_sinks is None:
+        return
+    try:
+        deps.event_sinks.watch(stack.id, deps.caches.template(template_id).env.event_sinks)
+    except Exception:  # the delivery thread reads them itself, once the action started
+        LOG.warning("stack %s: event sinks of template %s unknown", stack.id, template_id,
+                    exc_info=True)
+
+
+def refuse(deps: EngineDeps, stack: StackRecord, action: Action, reason: str) -> bool:
+    """Fail ``action`` at its start: a lifecycle plugin's pre-op refused it.
+
+    The stack goes ``<ACTION>_IN_PROGRESS`` and at once ``<ACTION>_FAILED`` with
+    the plugin's reason (a settled stack only settles again through a start),
+    on the template it had: nothing of the action ran. False if another
+    request changed the stack first.
+    """
+    traversal = TraversalId(deps.ids.new_uuid())
+    started: dict[str, Any] = {"action": action, "status": Status.IN_PROGRESS,
+                               "status_reason": outcome.started_reason(action),
+                               "current_traversal": traversal}
+    event = stack_event(deps, stack, action, Status.IN_PROGRESS, started["status_reason"])
+    if not deps.store.update_stack_if_traversal(stack.id, stack.current_traversal, started,
+                                                event):
+        return False
+    notify.stack_changed(deps, stack, started)
+    running = replace(stack, **started)
+    failed: dict[str, Any] = {"status": Status.FAILED, "status_reason": reason,
+                              "current_traversal": NO_TRAVERSAL}
+    event = stack_event(deps, running, action, Status.FAILED, reason)
+    if not deps.store.update_stack_if_traversal(stack.id, traversal, failed, event):
+        return False
+    notify.stack_changed(deps, running, failed)
+    deps.wake_waiters(stack)
+    return True
 
 
 def _build_and_start(
@@ -157,6 +208,7 @@ def mark_complete(deps: EngineDeps, stack: StackRecord, traversal: TraversalId) 
     if not deps.store.update_stack_if_traversal(stack.id, traversal, values, event):
         return False
     notify.stack_changed(deps, stack, values)
+    lifecycle.after_action(deps, stack, values, failed=False)
     if stack.action is Action.DELETE and stack.prev_raw_template_id is not None:
         deps.store.delete_raw_template(stack.prev_raw_template_id)
     purge_db(deps, stack, traversal, success=True)
@@ -176,6 +228,7 @@ def mark_failed(
     if not deps.store.update_stack_if_traversal(stack.id, traversal, values, event):
         return False
     notify.stack_changed(deps, stack, values)  # before a rollback's start, as in Heat
+    lifecycle.after_action(deps, stack, values, failed=True)
     if decision.rollback:
         failed = deps.store.get_stack(stack.id)
         if failed is not None and failed.current_traversal == traversal:
@@ -260,6 +313,7 @@ def stop_traversal(deps: EngineDeps, stack: StackRecord) -> bool:
         LOG.warning("stack %s: traversal changed; cancel not applied", stack.id)
         return False
     notify.stack_changed(deps, stack, values)
+    lifecycle.after_action(deps, stack, values, failed=True)
     deps.store.delete_sync_points(stack.id, traversal_id=stack.current_traversal)
     deps.wake_waiters(stack)
     return True
