@@ -21,6 +21,7 @@ import pytest
 
 from hotplate.app import Engine, open_store, start_engine
 from hotplate.engine.clock import SystemClock
+from hotplate.engine.errors import Invalid
 from hotplate.engine.options import EngineOptions
 from hotplate.resources.registry import Registry
 from hotplate.resources.wait_condition_handle import HeatWaitConditionHandle
@@ -153,6 +154,10 @@ def test_a_sync_call_answers_the_metadata_and_a_repeat_changes_nothing(
                                               {"id": "a", "status": "FAILURE"},
                                               sync_call=True)
     assert again == {"a": entry}
+    with pytest.raises(Invalid, match=r"^Data supplied was not valid: Metadata format invalid$"):
+        engines.a.service.resource_signal(CTXT, sid, "handle", {"status": "MAYBE"},
+                                          sync_call=True)
     wait_for(lambda: settled(engines.a, sid))
     assert engines.store.get_stack(sid).status == "COMPLETE"
-    assert len(engines.store.list_signals(engines.handle(sid).id)) == 1
+    assert engines.handle(sid).metadata == {"a": entry}
+    assert len(engines.store.list_signals(engines.handle(sid).id)) == 2

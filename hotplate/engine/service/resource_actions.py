@@ -129,7 +129,8 @@ def signal(deps: EngineDeps, stack: StackRecord, row: ResourceRecord, details: A
         InvalidBreakPointHook: ``unset_hook`` names a hook that is unknown or
             not pending on this resource.
         ResourceActionNotSupported: the plugin takes no signals.
-        ResourceFailure: with ``sync_call``, the handler failed.
+        Invalid: with ``sync_call``, the handler refused the details.
+        ResourceFailure: with ``sync_call``, the handler failed otherwise.
     """
     if row.action in NO_SIGNAL_ACTIONS:
         deps.store.add_event(resource_event(deps, row, str(row.action), str(row.status),

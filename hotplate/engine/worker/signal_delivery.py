@@ -31,7 +31,8 @@ The handler's outcomes::
     returns a result          applied; SIGNAL event "Signal: <result>" (or the details' text)
     returns a SignalWork      applied; polled to its end in the background, then the event
     raises NoActionRequired   applied; logged, no event (Heat's)
-    raises anything else      applied (it would fail again); logged, and for ``sync`` raised
+    raises anything else      applied (it would fail again); logged, and for ``sync``
+                              raised (a ValueError, bad signal data, as Invalid: a 400)
     the row stays locked      not applied: left to the recovery sweep
     the database is lost      not applied: left to the recovery sweep
 
@@ -55,6 +56,7 @@ from typing import Any, cast
 
 from hotplate.convergence.node_plan import DEFAULT_TIMEOUT_MINS
 from hotplate.engine.deps import EngineDeps
+from hotplate.engine.errors import Invalid
 from hotplate.engine.events import resource_event
 from hotplate.engine.hosting.resource_context import EngineResourceContext
 from hotplate.engine.hosting.row_plugins import row_context
@@ -179,7 +181,8 @@ def deliver(deps: EngineDeps, stack: StackRecord, row: ResourceRecord, cls: type
     """Store the signal, then apply it in a thread (``sync``: before returning).
 
     Raises:
-        ResourceFailure: with ``sync``, the handler failed.
+        Invalid: with ``sync``, the handler refused the details (a ValueError).
+        ResourceFailure: with ``sync``, the handler failed otherwise.
     """
     stored = deps.store.record_signal(stack.id, row.id, stored_signal_id(cls, details, deps),
                                       details)
@@ -254,6 +257,8 @@ def _run_handler(deps: EngineDeps, stack: StackRecord, row: ResourceRecord,
         store.mark_signal_applied(signal.id)
         LOG.info("signal to %s of stack %s failed", row.name, stack.id, exc_info=True)
         if raise_failure:
+            if isinstance(exc, ValueError):  # the signal itself is wrong: the caller's 400
+                raise Invalid(str(exc)) from exc
             raise ResourceFailure(exc, "SIGNAL") from exc
         return True
     store.mark_signal_applied(signal.id)
