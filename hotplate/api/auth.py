@@ -5,6 +5,8 @@
 - The URL's project must be the token's project, or 403 (``Forbidden``);
   an admin token may act in any project named by the URL.
 - A ``reader`` token may only read: anything but GET/HEAD is 403.
+- A ``signal`` token (TOKEN_SIGNAL, one per resource) may only signal, and read
+  the metadata of, its own resource: anything else is 403.
 
 With ``KeystoneHeaders`` (``hotplate.api.keystone``) the project and role
 come from keystonemiddleware's headers instead, under the same rules.
@@ -14,6 +16,10 @@ The versions document (``GET /``) needs no token. Without an authenticator
 
 from __future__ import annotations
 
+import re
+from typing import Any
+from urllib.parse import unquote
+
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 
@@ -21,6 +27,11 @@ from hotplate.api.context import Authenticator, token_context
 from hotplate.api.faults import HTTPError
 
 READ_METHODS = frozenset({"GET", "HEAD"})
+SIGNAL_ROLE = "signal"
+_SIGNAL_PATHS = re.compile(
+    r"^/v1/[^/]+/stacks/(?P<stack>[^/]+)(?:/(?P<stack_id>[^/]+))?/resources/"
+    r"(?P<resource>[^/]+)/(?P<what>signal|metadata)/?$")
+_SIGNAL_METHODS = {"signal": "POST", "metadata": "GET"}
 
 
 def _unauthorized(message: str) -> HTTPError:
@@ -52,6 +63,28 @@ async def authorize(request: Request) -> None:
         raise _forbidden(f"Project {project_id} is not the project of the token.")
     if role == "reader" and request.method not in READ_METHODS:
         raise _forbidden("The reader role may only read.")
+    if role == SIGNAL_ROLE:
+        await _check_signal_scope(request, auth, request.headers.get("x-auth-token", ""))
     # Heat's rule: an admin is exempt from the URL check, and acts in its own project.
     acting = project if role == "admin" else str(project_id)
     request.state.context = token_context(project, role, acting)
+
+
+async def _check_signal_scope(request: Request, auth: Authenticator, token: str) -> None:
+    """A signal token reaches its one resource's signal and metadata, nothing else."""
+    scope_of = getattr(auth, "signal_scope", None)
+    scope = await run_in_threadpool(scope_of, token) if scope_of is not None else None
+    found = _SIGNAL_PATHS.match(request.url.path)
+    allowed = scope is not None and found is not None and (
+        _SIGNAL_METHODS[found["what"]] == request.method
+        and unquote(found["resource"]) == scope.resource_name
+        and _same_stack(unquote(found["stack"]), found["stack_id"], scope))
+    if not allowed:
+        raise _forbidden("A signal token may only signal, and read the metadata of, "
+                         "its own resource.")
+
+
+def _same_stack(stack: str, stack_id: str | None, scope: Any) -> bool:
+    if stack_id is not None:
+        return stack == scope.stack_name and unquote(stack_id) == scope.stack_id
+    return stack in (scope.stack_name, scope.stack_id)

@@ -9,6 +9,7 @@ import signal
 import sys
 from typing import Any
 
+from hotplate.cli.cfn_server import cmd_api_cfn, start_beside, stop
 from hotplate.cli.common import (
     add_config_arguments,
     auth_store,
@@ -105,10 +106,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     engine, transport = embedded(db_url, workers=conf.executor_thread_pool_size,
                                  options=conf.engine, host=conf.host,
                                  pool=conf.database.pool, notifier=sends)
+    rpc = EngineRpc(transport, host=engine.deps.host)
+    cfn = start_beside(args, rpc, db_url)
     try:
-        _serve_api(args, EngineRpc(transport, host=engine.deps.host),
-                   _authenticator(args, db_url))
+        _serve_api(args, rpc, _authenticator(args, db_url))
     finally:
+        stop(cfn)
         engine.stop()
         transport.stop()
     return 0
@@ -209,6 +212,21 @@ def add_commands(sub: Any) -> None:
         command.add_argument("--db-url", dest="db_url", default=argparse.SUPPRESS,
                              help="database URL shared by every process, "
                                   "[database]/connection (HOTPLATE_DB_URL)")
+    api_cfn = sub.add_parser("api-cfn", help="serve the CFN-compatible API (signals, "
+                                             "DescribeStackResource) only, reaching the "
+                                             "engines through the message broker")
+    for command in (serve, api_cfn):
+        command.add_argument("--cfn-port", dest="cfn_port", type=int, default=None,
+                             help="port of the CFN-compatible API, [heat_api_cfn]/bind_port "
+                                  "(default: 8000; 0 switches it off)")
+    api_cfn.add_argument("--data-dir", dest="data_dir", default=argparse.SUPPRESS,
+                         help="where the SQLite database lives (default: var)")
+    api_cfn.add_argument("--transport-url", default=None,
+                         help="the message broker, [DEFAULT]/transport_url")
+    api_cfn.add_argument("--db-url", dest="db_url", default=argparse.SUPPRESS,
+                         help="database URL shared by every process, [database]/connection")
+    add_config_arguments(api_cfn)
+    api_cfn.set_defaults(func=cmd_api_cfn)
     serve.set_defaults(func=cmd_serve)
     api.set_defaults(func=cmd_api)
     engine.set_defaults(func=cmd_engine)

@@ -15,7 +15,8 @@ from typing import Any
 from sqlalchemy import Engine, and_, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
-from hotplate.db.schema import api_token, project
+from hotplate.db.schema import api_token, project, signal_token
+from hotplate.model.stack_users import SignalScope
 
 ROLES = ("admin", "member", "reader")
 
@@ -97,6 +98,20 @@ class AuthStore:
                      .values(revoked_at=datetime.now(UTC)))
         with self._engine.begin() as conn:
             return bool(conn.execute(statement).rowcount)
+
+    def signal_scope(self, plaintext: str) -> SignalScope | None:
+        """The one resource a TOKEN_SIGNAL token may act on (db/stack_users.py); None
+        for any other token."""
+        query = (select(signal_token.c.stack_id, signal_token.c.stack_name,
+                        signal_token.c.resource_name)
+                 .select_from(signal_token.join(api_token,
+                                                api_token.c.id == signal_token.c.token_id))
+                 .where(api_token.c.token_hash == token_hash(plaintext)))
+        with self._engine.connect() as conn:
+            row = conn.execute(query).first()
+        if row is None:
+            return None
+        return SignalScope(str(row.stack_id), str(row.stack_name), str(row.resource_name))
 
     def has_tokens(self) -> bool:
         """Whether any token was ever issued."""

@@ -428,6 +428,51 @@ software_deployment = Table(
     **MYSQL_TABLE_ARGS,
 )
 
+# Stack users (db/stack_users.py): the EC2-style keys of a resource's stack user,
+# which the CFN API checks signatures against, and the scope of each TOKEN_SIGNAL
+# token. Both go with their resource row (ON DELETE CASCADE).
+stack_user_key = Table(
+    "stack_user_key",
+    metadata,
+    Column("access_key", String(64), primary_key=True),
+    Column("secret", String(64), nullable=False),
+    Column(
+        "resource_id",
+        Integer,
+        ForeignKey("resource.id", name="fk_stack_user_key_resource_id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    Column("stack_id", String(36), nullable=False),
+    Column("stack_name", String(255), nullable=False),
+    Column("resource_name", String(255), nullable=False),
+    Column("project", String(256), nullable=False),
+    Column("created_at", UtcDateTime(), nullable=False),
+    UniqueConstraint("resource_id", name="uq_stack_user_key_resource_id"),
+    **MYSQL_TABLE_ARGS,
+)
+
+signal_token = Table(
+    "signal_token",
+    metadata,
+    Column(
+        "token_id",
+        String(36),
+        ForeignKey("api_token.id", name="fk_signal_token_token_id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column(
+        "resource_id",
+        Integer,
+        ForeignKey("resource.id", name="fk_signal_token_resource_id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    Column("stack_id", String(36), nullable=False),
+    Column("stack_name", String(255), nullable=False),
+    Column("resource_name", String(255), nullable=False),
+    Index("ix_signal_token_resource_id", "resource_id"),
+    **MYSQL_TABLE_ARGS,
+)
+
 # The event sinks' outbox (db/outbox.py): one row per event and durable sink (a
 # webhook), written right after the event's own transaction and deleted once the
 # sink took it. ``sink_key`` groups the rows of one sink of one stack, delivered in

@@ -54,6 +54,7 @@ from hotplate.db.rows import to_resource
 from hotplate.db.services import ServiceStore
 from hotplate.db.signals import SignalStore
 from hotplate.db.software import SoftwareStore
+from hotplate.db.stack_users import StackUserStore
 from hotplate.db.stacks import StackStore
 from hotplate.db.sync import SyncStore
 from hotplate.model.ids import EngineId, ResourceId
@@ -62,7 +63,7 @@ from hotplate.ports import Clock
 
 
 class SqlStore(StackStore, ResourceStore, ResourceLockStore, SyncStore, EventStore, ServiceStore,
-               RecoveryStore, SoftwareStore, SignalStore):
+               RecoveryStore, SoftwareStore, SignalStore, StackUserStore):
     """The Store on an engine from ``hotplate.db.engine.make_engine``.
 
     ``clock`` supplies every created_at / updated_at / deleted_at, so a fake

@@ -7,12 +7,14 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from hotplate.engine.hosting.signal_endpoints import EngineSignalEndpoints
 from hotplate.model.ids import EngineId, ResourceId, StackId
 from hotplate.model.records import ResourceAttempt, ResourceRecord
 from hotplate.ports import Clock, RecoveryStorage, ResourceDataStorage, ResourceStorage
 from hotplate.resources.base import Attempt, Resource
 from hotplate.resources.nested import NestedStacks
 from hotplate.resources.scaling import ScalingNotice
+from hotplate.resources.signal_responder import SignalKind
 from hotplate.resources.software_port import SoftwareConfigs
 
 METADATA_RETRIES = 20
@@ -47,6 +49,7 @@ class EngineResourceContext:
         peers: Callable[[str], Resource | None] | None = None,
         notify_scaling: Callable[[ScalingNotice], None] | None = None,
         software: Callable[[], SoftwareConfigs] | None = None,
+        signals: Callable[[EngineResourceContext], EngineSignalEndpoints] | None = None,
     ) -> None:
         self._store = store
         self._nested = nested
@@ -65,6 +68,7 @@ class EngineResourceContext:
         self.stack_id = stack_id
         self.stack_name = stack_name
         self.project_id = project_id
+        self._signals = signals(self) if signals is not None else None
 
     def nested_stacks(self) -> NestedStacks:
         """Child stacks, for stack-backed plugins (template resources, OS::Heat::Stack)."""
@@ -86,6 +90,36 @@ class EngineResourceContext:
         """Another resource of this stack, by reference id or name (Heat's
         ``resource_by_refid``): a scaling policy finds its group so."""
         return self._peers(reference) if self._peers is not None else None
+
+    # -- signal endpoints (resources.signal_responder.SignalEndpoints) ----------------
+    def _endpoints(self) -> EngineSignalEndpoints:
+        if self._signals is None:
+            raise RuntimeError("this context gives no signal endpoints")
+        return self._signals
+
+    def cfn_signal_url(self, kind: SignalKind) -> str:
+        return self._endpoints().cfn_signal_url(kind)
+
+    def stack_user_credentials(self) -> tuple[str, str]:
+        return self._endpoints().stack_user_credentials()
+
+    def signal_token(self) -> str:
+        return self._endpoints().signal_token()
+
+    def heat_signal_url(self) -> str:
+        return self._endpoints().heat_signal_url()
+
+    def metadata_server_url(self) -> str:
+        return self._endpoints().metadata_server_url()
+
+    def forget_signal_credentials(self) -> None:
+        self._endpoints().forget_signal_credentials()
+
+    def default_signal_transport(self) -> str:
+        return self._endpoints().default_signal_transport()
+
+    def default_software_config_transport(self) -> str:
+        return self._endpoints().default_software_config_transport()
 
     # -- metadata (Heat's metadata_get / metadata_set) --------------------------------
     def metadata_get(self) -> dict[str, Any]:

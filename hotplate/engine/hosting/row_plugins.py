@@ -14,9 +14,11 @@ from hotplate.engine import notify
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.hosting.nested import EngineNestedStacks
 from hotplate.engine.hosting.resource_context import EngineResourceContext
+from hotplate.engine.hosting.signal_endpoints import EngineSignalEndpoints
 from hotplate.engine.hosting.software_configs import EngineSoftwareConfigs
 from hotplate.engine.stack_rows import current_rows
 from hotplate.model.records import ResourceRecord, StackRecord
+from hotplate.model.stack_users import ResourceOwner
 from hotplate.model.states import Action, Status
 from hotplate.resources.base import Resource
 
@@ -47,6 +49,10 @@ def row_context(deps: EngineDeps, row: ResourceRecord, stack: StackRecord
         notify_scaling=(None if deps.notifier is None
                         else lambda notice: notify.scaling_changed(deps, stack, notice)),
         software=lambda: EngineSoftwareConfigs(deps, stack),
+        signals=lambda ctx: EngineSignalEndpoints(
+            deps.store, deps.options, ctx,  # type: ignore[arg-type]
+            ResourceOwner(row.id, stack.id, stack.name, row.name, stack.project_id),
+            deps.clock.now),
     )
 
 

@@ -74,3 +74,28 @@ class DryRunContext:
 
     def clear_stored_attributes(self) -> None:
         return None
+
+    # -- signal endpoints: placeholders, nothing is issued in a preview ------------
+    def cfn_signal_url(self, kind: str) -> str:
+        return f"<the pre-signed /v1/{kind} URL of {self.resource_name}>"
+
+    def stack_user_credentials(self) -> tuple[str, str]:
+        return ("<access key>", "<secret key>")
+
+    def signal_token(self) -> str:
+        return "<signal token>"
+
+    def heat_signal_url(self) -> str:
+        return f"<the signal URL of {self.resource_name}>"
+
+    def metadata_server_url(self) -> str:
+        return "<heat_metadata_server_url>"
+
+    def forget_signal_credentials(self) -> None:
+        return None
+
+    def default_signal_transport(self) -> str:
+        return "CFN_SIGNAL"
+
+    def default_software_config_transport(self) -> str:
+        return "POLL_SERVER_CFN"

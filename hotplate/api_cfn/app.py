@@ -1,0 +1,239 @@
+"""The CFN-compatible API: signals, wait conditions and DescribeStackResource.
+
+heat-api-cfn's paths, as agents call them unchanged:
+
+- ``POST|PUT /v1/signal/<arn>``: ``resource_signal`` with the JSON body
+  (cfn-signal, curl on a pre-signed URL); 200.
+- ``POST|PUT /v1/waitcondition/<arn>``: the same with ``sync_call``; answers
+  ``{"resource": <name>, "metadata": ...}``.
+- ``GET|POST /v1/?Action=DescribeStackResource&StackName=..&LogicalResourceId=..``:
+  the resource's detail in heat-api-cfn's XML, ``Metadata`` a JSON string
+  (os-collect-config's cfn source).
+
+Every request is signed (EC2 SigV2 or SigV4) with a stack user's key: the
+key is looked up (``KeyLookup``, the stack-user store) and the signature
+checked against its secret before anything else; a key may only act on
+its own resource (Heat's ``access_allowed``). Refusals are heat-api-cfn's
+403s, and nothing reaches the engine. The engine is reached through RPC
+only, as the stack user's project.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Mapping
+from typing import Any, Protocol
+from urllib.parse import unquote
+from xml.etree import ElementTree
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from hotplate.api_cfn.errors import (
+    ACCESS_DENIED,
+    INTERNAL,
+    INVALID_ACTION,
+    INVALID_PARAMETER,
+    MISSING_AUTH,
+    MISSING_PARAMETER,
+    NOT_FOUND,
+    SIGNATURE_MISMATCH,
+    CfnError,
+)
+from hotplate.model.ec2_signature import SignedRequest, access_key_id, verify
+from hotplate.model.errors import EntityNotFound, HotplateError
+from hotplate.model.stack_users import StackUserKey
+
+_ARN = re.compile(r"^arn:openstack:heat::([^:]*):stacks/([^/]+)/([^/]+)/resources/(.+)$")
+JSON_ONLY_KEYS = frozenset({"Metadata"})
+
+
+class EngineCalls(Protocol):
+    """The engine topic, as ``hotplate.api.EngineRpc`` calls it."""
+
+    def call(self, ctxt: Mapping[str, Any], method: str, **kwargs: Any) -> Any: ...
+
+
+class KeyLookup(Protocol):
+    """The stack users' keys (db/stack_users.py), injected as the token store is."""
+
+    def find_stack_user_key(self, access_key: str) -> StackUserKey | None: ...
+
+
+def _signed(request: Request, body: bytes) -> SignedRequest:
+    return SignedRequest(
+        verb=request.method, host=request.headers.get("host", ""),
+        path=unquote(request.url.path), params=dict(request.query_params),
+        headers=dict(request.headers), body=body,
+        raw_path=request.scope.get("raw_path", b"").decode("latin-1") or None)
+
+
+async def _authenticate(request: Request, body: bytes) -> StackUserKey:
+    """The key that signed ``request``; a CfnError (403) for anything else."""
+    signed = _signed(request, body)
+    access = access_key_id(signed)
+    if access is None:
+        raise CfnError(MISSING_AUTH)
+    keys: KeyLookup = request.app.state.keys
+    key = await run_in_threadpool(keys.find_stack_user_key, access)
+    if key is None:
+        raise CfnError(MISSING_AUTH)
+    if not verify(key.secret, signed):
+        raise CfnError(SIGNATURE_MISMATCH)
+    return key
+
+
+def _context(key: StackUserKey) -> dict[str, Any]:
+    return {"user_id": f"stack-user-{key.access_key}", "username": key.resource_name,
+            "project_id": key.project, "tenant": key.project, "tenant_id": key.project,
+            "is_admin": False, "roles": ["heat_stack_user"],
+            "request_id": f"req-{uuid.uuid4()}"}
+
+
+def _identity(key: StackUserKey) -> dict[str, str]:
+    return {"tenant": key.project, "stack_name": key.stack_name, "stack_id": key.stack_id,
+            "path": ""}
+
+
+async def _call(request: Request, key: StackUserKey, method: str, **kwargs: Any) -> Any:
+    rpc: EngineCalls = request.app.state.rpc
+    try:
+        return await run_in_threadpool(rpc.call, _context(key), method, **kwargs)
+    except EntityNotFound as exc:
+        raise CfnError(NOT_FOUND, str(exc)) from None
+    except HotplateError as exc:
+        raise CfnError(INVALID_PARAMETER, str(exc)) from None
+
+
+def _arn_resource(arn: str, key: StackUserKey) -> None:
+    """Refuse an ARN that is not the key's own resource."""
+    found = _ARN.match(unquote(arn))
+    if found is None:
+        raise CfnError(INVALID_PARAMETER, f'"{unquote(arn)}" is not a valid Heat ARN')
+    _tenant, stack_name, stack_id, resource_name = (unquote(g) for g in found.groups())
+    if (stack_id != key.stack_id or stack_name != key.stack_name
+            or resource_name != key.resource_name):
+        raise CfnError(ACCESS_DENIED)
+
+
+def _details(body: bytes) -> Any:
+    if not body.strip():
+        return None
+    try:
+        return json.loads(body)
+    except ValueError:
+        raise CfnError(INVALID_PARAMETER, "the body is not JSON") from None
+
+
+async def signal(request: Request) -> Response:
+    try:
+        body = await request.body()
+        key = await _authenticate(request, body)
+        _arn_resource(request.path_params["arn"], key)
+        await _call(request, key, "resource_signal", stack_identity=_identity(key),
+                    resource_name=key.resource_name, details=_details(body))
+        return JSONResponse(None)
+    except CfnError as exc:
+        return exc.response()
+
+
+async def waitcondition(request: Request) -> Response:
+    try:
+        body = await request.body()
+        key = await _authenticate(request, body)
+        _arn_resource(request.path_params["arn"], key)
+        metadata = await _call(request, key, "resource_signal", stack_identity=_identity(key),
+                               resource_name=key.resource_name, details=_details(body),
+                               sync_call=True)
+        return JSONResponse({"resource": key.resource_name, "metadata": metadata})
+    except CfnError as exc:
+        return exc.response()
+
+
+def _element(parent: ElementTree.Element, obj: Any) -> None:
+    """heat's XMLResponseSerializer: dict keys become elements, lists ``member``s."""
+    if isinstance(obj, list):
+        for item in obj:
+            _element(ElementTree.SubElement(parent, "member"), item)
+    elif isinstance(obj, Mapping):
+        for name, value in obj.items():
+            child = ElementTree.SubElement(parent, name)
+            if name in JSON_ONLY_KEYS:
+                if value:
+                    child.text = json.dumps(value)
+            else:
+                _element(child, value)
+    else:
+        parent.text = "" if obj is None else str(obj)
+
+
+def stack_resource_detail(resource: Mapping[str, Any], project: str) -> dict[str, Any]:
+    """heat-api-cfn's StackResourceDetail of an engine resource view."""
+    ident = resource.get("stack_identity") or {}
+    stack_arn = (f"arn:openstack:heat::{ident.get('tenant', project)}:stacks/"
+                 f"{ident.get('stack_name', '')}/{ident.get('stack_id', '')}")
+    return {
+        "Description": resource.get("description", ""),
+        "LastUpdatedTimestamp": resource.get("updated_time"),
+        "LogicalResourceId": resource.get("resource_name"),
+        "Metadata": resource.get("metadata") or {},
+        "PhysicalResourceId": resource.get("physical_resource_id", ""),
+        "ResourceStatusReason": resource.get("resource_status_reason"),
+        "ResourceType": resource.get("resource_type"),
+        "StackId": stack_arn,
+        "StackName": resource.get("stack_name"),
+        "ResourceStatus": f"{resource.get('resource_action')}_"
+                          f"{resource.get('resource_status')}",
+    }
+
+
+async def actions(request: Request) -> Response:
+    try:
+        body = await request.body()
+        key = await _authenticate(request, body)
+        params = dict(request.query_params)
+        action = params.get("Action")
+        if action != "DescribeStackResource":
+            raise CfnError(INVALID_ACTION, f"Unsupported action {action}")
+        stack = params.get("StackName")
+        name = params.get("LogicalResourceId")
+        if not stack or not name:
+            raise CfnError(MISSING_PARAMETER, "StackName and LogicalResourceId")
+        if stack not in (key.stack_name, key.stack_id, _stack_arn(key)) or (
+                name != key.resource_name):
+            raise CfnError(ACCESS_DENIED)
+        found = await _call(request, key, "describe_stack_resource",
+                            stack_identity=_identity(key), resource_name=name,
+                            with_attr=False)
+        root = ElementTree.Element("DescribeStackResourceResponse")
+        _element(root, {"DescribeStackResourceResult": {
+            "StackResourceDetail": stack_resource_detail(found, key.project)}})
+        return Response(ElementTree.tostring(root), media_type="application/xml")
+    except CfnError as exc:
+        return exc.response()
+
+
+def _stack_arn(key: StackUserKey) -> str:
+    return f"arn:openstack:heat::{key.project}:stacks/{key.stack_name}/{key.stack_id}"
+
+
+async def _internal(request: Request, exc: Exception) -> Response:
+    return CfnError(INTERNAL).response()
+
+
+def create_cfn_app(rpc: EngineCalls, keys: KeyLookup) -> Starlette:
+    """The ASGI app; ``keys`` checks signatures, ``rpc`` reaches the engine."""
+    app = Starlette(routes=[
+        Route("/v1/signal/{arn:path}", signal, methods=["POST", "PUT"]),
+        Route("/v1/waitcondition/{arn:path}", waitcondition, methods=["POST", "PUT"]),
+        Route("/v1/", actions, methods=["GET", "POST"]),
+        Route("/v1", actions, methods=["GET", "POST"]),
+    ], exception_handlers={Exception: _internal})
+    app.state.rpc = rpc
+    app.state.keys = keys
+    return app
