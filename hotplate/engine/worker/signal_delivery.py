@@ -303,12 +303,12 @@ def _refresh_readers(deps: EngineDeps, stack: StackRecord, signalled: ResourceRe
     """Created resources whose attributes read signal data forget what they stored,
     so views and outputs resolve it afresh (Heat's node data refresh). A row a
     worker holds is left alone: it stores its attributes when it completes."""
+    loaded = deps.caches.template(stack.raw_template_id)
     for row in deps.store.list_resources(stack.id):
         if (row.id == signalled.id or row.action is Action.INIT or not row.attr_data
                 or row.engine_id is not None):
             continue
         try:
-            loaded = deps.caches.template(stack.raw_template_id)
             cls = deps.types.for_resource(loaded.env, row.name, row.resource_type,
                                           loaded.files)
         except Exception:  # its type is gone: nothing to refresh
