@@ -23,7 +23,9 @@ polls for it), at once and even while a worker holds the resource. Any
 other signal goes to the plugin's ``handle_signal``; a plugin without one
 answers Heat's 400. What happens to it then, stored before the caller is
 answered, applied once and re-driven if its engine dies, is
-engine/worker/signal_delivery.py.
+engine/worker/signal_delivery.py. The handler runs in the stack's own
+context (its project, its resources), never the caller's: a signal token
+may do nothing but signal.
 """
 
 from __future__ import annotations
