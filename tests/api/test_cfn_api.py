@@ -203,3 +203,39 @@ def test_a_presigned_signal_url_signals_and_a_forged_one_changes_nothing(
         time.sleep(0.1)
     assert _group_size(served, stack_id) == 2
     assert wait_status(served.api.client(), stack_id).stack_status.endswith("COMPLETE")
+
+
+WAIT = {"AWSTemplateFormatVersion": "2010-09-09", "Resources": {
+    "handle": {"Type": "AWS::CloudFormation::WaitConditionHandle"},
+    "wait": {"Type": "AWS::CloudFormation::WaitCondition",
+             "Properties": {"Handle": {"Ref": "handle"}, "Timeout": "60", "Count": "1"}}},
+    "Outputs": {"url": {"Value": {"Ref": "handle"}},
+                "data": {"Value": {"Fn::GetAtt": ["wait", "Data"]}}}}
+
+
+def test_a_wait_condition_completes_through_its_presigned_url(served: Served) -> None:
+    hc = served.api.client()
+    created = hc.stacks.create(stack_name="waiting", template=WAIT)
+    stack_id = created["stack"]["id"]
+    start = time.monotonic()
+    while True:
+        url = next((o["output_value"] for o in hc.stacks.get(stack_id).outputs or []
+                    if o["output_key"] == "url" and o.get("output_value")), None)
+        if url and url.startswith("http") or time.monotonic() - start > 30:
+            break
+        time.sleep(0.1)
+    assert url is not None and "/v1/waitcondition/arn%3Aopenstack%3Aheat%3A%3A" in url
+
+    forged = httpx.put(url.replace("Signature=", "Signature=A"), json={}, timeout=10)
+    assert forged.status_code == 403
+
+    # As cfn-signal sends it: PUT, a JSON body, no content type.
+    body = {"Status": "SUCCESS", "Reason": "configured", "UniqueId": "1", "Data": "done"}
+    sent = httpx.put(url, content=json.dumps(body).encode(), headers={"Content-Type": ""},
+                     timeout=10)
+    assert sent.status_code == 200, sent.text
+    assert sent.json()["resource"] == "handle"
+    assert "1" in sent.json()["metadata"]
+    stack = wait_status(hc, stack_id, timeout=30)
+    assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
+    assert json.loads(_outputs(hc, stack_id)["data"]) == {"1": "done"}
