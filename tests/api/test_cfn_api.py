@@ -221,7 +221,7 @@ def test_a_wait_condition_completes_through_its_presigned_url(served: Served) ->
     while True:
         url = next((o["output_value"] for o in hc.stacks.get(stack_id).outputs or []
                     if o["output_key"] == "url" and o.get("output_value")), None)
-        if url and url.startswith("http") or time.monotonic() - start > 30:
+        if (url and url.startswith("http")) or time.monotonic() - start > 30:
             break
         time.sleep(0.1)
     assert url is not None and "/v1/waitcondition/arn%3Aopenstack%3Aheat%3A%3A" in url
