@@ -12,9 +12,11 @@ which runs the script deployment and signals its outcome to the pre-signed
 CFN_SIGNAL URL: a deployment writes a file and returns an output, an update
 with new inputs runs it once more, a failing script fails it, and an agent
 killed mid-deployment and restarted runs nothing twice (the interrupted
-deployment is signalled FAILED). heat-cfntools' ``cfn-signal``, from the same
-namespace, completes an AWS::CloudFormation::WaitCondition; a forged
-signature is refused with 403. Nothing is mocked between them.
+deployment is signalled FAILED); a TOKEN_SIGNAL deployment signals through
+the orchestration API. From the same namespace, heat-cfntools' ``cfn-signal``
+completes an AWS::CloudFormation::WaitCondition (a forged signature is
+refused with 403) and ``curl``, as a handle's ``curl_cli`` gives it, an
+OS::Heat::WaitCondition. Nothing is mocked between them.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ heat_template_version: 2018-08-31
 parameters:
   greeting: {type: string, default: hello}
   target: {type: string}
+  transport: {type: string, default: CFN_SIGNAL}
   script:
     type: string
     default: |
@@ -66,7 +69,7 @@ resources:
     properties:
       config: {get_resource: config}
       server: {get_resource: server}
-      signal_transport: CFN_SIGNAL
+      signal_transport: {get_param: transport}
       input_values:
         greeting: {get_param: greeting}
         target: {get_param: target}
@@ -320,3 +323,47 @@ def test_cfn_signal_completes_a_wait_condition(
     stack = wait_stack(heat, stack_id)
     assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
     assert json.loads(outputs_of(stack)["data"]) == {"web-1": "ready to serve"}
+
+
+def test_a_token_signal_deployment_signals_through_the_orchestration_api(
+        deploy: Callable[..., Deployed], hotplate: HotplateServer, tmp_path: Path) -> None:
+    target = tmp_path / "configured"
+    deployed = deploy(target=str(target), transport="TOKEN_SIGNAL")
+    stack = deployed.wait()
+    assert stack.stack_status == "CREATE_COMPLETE", deployed.why(stack, hotplate)
+    assert outputs_of(stack)["result"] == "said hello"
+    assert target.read_text() == "hello\n"
+
+
+HANDLE_TEMPLATE = """\
+heat_template_version: 2018-08-31
+resources:
+  handle:
+    type: OS::Heat::WaitConditionHandle
+  wait:
+    type: OS::Heat::WaitCondition
+    properties:
+      handle: {get_resource: handle}
+      timeout: 60
+outputs:
+  data:
+    value: {get_attr: [wait, data]}
+"""
+
+
+def test_curl_cli_as_given_completes_a_wait_condition(
+        network: Network, hotplate: HotplateServer) -> None:
+    heat = hotplate.heat()
+    created = heat.stacks.create(stack_name="curled", template=HANDLE_TEMPLATE)
+    stack_id = created["stack"]["id"]
+    wait_resource(heat, stack_id, "wait", "CREATE_IN_PROGRESS")
+    curl_cli = heat.resources.get(stack_id, "handle").attributes["curl_cli"]
+    assert network.host_ip in curl_cli
+    body = json.dumps({"status": "SUCCESS", "id": "web-1", "data": "up"})
+    command = f"{curl_cli} --data-binary '{body}'"  # as Heat's docs show it used
+    done = subprocess.run([*network.prefix, "sh", "-c", command], capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    stack = wait_stack(heat, stack_id)
+    assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
+    assert json.loads(outputs_of(stack)["data"]) == {"web-1": "up"}
