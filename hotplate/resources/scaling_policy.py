@@ -7,8 +7,9 @@ policy's ``cooldown`` if it has one, else the group's. The group decides
 whether it may scale (``autoscaling_group.py``); an ignored signal writes
 no event, as in Heat.
 
-``alarm_url`` and ``signal_url`` are declared, as Heat's are, but have no
-value yet: there are no signed URLs to hand out.
+``alarm_url`` is a pre-signed heat-api-cfn URL (``/v1/signal/<arn>``, the
+policy's own stack-user keys) and ``signal_url`` the policy's signal URL on
+the API, both from the engine's signal endpoints; an alarm POSTs to either.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from hotplate.resources.attributes import Attribute
 from hotplate.resources.base import Resource
 from hotplate.resources.constraints import AllowedValues, Range
 from hotplate.resources.properties import PropertyPath, Schema
+from hotplate.resources.signal_responder import signal_endpoints
 from hotplate.resources.signals import SignalWork, peers
 from hotplate.resources.support import SupportStatus
 
@@ -119,4 +121,18 @@ class ScalingPolicy(Resource):
         return work
 
     def _resolve_attribute(self, name: str) -> Any:
+        try:
+            endpoints = signal_endpoints(self)
+            if name == ALARM_URL:
+                return endpoints.cfn_signal_url("signal")
+            if name == SIGNAL_URL:
+                return endpoints.heat_signal_url()
+        except RuntimeError:  # a context without signal endpoints (previews)
+            return None
         return None
+
+    def handle_delete(self) -> None:
+        try:
+            signal_endpoints(self).forget_signal_credentials()
+        except RuntimeError:
+            LOG.debug("no signal credentials to forget for %s", self.name)
