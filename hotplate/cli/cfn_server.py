@@ -66,6 +66,10 @@ def stop(server: Any | None) -> None:
         server.should_exit = True
 
 
+def _exit_quietly(signum: int, frame: Any) -> None:
+    raise SystemExit(0)
+
+
 def cmd_api_cfn(args: argparse.Namespace) -> int:
     """The CFN API alone, reaching the engines through the broker (scale-out)."""
     from hotplate.api import EngineRpc
@@ -89,7 +93,8 @@ def cmd_api_cfn(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(SystemExit(0)))
+    # uvicorn stops gracefully on SIGTERM, then raises it again: end with exit status 0.
+    signal.signal(signal.SIGTERM, _exit_quietly)
     try:
         with contextlib.suppress(KeyboardInterrupt, SystemExit):
             _server(args, EngineRpc(transport), db_url).run()
