@@ -25,7 +25,7 @@ import re
 import uuid
 from collections.abc import Mapping
 from typing import Any, Protocol
-from urllib.parse import unquote
+from urllib.parse import parse_qsl, unquote
 from xml.etree import ElementTree
 
 from starlette.applications import Starlette
@@ -65,10 +65,18 @@ class KeyLookup(Protocol):
     def find_stack_user_key(self, access_key: str) -> StackUserKey | None: ...
 
 
+def _params(request: Request, body: bytes) -> dict[str, str]:
+    """The query's parameters, and a form body's (boto's CloudFormation client POSTs them)."""
+    params = dict(request.query_params)
+    if request.headers.get("content-type", "").startswith("application/x-www-form-urlencoded"):
+        params.update(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
+    return params
+
+
 def _signed(request: Request, body: bytes) -> SignedRequest:
     return SignedRequest(
         verb=request.method, host=request.headers.get("host", ""),
-        path=unquote(request.url.path), params=dict(request.query_params),
+        path=unquote(request.url.path), params=_params(request, body),
         headers=dict(request.headers), body=body,
         raw_path=request.scope.get("raw_path", b"").decode("latin-1") or None)
 
@@ -196,7 +204,7 @@ async def actions(request: Request) -> Response:
     try:
         body = await request.body()
         key = await _authenticate(request, body)
-        params = dict(request.query_params)
+        params = _params(request, body)
         action = params.get("Action")
         if action != "DescribeStackResource":
             raise CfnError(INVALID_ACTION, f"Unsupported action {action}")

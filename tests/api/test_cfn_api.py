@@ -239,3 +239,40 @@ def test_a_wait_condition_completes_through_its_presigned_url(served: Served) ->
     stack = wait_status(hc, stack_id, timeout=30)
     assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
     assert json.loads(_outputs(hc, stack_id)["data"]) == {"1": "done"}
+
+
+def test_sigv4_and_form_posted_requests_are_checked(served: Served) -> None:
+    hc = served.api.client()
+    stack_id = create_complete(hc, SERVER, name="v4")
+    cfn = _outputs(hc, stack_id)["occ"]["cfn"]
+    url = urlsplit(cfn["metadata_url"])
+    params = {"Action": "DescribeStackResource", "StackName": "v4",
+              "LogicalResourceId": "server"}
+    date = datetime.datetime.now(datetime.UTC)
+    amz_date = date.strftime("%Y%m%dT%H%M%SZ")
+    credential = f"{cfn['access_key_id']}/{date:%Y%m%d}/RegionOne/cloudformation/aws4_request"
+    headers = {"Host": url.netloc, "X-Amz-Date": amz_date,
+               "Authorization": f"AWS4-HMAC-SHA256 Credential={credential}, "
+                                "SignedHeaders=host;x-amz-date, Signature=?"}
+    empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    signature = ec2_utils.Ec2Signer(cfn["secret_access_key"]).generate(
+        {"params": params, "verb": "GET", "host": url.netloc, "path": url.path,
+         "headers": headers, "body_hash": empty})
+    headers["Authorization"] = headers["Authorization"].replace("?", signature)
+    answer = httpx.get(cfn["metadata_url"], params=params, headers=headers, timeout=10)
+    assert answer.status_code == 200, answer.text
+    tampered = httpx.get(cfn["metadata_url"], params={**params, "StackName": "other"},
+                         headers=headers, timeout=10)
+    assert tampered.status_code == 403
+    assert _error_code(tampered) == "SignatureDoesNotMatch"
+
+    # boto's CloudFormation client: SigV2 parameters in a form-encoded POST body.
+    form = {**params, "SignatureMethod": "HmacSHA256", "SignatureVersion": "2",
+            "AWSAccessKeyId": cfn["access_key_id"],
+            "Timestamp": date.strftime("%Y-%m-%dT%H:%M:%SZ")}
+    form["Signature"] = ec2_utils.Ec2Signer(cfn["secret_access_key"]).generate(
+        {"params": dict(form), "verb": "POST", "host": url.netloc, "path": url.path})
+    posted = httpx.post(cfn["metadata_url"], data=form, timeout=10)
+    assert posted.status_code == 200, posted.text
+    assert httpx.post(cfn["metadata_url"], data={**form, "LogicalResourceId": "x"},
+                      timeout=10).status_code == 403
