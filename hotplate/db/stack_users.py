@@ -88,7 +88,11 @@ class StackUserStore(StoreBase):
                 stack_id=owner.stack_id, stack_name=owner.stack_name,
                 resource_name=owner.resource_name))
 
-        self._tx.write(write)
+        try:
+            self._tx.write(write)
+        except IntegrityError:
+            # Its project was made meanwhile by another writer: it exists now.
+            self._tx.write(write)
         return plaintext
 
     def forget_stack_user(self, resource_id: ResourceId) -> None:

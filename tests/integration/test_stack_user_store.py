@@ -58,3 +58,13 @@ def test_forgetting_a_stack_user_revokes_its_token(store: SqlStore, clock: FakeC
     assert store.find_stack_user_key(key.access_key) is None
     assert AuthStore(db_engine).authenticate(token) is None
     assert store.stack_user_key(owner).access_key != key.access_key  # a new pair
+
+
+def test_tokens_issued_at_once_for_a_new_project_all_work(
+        store: SqlStore, clock: FakeClock, db_engine: Engine) -> None:
+    owners = [_owner(store, clock, f"r{i}") for i in range(4)]
+    owners = [ResourceOwner(o.resource_id, o.stack_id, o.stack_name, o.resource_name,
+                            "brand-new") for o in owners]
+    tokens = race(4, lambda i: store.issue_signal_token(owners[i]))
+    auth = AuthStore(db_engine)
+    assert [auth.authenticate(t) for t in tokens] == [("brand-new", "signal")] * 4
