@@ -5,8 +5,9 @@ A hook takes one deployment and returns its signal data: the outputs plus
 ``script`` is built in (heat-config's ``hook-script.py`` contract); any
 other group runs an installed heat-config hook executable of that name,
 which reads the deployment as JSON on stdin and prints its signal data as
-JSON. Each hook's process starts a session of its own, so what it leaves
-behind can be ended with it (``end_leftover``).
+JSON. Every process of a hook run carries the run's token in its
+environment (``HOTPLATE_AGENT_RUN``), so what a killed runner left behind can
+be found and ended (``end_leftovers``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import logging
 import os
 import signal
 import subprocess
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +26,9 @@ from hotplate.agent.metadata import inputs_of
 
 __all__ = [
     "HOOK_DIRS",
-    "Started",
-    "end_leftover",
+    "RUN_VARIABLE",
+    "end_leftovers",
     "find_hook",
-    "process_start",
     "run_executable_hook",
     "run_script",
 ]
@@ -41,8 +41,8 @@ HOOK_DIRS = ("/usr/libexec/heat-config/hooks", "/var/lib/heat-config/hooks")
 CANNOT_EXECUTE = 126
 """The status a shell gives a command it found but could not execute."""
 
-Started = Callable[[int, "str | None"], None]
-"""Told the hook's process id and start time as soon as it runs."""
+RUN_VARIABLE = "HOTPLATE_AGENT_RUN"
+"""The environment variable holding a hook run's token, inherited by all it starts."""
 
 
 def find_hook(group: str, dirs: Iterable[str]) -> Path | None:
@@ -57,31 +57,27 @@ def find_hook(group: str, dirs: Iterable[str]) -> Path | None:
     return None
 
 
-def process_start(pid: int) -> str | None:
-    """The process's start time in clock ticks since boot (Linux), telling a
-    reused pid from the process that had it; None where it cannot be read."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    # The command name (field 2) may hold spaces and parentheses: split after it.
-    fields = stat.rpartition(")")[2].split()
-    return fields[19] if len(fields) > 19 else None
+def end_leftovers(run_token: str) -> int:
+    """SIGKILL every process still carrying ``run_token`` (a runner killed
+    mid-run leaves its hook, and whatever the hook started, behind); how many.
+    Reads /proc (Linux); elsewhere finds none."""
+    marker = f"{RUN_VARIABLE}={run_token}".encode()
+    ended = 0
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            variables = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:  # gone already, or not ours to read
+            continue
+        if marker in variables and int(entry.name) != os.getpid():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(int(entry.name), signal.SIGKILL)
+                ended += 1
+    return ended
 
 
-def end_leftover(pid: int, start: str | None) -> bool:
-    """Kill the session a hook started, if that very process still runs
-    (a runner killed mid-run leaves its hook behind); True if it did."""
-    if start is None or process_start(pid) != start:
-        return False
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
-        return True
-    return False
-
-
-def _environment(deployment: Mapping[str, Any]) -> dict[str, str]:
+def _environment(deployment: Mapping[str, Any], run_token: str) -> dict[str, str]:
     env = dict(os.environ)
+    env[RUN_VARIABLE] = run_token
     for name, value in inputs_of(deployment).items():
         if isinstance(value, dict | list):
             env[name] = json.dumps(value)
@@ -90,16 +86,14 @@ def _environment(deployment: Mapping[str, Any]) -> dict[str, str]:
     return env
 
 
-def _run(command: list[str], started: Started, *, env: Mapping[str, str],
+def _run(command: list[str], *, env: Mapping[str, str],
          cwd: Path | None = None, stdin: bytes | None = None) -> tuple[int, bytes, bytes]:
     try:
         process = subprocess.Popen(
             command, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(env), cwd=cwd,
-            start_new_session=True)
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(env), cwd=cwd)
     except OSError as exc:
         return CANNOT_EXECUTE, b"", f"{command[0]}: {exc.strerror or exc}\n".encode()
-    started(process.pid, process_start(process.pid))
     stdout, stderr = process.communicate(stdin)
     return process.returncode, stdout, stderr
 
@@ -109,7 +103,7 @@ def _decoded(data: bytes) -> str:
 
 
 def run_script(deployment: Mapping[str, Any], scripts: Path, outputs: Path,
-               started: Started) -> dict[str, Any]:
+               run_token: str) -> dict[str, Any]:
     """Group ``script``: the config as an executable, inputs as environment
     variables, ``heat_outputs_path`` for outputs; answers the outputs found
     and ``deploy_stdout`` / ``deploy_stderr`` / ``deploy_status_code``."""
@@ -127,10 +121,10 @@ def run_script(deployment: Mapping[str, Any], scripts: Path, outputs: Path,
     for name in declared:  # a rerun must not read the last run's files
         with contextlib.suppress(FileNotFoundError):
             Path(f"{outputs_path}.{name}").unlink()
-    env = _environment(deployment)
+    env = _environment(deployment, run_token)
     env["heat_outputs_path"] = str(outputs_path)
     LOG.debug("running %s", script)
-    code, stdout, stderr = _run([str(script)], started, env=env, cwd=scripts)
+    code, stdout, stderr = _run([str(script)], env=env, cwd=scripts)
     response: dict[str, Any] = {}
     for name in declared:
         with contextlib.suppress(OSError):
@@ -141,12 +135,13 @@ def run_script(deployment: Mapping[str, Any], scripts: Path, outputs: Path,
 
 
 def run_executable_hook(hook: Path, deployment: Mapping[str, Any],
-                        started: Started) -> dict[str, Any]:
+                        run_token: str) -> dict[str, Any]:
     """A heat-config hook executable: the deployment on stdin, its signal data
     as JSON on stdout (or, when it prints none, its output and status)."""
     payload = json.dumps(deployment).encode("utf-8", "replace")
     LOG.debug("running %s", hook)
-    code, stdout, stderr = _run([str(hook)], started, env=os.environ, stdin=payload)
+    env = {**os.environ, RUN_VARIABLE: run_token}
+    code, stdout, stderr = _run([str(hook)], env=env, stdin=payload)
     fallback = {"deploy_stdout": _decoded(stdout), "deploy_stderr": _decoded(stderr),
                 "deploy_status_code": code}
     if not stdout:

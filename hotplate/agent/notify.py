@@ -57,24 +57,20 @@ class Delivery(StrEnum):
 
 def trim(response: dict[str, Any]) -> str:
     """The signal body as JSON, ``deploy_stdout`` and ``deploy_stderr`` cut from
-    the left, each in proportion to its size, until it fits MAX_RESPONSE_SIZE."""
-    text = json.dumps(response, ensure_ascii=True)
-    excess = len(text) - MAX_RESPONSE_SIZE
-    if excess <= 0:
-        return text
-    total = len(text)
+    the left (their ends matter most), each in proportion to its size, until it
+    fits MAX_RESPONSE_SIZE, as heat-config-notify trims them."""
     trimmed = dict(response)
-    for key in ("deploy_stdout", "deploy_stderr"):
-        value = trimmed.get(key)
-        if isinstance(value, str):
-            # ascii-escaping makes the JSON longer than the text: cut by the JSON's share
-            share = len(json.dumps(value, ensure_ascii=True))
-            cut = min(len(value), round(share / total * excess) + 1)
-            trimmed[key] = value[cut:]
     text = json.dumps(trimmed, ensure_ascii=True)
-    if len(text) > MAX_RESPONSE_SIZE:  # escapes weigh unevenly: drop what is still over
-        for key in ("deploy_stdout", "deploy_stderr"):
-            trimmed[key] = ""
+    keys = [k for k in ("deploy_stdout", "deploy_stderr") if isinstance(trimmed.get(k), str)]
+    for _ in range(8):  # escapes weigh unevenly: a second pass takes what is left over
+        excess = len(text) - MAX_RESPONSE_SIZE
+        if excess <= 0 or not any(trimmed[k] for k in keys):
+            break
+        sizes = {k: len(trimmed[k]) for k in keys}
+        whole = sum(sizes.values())
+        for key in keys:
+            cut = -(-excess * sizes[key] // whole)  # rounded up: the cuts cover the excess
+            trimmed[key] = trimmed[key][cut:]
         text = json.dumps(trimmed, ensure_ascii=True)
     return text
 

@@ -15,6 +15,7 @@ import argparse
 import logging
 import os
 import sys
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,11 +90,10 @@ def _recover(run: _Run) -> None:
         if run.state.already_deployed(deployment):  # killed after its outcome was kept
             run.state.clear_running(deployment_id)
             continue
-        ended = (marker.child_pid is not None
-                 and hooks.end_leftover(marker.child_pid, marker.child_start))
+        ended = hooks.end_leftovers(marker.run_token) if marker.run_token else 0
         LOG.error("deployment %s (%s) was interrupted while its hook ran%s; signalling "
                   "FAILED, not running it again", deployment.get("name"), deployment_id,
-                  f" (hook process {marker.child_pid} ended)" if ended else "")
+                  f" ({ended} process(es) it left ended)" if ended else "")
         data = {"deploy_stdout": "",
                 "deploy_stderr": "hotplate agent-hook was stopped while this deployment's "
                                  "hook ran; the deployment was not run again",
@@ -133,15 +133,13 @@ def _deploy(run: _Run, deployment: dict[str, Any]) -> None:
             LOG.error("Skipping group %s with no hook script (deployment %s)", group, name)
         return
 
-    def started(pid: int, start: str | None) -> None:
-        run.state.mark_running(deployment, pid, start)
-
-    run.state.mark_running(deployment)
+    run_token = uuid.uuid4().hex
+    run.state.mark_running(deployment, run_token)
     LOG.info("deployment %s (%s): running group %s", name, deployment_id, group)
     if hook is None:
-        data = hooks.run_script(deployment, run.state.scripts, run.state.outputs, started)
+        data = hooks.run_script(deployment, run.state.scripts, run.state.outputs, run_token)
     else:
-        data = hooks.run_executable_hook(hook, deployment, started)
+        data = hooks.run_executable_hook(hook, deployment, run_token)
     status = data.get("deploy_status_code")
     if status:
         LOG.error("deployment %s (%s): hook exited with status %s", name, deployment_id,

@@ -39,11 +39,10 @@ def fingerprint(deployment: Mapping[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class RunMarker:
-    """A hook run that started: the deployment, and the hook's process if one began."""
+    """A hook run that started: the deployment, and the token its processes carry."""
 
     deployment: dict[str, Any]
-    child_pid: int | None
-    child_start: str | None
+    run_token: str
 
 
 def safe_name(deployment_id: str) -> str:
@@ -115,12 +114,10 @@ class StateDir:
         self._write(self.deployed_path(deployment_id), deployment)
 
     # run markers
-    def mark_running(self, deployment: Mapping[str, Any], child_pid: int | None = None,
-                     child_start: str | None = None) -> None:
-        """Written before the hook starts, and again with its process once it has."""
+    def mark_running(self, deployment: Mapping[str, Any], run_token: str) -> None:
+        """Written before the hook starts."""
         self._write(self.running / f"{safe_name(str(deployment['id']))}.json",
-                    {"deployment": deployment, "child_pid": child_pid,
-                     "child_start": child_start})
+                    {"deployment": deployment, "run_token": run_token})
 
     def clear_running(self, deployment_id: str) -> None:
         """The run's outcome is kept: the marker goes."""
@@ -135,9 +132,7 @@ class StateDir:
             if not isinstance(data, dict) or not isinstance(data.get("deployment"), dict):
                 path.unlink()
                 continue
-            pid = data.get("child_pid")
-            markers.append(RunMarker(data["deployment"], pid if isinstance(pid, int) else None,
-                                     data.get("child_start")))
+            markers.append(RunMarker(data["deployment"], str(data.get("run_token") or "")))
         return markers
 
     # the outbox

@@ -291,3 +291,17 @@ def test_a_deployment_heat_config_already_ran_is_not_run_again(
     assert server.run().returncode == 0
     assert not ran.exists()
     assert receiver.received == []
+
+
+def test_a_signal_too_big_for_heat_keeps_the_end_of_its_output() -> None:
+    from hotplate.agent.notify import MAX_RESPONSE_SIZE, trim
+
+    body = {"result": "kept", "deploy_stdout": "a" * 900_000 + "THE END",
+            "deploy_stderr": "b" * 300_000 + "LAST ERROR", "deploy_status_code": 0}
+    text = trim(body)
+    assert len(text) <= MAX_RESPONSE_SIZE
+    sent = json.loads(text)
+    assert sent["result"] == "kept" and sent["deploy_status_code"] == 0
+    assert sent["deploy_stdout"].endswith("THE END")
+    assert sent["deploy_stderr"].endswith("LAST ERROR")
+    assert trim({"deploy_stdout": "small"}) == json.dumps({"deploy_stdout": "small"})
