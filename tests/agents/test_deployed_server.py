@@ -36,6 +36,7 @@ from typing import Any
 import pytest
 
 from tests.agents.agents_venv import tool
+from tests.agents.collector import collector_conf, start_agent, stop
 from tests.agents.hotplate_server import HOTPLATE, HotplateServer, hotplate_serve
 from tests.agents.netns import Network, server_network
 
@@ -114,53 +115,6 @@ def wait_resource(heat: Any, stack_id: str, name: str, status: str,
             return resource
         assert time.monotonic() < deadline, f"{name} is {resource.resource_status}"
         time.sleep(0.2)
-
-
-def collector_conf(attribute: dict[str, Any], command: str, workdir: Path) -> Path:
-    """/etc/os-collect-config.conf as an operator writes it from ``os_collect_config``."""
-    cfn = attribute["cfn"]
-    (workdir / "local-data").mkdir(mode=0o700)
-    conf = workdir / "os-collect-config.conf"
-    collectors = "".join(f"collectors = {c}\n" for c in attribute["collectors"])
-    conf.write_text(
-        "[DEFAULT]\n"
-        f"command = {command}\n"
-        f"{collectors}"
-        f"cachedir = {workdir / 'occ-cache'}\n"
-        f"backup_cachedir = {workdir / 'occ-backup'}\n"
-        "polling_interval = 1\n"
-        "min_polling_interval = 1\n"
-        "[cfn]\n"
-        f"metadata_url = {cfn['metadata_url']}\n"
-        f"stack_name = {cfn['stack_name']}\n"
-        f"access_key_id = {cfn['access_key_id']}\n"
-        f"secret_access_key = {cfn['secret_access_key']}\n"
-        f"path = {cfn['path']}\n"
-        "[local]\n"
-        f"path = {workdir / 'local-data'}\n")
-    return conf
-
-
-def start_agent(agents: Path, network: Network, conf: Path, log: Path) -> subprocess.Popen[bytes]:
-    # The local source saves and restores the locale, and Python 3.11 names C.UTF-8
-    # (this machine's) en_US.UTF-8, which is not installed: restoring it fails. LC_ALL=C
-    # is restored as it was (and Python still runs in UTF-8 mode under it).
-    env = {**os.environ, "LC_ALL": "C"}
-    with log.open("ab") as sink:
-        return subprocess.Popen(
-            [*network.prefix, str(tool(agents, "os-collect-config")), "--config-file",
-             str(conf)], stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            env=env, start_new_session=True)
-
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
 
 
 @dataclass
