@@ -205,3 +205,52 @@ def test_a_deployment_group_deploys_to_every_server(hc: Any, kind: str) -> None:
     assert outputs["stdouts"] == {"one": None, "two": None}
     assert outputs["results"] == {"one": None, "two": None}
 
+
+
+def test_an_update_redeploys_with_the_new_inputs_and_drops_the_old_derived_config(
+        hc: Any) -> None:
+    template = _stack_template("NO_SIGNAL")
+    stack_id = create_complete(hc, template, name="swupdate")
+    deploy = hc.resources.get(stack_id, "deploy").physical_resource_id
+    first = hc.software_deployments.get(deploy)
+    template["resources"]["deploy"]["properties"]["input_values"] = {"foo": "changed"}
+    hc.stacks.update(stack_id, template=template)
+    assert wait_status(hc, stack_id).stack_status == "UPDATE_COMPLETE"
+    assert hc.resources.get(stack_id, "deploy").physical_resource_id == deploy  # in place
+    second = hc.software_deployments.get(deploy)
+    assert (second.action, second.status) == ("UPDATE", "COMPLETE")
+    assert second.config_id != first.config_id
+    with pytest.raises(exc.HTTPNotFound):
+        hc.software_configs.get(first.config_id)
+    [derived] = hc.resources.metadata(stack_id, "server")["deployments"]
+    assert derived["id"] == second.config_id
+    assert _inputs(derived)["foo"] == "changed"
+    assert _inputs(derived)["deploy_action"] == "UPDATE"
+
+
+def test_a_changed_replace_on_change_input_replaces_the_deployment(hc: Any) -> None:
+    template = _stack_template("NO_SIGNAL")
+    template["resources"]["config"]["properties"]["inputs"][0]["replace_on_change"] = True
+    stack_id = create_complete(hc, template, name="swreplace")
+    deploy = hc.resources.get(stack_id, "deploy").physical_resource_id
+    template["resources"]["deploy"]["properties"]["input_values"] = {"foo": "other"}
+    hc.stacks.update(stack_id, template=template)
+    assert wait_status(hc, stack_id).stack_status == "UPDATE_COMPLETE"
+    replacement = hc.resources.get(stack_id, "deploy").physical_resource_id
+    assert replacement != deploy
+    with pytest.raises(exc.HTTPNotFound):
+        hc.software_deployments.get(deploy)
+    [derived] = hc.resources.metadata(stack_id, "server")["deployments"]
+    assert _inputs(derived)["foo"] == "other"
+
+
+def test_a_deployment_runs_on_suspend_and_resume_when_its_actions_say_so(hc: Any) -> None:
+    template = _stack_template("NO_SIGNAL", actions=["CREATE", "SUSPEND", "RESUME"])
+    stack_id = create_complete(hc, template, name="swsuspend")
+    deploy = hc.resources.get(stack_id, "deploy").physical_resource_id
+    hc.actions.suspend(stack_id)
+    assert wait_status(hc, stack_id).stack_status == "SUSPEND_COMPLETE"
+    assert hc.software_deployments.get(deploy).action == "SUSPEND"
+    hc.actions.resume(stack_id)
+    assert wait_status(hc, stack_id).stack_status == "RESUME_COMPLETE"
+    assert hc.software_deployments.get(deploy).action == "RESUME"

@@ -125,6 +125,9 @@ def _order(deps: EngineDeps, stack: StackRecord, *, reverse: bool) -> list[Resou
 def _one(deps: EngineDeps, stack: StackRecord, row: ResourceRecord,
          action: Action) -> str | None:
     """One resource's action; the failure text, or None."""
+    # Read afresh: a signal or a deployment's metadata push may have written the row
+    # (bumping its atomic_key) since the walk listed it.
+    row = deps.store.get_resource(row.id) or row
     invalid = _invalid_state(row, action)
     if invalid is not None:
         return f"Error: resources.{row.name}: State {invalid} invalid for {action.lower()}"
