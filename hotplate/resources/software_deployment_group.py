@@ -21,9 +21,10 @@ from hotplate.resources.base import select_path
 from hotplate.resources.group_steps import Apply, Steps
 from hotplate.resources.properties import Schema, with_defaults
 from hotplate.resources.structured_deployment import STRUCTURED_PROPERTIES
-from hotplate.resources.support import SupportStatus
+from hotplate.resources.support import Status, SupportStatus
 
-__all__ = ["SoftwareDeploymentGroup", "StructuredDeploymentGroup"]
+__all__ = ["SoftwareDeploymentGroup", "SoftwareDeployments", "StructuredDeploymentGroup",
+           "StructuredDeployments"]
 
 SERVERS = "servers"
 STDOUTS, STDERRS, STATUS_CODES = "deploy_stdouts", "deploy_stderrs", "deploy_status_codes"
@@ -141,3 +142,22 @@ class StructuredDeploymentGroup(SoftwareDeploymentGroup):
     member_type = "OS::Heat::StructuredDeployment"
     support_status = SupportStatus(version="5.0.0")
     properties_schema = {**SoftwareDeploymentGroup.properties_schema, **STRUCTURED_PROPERTIES}
+
+
+def _hidden(substitute: str) -> SupportStatus:
+    return SupportStatus(status=Status.HIDDEN, version="7.0.0",
+                         message=f"Please use {substitute} instead.",
+                         previous_status=SupportStatus(status=Status.DEPRECATED,
+                                                       version="2014.2"))
+
+
+class SoftwareDeployments(SoftwareDeploymentGroup):
+    """The old name of OS::Heat::SoftwareDeploymentGroup (hidden, still accepted)."""
+
+    support_status = _hidden("OS::Heat::SoftwareDeploymentGroup")
+
+
+class StructuredDeployments(StructuredDeploymentGroup):
+    """The old name of OS::Heat::StructuredDeploymentGroup (hidden, still accepted)."""
+
+    support_status = _hidden("OS::Heat::StructuredDeploymentGroup")

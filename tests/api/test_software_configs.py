@@ -254,3 +254,12 @@ def test_a_deployment_runs_on_suspend_and_resume_when_its_actions_say_so(hc: Any
     hc.actions.resume(stack_id)
     assert wait_status(hc, stack_id).stack_status == "RESUME_COMPLETE"
     assert hc.software_deployments.get(deploy).action == "RESUME"
+
+
+def test_the_old_group_names_still_deploy_but_are_not_listed(hc: Any) -> None:
+    template = _group_template("Software", "NO_SIGNAL")
+    template["resources"]["deploys"]["type"] = "OS::Heat::SoftwareDeployments"
+    create_complete(hc, template)
+    listed = {t.resource_type for t in hc.resource_types.list()}
+    assert "OS::Heat::SoftwareDeploymentGroup" in listed
+    assert "OS::Heat::SoftwareDeployments" not in listed
