@@ -92,7 +92,8 @@ def test_deployment_lifecycle_and_server_metadata(hc: Any) -> None:
 
 def test_deployment_of_an_unknown_config_is_a_400(hc: Any) -> None:
     missing = str(uuid.uuid4())
-    with pytest.raises(exc.HTTPBadRequest, match=f"Config with id {missing} not found"):
+    with pytest.raises(exc.HTTPBadRequest,
+                       match=f"Data supplied was not valid: Config with id {missing} not found"):
         hc.software_deployments.create(config_id=missing, server_id=str(uuid.uuid4()))
 
 

@@ -36,7 +36,11 @@ class NotFound(HotplateError):
 
 
 class Invalid(HotplateError):
-    """Heat's 400 for a request the engine cannot take (``exception.Invalid``)."""
+    """Heat's 400 for a request the engine cannot take (``exception.Invalid``, its text)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"Data supplied was not valid: {reason}")
+        self.reason = reason
 
 
 class InvalidRestrictedAction(HotplateError):
@@ -162,7 +166,7 @@ class SoftwareMethods:
         deployment_id: str | None = None,
     ) -> dict[str, Any]:
         if not server_id:
-            raise Invalid('Invalid input: "server_id" is required')
+            raise Invalid('"server_id" is required')
         if stack_user_project_id is not None and len(stack_user_project_id) > 64:
             raise Invalid('"stack_user_project_id" should be no more than 64 characters')
         if input_values is not None and not isinstance(input_values, Mapping):
