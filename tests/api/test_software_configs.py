@@ -264,3 +264,52 @@ def test_the_old_group_names_still_deploy_but_are_not_listed(hc: Any) -> None:
     listed = {t.resource_type for t in hc.resource_types.list()}
     assert "OS::Heat::SoftwareDeploymentGroup" in listed
     assert "OS::Heat::SoftwareDeployments" not in listed
+
+
+def test_cloud_config_multipart_and_component_store_heats_forms(hc: Any) -> None:
+    template = {
+        "heat_template_version": VERSION,
+        "resources": {
+            "cloud": {"type": "OS::Heat::CloudConfig", "properties": {
+                "cloud_config": {"packages": ["nginx"], "runcmd": ["echo hi"]}}},
+            "script": {"type": "OS::Heat::SoftwareConfig", "properties": {
+                "config": "#!/bin/sh\necho script"}},
+            "mime": {"type": "OS::Heat::MultipartMime", "properties": {"parts": [
+                {"config": {"get_resource": "cloud"}},
+                {"config": {"get_resource": "script"}, "filename": "run.sh",
+                 "subtype": "x-shellscript"},
+                {"config": "inline text"}]}},
+            "component": {"type": "OS::Heat::SoftwareComponent", "properties": {
+                "configs": [{"actions": ["CREATE"], "config": "make", "tool": "script"},
+                            {"actions": ["DELETE"], "config": "unmake", "tool": "script"}]}},
+        },
+        "outputs": {
+            "cloud": {"value": {"get_attr": ["cloud", "config"]}},
+            "mime": {"value": {"get_attr": ["mime", "config"]}},
+            "configs": {"value": {"get_attr": ["component", "configs"]}},
+        },
+    }
+    stack_id = create_complete(hc, template)
+    outputs = {o["output_key"]: o["output_value"]
+               for o in hc.stacks.get(stack_id).to_dict()["outputs"]}
+    assert outputs["cloud"] == "#cloud-config\npackages:\n- nginx\nruncmd:\n- echo hi\n"
+    mime = outputs["mime"]
+    assert mime.startswith("Content-Type: multipart/mixed;")
+    assert "packages:" in mime and "echo script" in mime and "inline text" in mime
+    assert 'Content-Disposition: attachment; filename="run.sh"' in mime
+    assert "Content-Type: text/x-shellscript" in mime
+    assert [c["actions"] for c in outputs["configs"]] == [["CREATE"], ["DELETE"]]
+    component = hc.software_configs.get(hc.resources.get(stack_id, "component")
+                                        .physical_resource_id)
+    assert component.group == "component"
+
+
+def test_a_component_with_two_configs_for_one_action_is_refused(hc: Any) -> None:
+    with pytest.raises(exc.HTTPBadRequest, match="Defining more than one configuration for "
+                       'the same action in SoftwareComponent "component" is not allowed.'):
+        hc.stacks.create(stack_name="badcomponent", template={
+            "heat_template_version": VERSION,
+            "resources": {"component": {"type": "OS::Heat::SoftwareComponent", "properties": {
+                "configs": [{"actions": ["CREATE"], "config": "a", "tool": "script"},
+                            {"actions": ["CREATE", "UPDATE"], "config": "b",
+                             "tool": "script"}]}}}})
