@@ -29,6 +29,7 @@ class HotplateServer:
     cfn_url: str
     token: str
     log: Path
+    pid: int
 
     def heat(self) -> Any:
         """A python-heatclient on the orchestration API, as ``openstack stack`` uses."""
@@ -73,7 +74,7 @@ def hotplate_serve(host: str, workdir: Path) -> Iterator[HotplateServer]:
         _wait_for(host, port, process, log)
         _wait_for(host, cfn_port, process, log)
         yield HotplateServer(f"http://{host}:{port}/v1/admin",
-                             f"http://{host}:{cfn_port}/v1/", token, log)
+                             f"http://{host}:{cfn_port}/v1/", token, log, process.pid)
     finally:
         process.terminate()
         try:
