@@ -327,6 +327,23 @@ class SoftwareDeployment(Resource):
             except RuntimeError:
                 LOG.debug("no signal credentials to forget for %s", self.name)
 
+    def _handle_cancel(self, data: Any = None) -> None:
+        """An action cancelled (or timed out) while waiting: the deployment is FAILED
+        "Deployment cancelled.", so the server's late signal is ignored (Heat's)."""
+        if not self.resource_id:
+            return
+        port = software_configs(self)
+        try:
+            sd = port.show_deployment(self.resource_id)
+        except ConfigNotFound:
+            return
+        if sd["status"] == "IN_PROGRESS":
+            port.update_deployment(self.resource_id, status=FAILED,
+                                   status_reason="Deployment cancelled.")
+
+    handle_create_cancel = handle_update_cancel = handle_delete_cancel = _handle_cancel
+    handle_suspend_cancel = handle_resume_cancel = _handle_cancel
+
     def handle_signal(self, details: Any = None) -> str | None:
         """The server's outputs (Heat's signal_software_deployment)."""
         if not self.resource_id:

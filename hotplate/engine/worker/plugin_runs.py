@@ -133,6 +133,8 @@ class PluginRuns(RowBookkeeping):
             if released is None:  # taken over meanwhile: the new holder decides
                 raise LockLost()
 
+        if isinstance(exc, CancelOperation | ActionTimeout):
+            _cancel(instance, action)
         if isinstance(exc, CancelOperation):
             settle(outcome.aborted(action, str(exc)))
             return Aborted(outcome.aborted(action))
@@ -162,3 +164,14 @@ class PluginRuns(RowBookkeeping):
             return False
         return True
 
+
+def _cancel(instance: Resource, action: Action) -> None:
+    """Heat's ``handle_<action>_cancel``: a plugin whose action was cancelled or timed
+    out tidies up what it started (a deployment marks itself FAILED). Best effort."""
+    canceller = getattr(instance, f"handle_{action.lower()}_cancel", None)
+    if not callable(canceller):
+        return
+    try:
+        canceller(None)
+    except Exception:
+        LOG.exception("Error cancelling resource %s", action)
