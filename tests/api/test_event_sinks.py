@@ -213,3 +213,21 @@ def test_a_sink_class_from_an_entry_point_consumes_every_event(db_url: str,
         eventually(lambda: {c[2]["id"] for c in consumed} == wanted)
         assert {(label, project) for label, project, _ in consumed} == {("L", "admin")}
         assert len(consumed) == len(wanted)
+
+
+def test_a_nested_stack_sends_its_events_to_its_parents_sinks(served: Api,
+                                                              receiver: Receiver) -> None:
+    hc = served.client()
+    group = {"heat_template_version": VERSION, "resources": {"group": {
+        "type": "OS::Heat::ResourceGroup",
+        "properties": {"count": 2, "resource_def": {"type": "OS::Heat::None"}}}}}
+    stack_id = create_complete(hc, group, name="nesting", environment=webhook_env(receiver))
+    nested_id = hc.resources.get(stack_id, "group").physical_resource_id
+    bodies = receiver.wait_for(lambda got: all_of(hc, stack_id)(got)
+                               and all_of(hc, nested_id)(got))
+    nested = [b["payload"] for b in bodies if b["payload"]["stack_id"] == nested_id]
+    members = by_resource([{"payload": p} for p in nested if p["resource_name"] in ("0", "1")])
+    assert members == {"0": ["CREATE_IN_PROGRESS", "CREATE_COMPLETE"],
+                       "1": ["CREATE_IN_PROGRESS", "CREATE_COMPLETE"]}
+    own = [p["resource_status"] for p in nested if p["resource_type"] == "OS::Heat::Stack"]
+    assert own == ["IN_PROGRESS", "COMPLETE"]

@@ -173,9 +173,12 @@ class EngineNestedStacks:
             registry = {key: target for key, target in registry.items()
                         if target != self._template_name}
         registry.pop("resources", None)
-        return {"parameters": dict(parameters),
-                "parameter_defaults": env.get("parameter_defaults") or {},
-                "resource_registry": registry}
+        child = {"parameters": dict(parameters),
+                 "parameter_defaults": env.get("parameter_defaults") or {},
+                 "resource_registry": registry}
+        if env.get("event_sinks"):  # as Heat's child environment: the parent's sinks too
+            child["event_sinks"] = env["event_sinks"]
+        return child
 
     def _args(self, *, outside_traversal: bool = False) -> dict[str, Any]:
         left = time_remaining(self._parent, self._deps.clock.now())
