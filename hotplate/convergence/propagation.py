@@ -64,6 +64,12 @@ def is_root(graph: Graph[NodeKey], key: NodeKey) -> bool:
     return key in graph.nodes and not graph.required_by(key)
 
 
+def expects_inputs(graph: Graph[NodeKey], key: NodeKey) -> bool:
+    """Whether anything reports to the node: a node of the graph that requires no
+    other has no predecessor, so its sync point never holds an input."""
+    return key not in graph.nodes or bool(graph.requires(key))
+
+
 def retrigger_key(graph: Graph[NodeKey], resource_id: ResourceId, is_update: bool) -> NodeKey:
     """Which node of a newer traversal a stale worker should poke for its row.
 

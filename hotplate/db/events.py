@@ -62,7 +62,7 @@ def insert_event(
         return
     params = _event_row(event, now)
     if fast is not None:
-        fast.execute(conn, _INSERT_EVENT, params, set_keys=params)
+        fast.send(conn, _INSERT_EVENT, params, set_keys=params)
     else:
         assert isinstance(conn, Connection), "a driver connection needs the fast path"
         conn.execute(_INSERT_EVENT, params)

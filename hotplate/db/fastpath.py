@@ -11,6 +11,15 @@ the connection SQLAlchemy manages, inside the same transaction.
 Type conversion stays SQLAlchemy's: the bind and result processors of the
 column types (our JSON text and UTC timestamps included) are looked up once
 and applied here. Statements are counted like the others.
+
+On PostgreSQL a write transaction runs in psycopg's pipeline mode (tx.py puts
+its ``Batch`` on the connection): a statement whose result the transaction
+does not need goes out with the next one that needs a result, or with the
+COMMIT (``send``, ``defer``, ``execute_many``), so the BEGIN travels with the
+first statement and the last statements with the COMMIT, in one round trip.
+A row lock the last statements take is then held for the server's time only,
+not for a round trip and the wait of a Python thread for the interpreter
+between the statement and the COMMIT. Elsewhere each statement runs at once.
 """
 
 from __future__ import annotations
@@ -30,6 +39,48 @@ Processor = Callable[[Any], Any]
 
 
 _MISSING = object()
+
+BATCH_KEY = "hotplate.batch"
+"""Where a pipelined transaction's ``Batch`` sits in the connection's ``info``."""
+
+
+class Batch:
+    """The psycopg pipeline a write transaction runs in (see the module docstring)."""
+
+    __slots__ = ("pipeline",)
+
+    def __init__(self, pipeline: Any) -> None:
+        self.pipeline = pipeline
+
+
+class Deferred:
+    """A statement's rows, to be read once its transaction has committed."""
+
+    __slots__ = ("_cursor", "_prepared", "_rows")
+
+    def __init__(self, rows: list[dict[str, Any]] | None, cursor: Any = None,
+                 prepared: Prepared | None = None) -> None:
+        self._rows = rows
+        self._cursor = cursor
+        self._prepared = prepared
+
+    def rows(self) -> list[dict[str, Any]]:
+        """The statement's rows (processed, by column key); only after the COMMIT
+        when the statement went with it."""
+        if self._rows is None:
+            assert self._cursor is not None and self._prepared is not None
+            try:
+                self._rows = self._prepared.rows(self._cursor.fetchall())
+            finally:
+                self._cursor.close()
+        return self._rows
+
+
+def _batch(conn: Connection | PoolProxiedConnection) -> Batch | None:
+    if isinstance(conn, Connection):
+        return None  # SQLAlchemy's own transactions are never pipelined
+    found: Batch | None = conn.info.get(BATCH_KEY)
+    return found
 
 
 class Prepared:
@@ -132,10 +183,55 @@ class FastPath:
         try:
             cursor.execute(prepared.sql, prepared.parameters(params))
             self._stats.add()
-            rows = prepared.rows(cursor.fetchall()) if cursor.description else []
+            batch = _batch(conn)
+            if batch is not None:
+                batch.pipeline.sync()  # with whatever waited for it, in one round trip
+            # Whether rows came is known from the statement: asking the cursor for its
+            # description builds a column object per column, every time.
+            rows = prepared.rows(cursor.fetchall()) if prepared.names else []
             return rows, cursor.rowcount
         finally:
             cursor.close()
+
+    def send(
+        self,
+        conn: Connection | PoolProxiedConnection,
+        statement: ClauseElement,
+        params: Mapping[str, Any],
+        *,
+        set_keys: Iterable[str] | None = None,
+    ) -> None:
+        """Run ``statement`` for its effect alone: in a pipelined transaction it goes
+        with the next statement that needs a result, or with the COMMIT; an error it
+        meets fails the transaction there."""
+        prepared = self._prepared(statement, frozenset(set_keys) if set_keys else None)
+        cursor = (conn.connection if isinstance(conn, Connection) else conn).cursor()
+        try:
+            cursor.execute(prepared.sql, prepared.parameters(params))
+            self._stats.add()
+        finally:
+            cursor.close()
+
+    def defer(
+        self,
+        conn: Connection | PoolProxiedConnection,
+        statement: ClauseElement,
+        params: Mapping[str, Any],
+    ) -> Deferred:
+        """Run ``statement``, whose rows the transaction does not need before its
+        COMMIT: in a pipelined transaction it goes with the COMMIT (or with the next
+        statement that needs a result), and its rows are read after."""
+        prepared = self._prepared(statement, None)
+        if _batch(conn) is None:
+            return Deferred(self.execute(conn, statement, params)[0])
+        cursor = (conn.connection if isinstance(conn, Connection) else conn).cursor()
+        try:
+            cursor.execute(prepared.sql, prepared.parameters(params))
+            self._stats.add()
+        except BaseException:
+            cursor.close()
+            raise
+        return Deferred(None, cursor, prepared)
 
     def execute_many(
         self,

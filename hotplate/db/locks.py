@@ -203,7 +203,7 @@ class ResourceLockStore(StoreBase):
                      "redact": redact, "created_at": now},
                     {"value": value, "redact": redact, "updated_at": now},
                 )
-                self._fast.execute(conn, upsert, upsert_params, set_keys=_DATA_COLUMNS)
+                self._fast.send(conn, upsert, upsert_params, set_keys=_DATA_COLUMNS)
             if event is None or isinstance(event, NewEvent):
                 insert_event(conn, event, now, self._fast)
             else:

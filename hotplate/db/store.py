@@ -91,11 +91,11 @@ class SqlStore(StackStore, ResourceStore, ResourceLockStore, SyncStore, EventSto
         now = self._now()
         row = self._write_resource(
             resource_id, {"b_engine_id": engine_id}, values, event, None,
-            after=lambda conn: [self.sync_in(conn, r, now) for r in reports],
+            after=lambda conn: [self.report_in(conn, r, now) for r in reports],
         )
         if row is None:
             return None, []
-        results = row.pop("after")
+        results = [self.settle(pending) for pending in row.pop("after")]
         return to_resource(row), results
 
     def settle_resource(
@@ -115,9 +115,9 @@ class SqlStore(StackStore, ResourceStore, ResourceLockStore, SyncStore, EventSto
         now = self._now()
         row = self._write_resource(
             resource_id, {"b_atomic_key": expected_atomic_key}, values, events, None,
-            after=lambda conn: [self.sync_in(conn, r, now) for r in reports],
+            after=lambda conn: [self.report_in(conn, r, now) for r in reports],
         )
         if row is None:
             return None, []
-        results = row.pop("after")
+        results = [self.settle(pending) for pending in row.pop("after")]
         return to_resource(row), results

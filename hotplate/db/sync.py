@@ -13,14 +13,23 @@ report. Each report is one transaction:
 3. ``remaining`` reached zero: SELECT every input and answer READY;
    otherwise WAITING.
 
-On PostgreSQL, steps 1 and 2 go as one statement (the decrement and the
-insert as data-modifying CTEs, in that order), saving a round trip while the
-point's row lock is held.
+On PostgreSQL a report is one statement, which needs no step to undo: it
+locks the point row (``FOR NO KEY UPDATE``, the lock the decrement takes, so
+the lock order is the same), inserts the sender's input, and decrements only
+if that inserted (a repeated sender changes nothing). Nothing in the
+transaction waits for its answer, so it goes to the server with the COMMIT
+(fastpath.py's pipeline): the point's row lock is held for the server's time
+only. Its answer is read after the COMMIT, and a report that took the point
+to zero reads the inputs then (``settle``). The point cannot change under
+that read: its count is at zero, and a point is only ever deleted whole (no
+inputs found then: the traversal is gone, MISSING, as if the report had come
+after the delete).
 
 The decrement serialises the reports to one point on its row lock, so exactly
 one report sees zero, with no read-merge-write loop and no retry however wide
-the fan-in. ``sync_in`` runs a report inside a caller's transaction, so a
-finishing resource releases its lock and reports onward atomically.
+the fan-in. ``report_in`` runs a report inside a caller's transaction, so a
+finishing resource releases its lock and reports onward atomically;
+``settle`` gives its outcome once that transaction has committed.
 
 The decrement comes before the insert on purpose: the insert's
 foreign key check takes a shared lock on the point row on InnoDB, and two
@@ -43,6 +52,7 @@ from sqlalchemy import (
     Select,
     bindparam,
     delete,
+    exists,
     func,
     insert,
     select,
@@ -53,6 +63,7 @@ from sqlalchemy.pool import PoolProxiedConnection
 
 from hotplate.db import schema as s
 from hotplate.db.base import StoreBase
+from hotplate.db.fastpath import Deferred
 from hotplate.db.types import UtcDateTime
 from hotplate.model.ids import StackId, TraversalId
 from hotplate.model.records import NewSyncPoint, SyncOutcome, SyncReport, SyncResult
@@ -97,17 +108,23 @@ _INSERT_INPUT = {dialect: _insert_input(dialect) for dialect in ("sqlite", "post
 
 
 def _report_in_one_statement() -> Select[Any]:
-    """PostgreSQL: the decrement and the insert as one statement (data-modifying CTEs).
+    """PostgreSQL: lock the point, insert the input, decrement if it inserted.
 
-    The same two steps in the same order, but one round trip instead of two
-    while the point's row lock is held: a wide fan-in queues every reporter
-    on that lock, so the time between taking it and committing is what sets
-    the pace. The insert reads the decrement's row, so it inserts nothing
-    when there is no point; ``fresh`` says whether it inserted.
+    ``found``: the point exists (its row lock is held from here to the
+    COMMIT, so it cannot be deleted meanwhile and the input's foreign key
+    holds); ``fresh``: the input was inserted (a conflict means this sender
+    already reported); ``remaining``: the count after the decrement, NULL
+    when there was none. The lock is taken by the first CTE, before the
+    insert, and the UPDATE then finds the newest row version (READ
+    COMMITTED re-reads a row updated since the statement began).
     """
-    dec = _DECREMENT.returning(_sp.c.remaining, _sp.c.entity_id, _sp.c.traversal_id,
-                               _sp.c.is_update).cte("dec")
-    rows = select(dec.c.entity_id, dec.c.traversal_id, dec.c.is_update,
+    point = (
+        select(_sp.c.entity_id, _sp.c.traversal_id, _sp.c.is_update)
+        .where(*_point)
+        .with_for_update(key_share=True)  # FOR NO KEY UPDATE: the decrement's own lock
+        .cte("point")
+    )
+    rows = select(point.c.entity_id, point.c.traversal_id, point.c.is_update,
                   bindparam("sender", type_=_spi.c.sender.type),
                   bindparam("data", type_=_spi.c.data.type),
                   bindparam("created_at", type_=_spi.c.created_at.type))
@@ -119,13 +136,34 @@ def _report_in_one_statement() -> Select[Any]:
         .returning(_spi.c.sender)
         .cte("ins")
     )
+    dec = (
+        _DECREMENT.where(exists(select(ins.c.sender)))
+        .returning(_sp.c.remaining)
+        .cte("dec")
+    )
     return select(
-        select(dec.c.remaining).scalar_subquery().label("remaining"),
+        select(func.count()).select_from(point).scalar_subquery().label("found"),
         select(func.count()).select_from(ins).scalar_subquery().label("fresh"),
+        select(dec.c.remaining).scalar_subquery().label("remaining"),
     )
 
 
 _REPORT_PG = _report_in_one_statement()
+
+
+class PendingSync:
+    """A report made inside a transaction; ``SyncStore.settle`` gives its outcome
+    once the transaction has committed."""
+
+    __slots__ = ("answer", "key", "result")
+
+    def __init__(self, key: dict[str, Any], *, answer: Deferred | None = None,
+                 result: SyncResult | None = None) -> None:
+        self.key = key
+        self.answer = answer
+        """PostgreSQL: the report statement's row, read after the COMMIT."""
+        self.result = result
+        """Elsewhere: the outcome, decided inside the transaction."""
 
 
 class SyncStore(StoreBase):
@@ -162,19 +200,21 @@ class SyncStore(StoreBase):
         """Record one predecessor's report; exactly one reporter ever gets READY."""
         report = SyncReport(traversal_id, entity_id, is_update, sender, data)
         now = self._now()
-        return self._tx.write_raw(lambda conn: self.sync_in(conn, report, now))
+        return self.settle(self._tx.write_raw(lambda conn: self.report_in(conn, report, now)))
 
     def sync_many(self, reports: Sequence[SyncReport]) -> list[SyncResult]:
         """Several reports in one transaction, each with the outcome ``sync`` would give."""
         if not reports:
             return []
         now = self._now()
-        return self._tx.write_raw(lambda conn: [self.sync_in(conn, r, now) for r in reports])
+        pending = self._tx.write_raw(lambda conn: [self.report_in(conn, r, now)
+                                                   for r in reports])
+        return [self.settle(p) for p in pending]
 
-    def sync_in(
+    def report_in(
         self, conn: Connection | PoolProxiedConnection, report: SyncReport, now: Any
-    ) -> SyncResult:
-        """One report inside the caller's transaction."""
+    ) -> PendingSync:
+        """One report inside the caller's transaction; ``settle`` it after the COMMIT."""
         key = {
             "b_entity_id": report.entity_id,
             "b_traversal_id": report.traversal_id,
@@ -182,33 +222,49 @@ class SyncStore(StoreBase):
         }
         fast = self._fast
         if self._dialect == "postgresql":
-            found = fast.execute(conn, _REPORT_PG, key | {
+            return PendingSync(key, answer=fast.defer(conn, _REPORT_PG, key | {
                 "b_now": now, "sender": report.sender, "data": report.data,
-                "created_at": now})[0][0]
-            remaining, inserted = found["remaining"], found["fresh"] == 1
-            if remaining is None:
-                return SyncResult(SyncOutcome.MISSING)
-        else:
-            remaining = self._decrement(conn, key | {"b_now": now})
-            if remaining is None:
-                return SyncResult(SyncOutcome.MISSING)
-            row = {
-                "entity_id": report.entity_id,
-                "traversal_id": report.traversal_id,
-                "is_update": report.is_update,
-                "sender": report.sender,
-                "data": report.data,
-                "created_at": now,
-            }
-            inserted = fast.execute(conn, self._insert_input, row, set_keys=row)[1] == 1
-        if not inserted:
+                "created_at": now}))
+        remaining = self._decrement(conn, key | {"b_now": now})
+        if remaining is None:
+            return PendingSync(key, result=SyncResult(SyncOutcome.MISSING))
+        row = {
+            "entity_id": report.entity_id,
+            "traversal_id": report.traversal_id,
+            "is_update": report.is_update,
+            "sender": report.sender,
+            "data": report.data,
+            "created_at": now,
+        }
+        if fast.execute(conn, self._insert_input, row, set_keys=row)[1] != 1:
             # This sender already reported: give the decrement back (rare: re-deliveries).
             fast.execute(conn, _INCREMENT, key)
-            return SyncResult(SyncOutcome.DUPLICATE)
+            return PendingSync(key, result=SyncResult(SyncOutcome.DUPLICATE))
         if remaining != 0:
+            return PendingSync(key, result=SyncResult(SyncOutcome.WAITING))
+        return PendingSync(key, result=self._ready(fast.execute(conn, _INPUTS, key)[0]))
+
+    def settle(self, pending: PendingSync) -> SyncResult:
+        """The outcome of a report whose transaction has committed."""
+        if pending.result is not None:
+            return pending.result
+        assert pending.answer is not None
+        [answer] = pending.answer.rows()
+        if not answer["found"]:
+            return SyncResult(SyncOutcome.MISSING)
+        if not answer["fresh"]:
+            return SyncResult(SyncOutcome.DUPLICATE)
+        if answer["remaining"] != 0:
             return SyncResult(SyncOutcome.WAITING)
-        rows = fast.execute(conn, _INPUTS, key)[0]
-        return SyncResult(SyncOutcome.READY, {r["sender"]: r["data"] for r in rows})
+        inputs = self._tx.read_raw(lambda conn: self._fast.execute(conn, _INPUTS,
+                                                                   pending.key)[0])
+        if not inputs:  # deleted since the COMMIT: the traversal is gone
+            return SyncResult(SyncOutcome.MISSING)
+        return self._ready(inputs)
+
+    @staticmethod
+    def _ready(inputs: list[dict[str, Any]]) -> SyncResult:
+        return SyncResult(SyncOutcome.READY, {r["sender"]: r["data"] for r in inputs})
 
     @property
     def _insert_input(self) -> Insert:

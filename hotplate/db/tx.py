@@ -21,6 +21,18 @@ it does so between commands, never inside a COMMIT, so the COMMIT that
 meets that answer never ran). A write whose COMMIT was otherwise lost may
 or may not have happened: that, and a connection lost on every try, is
 raised as ``StoreUnavailable``, for the caller to re-read rather than guess.
+
+On PostgreSQL the hot path's transactions save round trips: a write on the
+driver connection (``write_raw``) runs in psycopg's pipeline mode, where the
+statements whose results it does not need go out with the next one or with
+the COMMIT (fastpath.py); a single-statement read (``read_raw``) runs in
+autocommit, without BEGIN and COMMIT. In pipeline mode the server's "session
+ended" message can be lost in the connection's end, so before its COMMIT such
+a write reads whatever the server has sent, without waiting: a connection
+found closed then is lost before the COMMIT, and the write is run again. A
+session ended while the COMMIT is on its way is told apart only when that
+message still arrives (libpq gives it to the notice handlers); otherwise the
+write may have committed, and StoreUnavailable is raised.
 """
 
 from __future__ import annotations
@@ -35,6 +47,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import PoolProxiedConnection
 
 from hotplate.db.engine import WRITE_OPTION, engine_state
+from hotplate.db.fastpath import BATCH_KEY, Batch
 from hotplate.ports import StoreUnavailable
 
 T = TypeVar("T")
@@ -46,6 +59,15 @@ _PG_ENDED_BETWEEN_COMMANDS = frozenset({"57P01", "25P03"})
 """admin_shutdown (pg_terminate_backend, a smart or fast shutdown) and
 idle_in_transaction_session_timeout: the server ended the session while it waited
 for a command, so the command that reads this answer was never run."""
+
+
+_PG_IDLE = 0
+"""libpq's PQTRANS_IDLE: no command running, no transaction open."""
+_PG_CONNECTION_OK = 0
+"""libpq's CONNECTION_OK."""
+_READS_BEFORE_COMMIT = 2
+"""Reads of what the server sent before a pipelined COMMIT: its last message
+(a FATAL one) and then the end of the connection may come apart."""
 
 
 class Rollback(Exception):
@@ -70,18 +92,22 @@ def is_retryable(exc: BaseException) -> bool:
 
 
 class _Lost(Exception):
-    """The connection died under a transaction; ``committing``: during its COMMIT."""
+    """The connection died under a transaction; ``committing``: during its COMMIT;
+    ``ended_by``: the SQLSTATE of the FATAL notice that ended the session, when a
+    pipelined transaction saw one (in pipeline mode it is not the error raised)."""
 
-    def __init__(self, error: Exception, committing: bool) -> None:
+    def __init__(self, error: Exception, committing: bool, ended_by: str | None = None,
+                 ) -> None:
         super().__init__(str(error))
         self.error = error
         self.committing = committing
+        self.ended_by = ended_by
 
     @property
     def may_have_committed(self) -> bool:
         orig = getattr(self.error, "orig", self.error)
-        return self.committing and getattr(orig, "sqlstate", None) not in (
-            _PG_ENDED_BETWEEN_COMMANDS)
+        said = self.ended_by or getattr(orig, "sqlstate", None)
+        return self.committing and said not in _PG_ENDED_BETWEEN_COMMANDS
 
 
 class Transactions:
@@ -198,21 +224,26 @@ class Transactions:
     def _run_raw(self, fn: Callable[[PoolProxiedConnection], T], *, write: bool) -> T:
         raw = self.engine.raw_connection()
         committing = False
+        ended: list[str] = []
         try:
             sqlite = self.dialect == "sqlite"
+            began = write or not (sqlite or self._pipelines)
             if sqlite and write:
                 # The driver runs in autocommit (see engine.py): BEGIN is ours to say.
                 raw.driver_connection.execute("BEGIN IMMEDIATE").close()  # type: ignore[union-attr]
-            try:
-                result = fn(raw)
-            except Rollback as rollback:
-                self._end(raw, commit=False, began=write or not sqlite)
-                return rollback.value  # type: ignore[no-any-return]
-            except BaseException:
-                self._end(raw, commit=False, began=write or not sqlite)
-                raise
-            committing = True
-            self._end(raw, commit=True, began=write or not sqlite)
+            with self._pipelined(raw, ended) if write else self._autocommit(raw):
+                try:
+                    result = fn(raw)
+                except Rollback as rollback:
+                    self._end(raw, commit=False, began=began)
+                    return rollback.value  # type: ignore[no-any-return]
+                except BaseException:
+                    self._end(raw, commit=False, began=began)
+                    raise
+                if write and self._pipelines:
+                    self._still_open(raw)
+                committing = True
+                self._end(raw, commit=True, began=began)
             return result
         except Exception as exc:
             if not self.engine.dialect.is_disconnect(exc, raw.dbapi_connection, None):  # type: ignore[arg-type]
@@ -221,9 +252,79 @@ class Transactions:
             # it the pool's others (opened before the loss, they are likely dead too).
             raw.invalidate(exc)
             self.engine.dispose()
-            raise _Lost(exc, committing) from exc
+            raise _Lost(exc, committing, ended[0] if ended else None) from exc
         finally:
             raw.close()
+
+    @property
+    def _pipelines(self) -> bool:
+        """Whether the driver has a pipeline mode (psycopg on PostgreSQL)."""
+        return self.dialect == "postgresql" and self.engine.dialect.driver == "psycopg"
+
+    @contextmanager
+    def _pipelined(self, raw: PoolProxiedConnection, ended: list[str]) -> Iterator[None]:
+        """A write in pipeline mode, its ``Batch`` on the connection (fastpath.py).
+
+        A session the server ends between commands says so in a FATAL message
+        that, in pipeline mode, libpq hands to the notice handlers rather than
+        raising it: ``ended`` collects its SQLSTATE, so a COMMIT that met it is
+        known never to have run, as outside pipeline mode.
+        """
+        if not self._pipelines:
+            yield
+            return
+        driver: Any = raw.driver_connection
+
+        def on_notice(diagnostic: Any) -> None:
+            if diagnostic.severity_nonlocalized == "FATAL" and diagnostic.sqlstate:
+                ended.append(diagnostic.sqlstate)
+
+        driver.add_notice_handler(on_notice)
+        try:
+            with driver.pipeline() as pipeline:
+                raw.info[BATCH_KEY] = Batch(pipeline)
+                try:
+                    yield
+                finally:
+                    del raw.info[BATCH_KEY]
+        finally:
+            driver.remove_notice_handler(on_notice)
+
+    def _still_open(self, raw: PoolProxiedConnection) -> None:
+        """Raise the driver's error if the server has closed the connection already.
+
+        In pipeline mode the message with which PostgreSQL ends a session may
+        be lost in the error its COMMIT then meets, which would leave it unknown
+        whether that COMMIT ran. Whatever the server has sent is read first,
+        without waiting: a connection found closed before the COMMIT went out
+        is lost before it, and the transaction is run again.
+        """
+        pgconn: Any = raw.driver_connection.pgconn  # type: ignore[union-attr]
+        for _ in range(_READS_BEFORE_COMMIT):
+            pgconn.consume_input()  # raises the driver's OperationalError at the end
+            if pgconn.status != _PG_CONNECTION_OK:
+                raise self.engine.dialect.loaded_dbapi.OperationalError(
+                    "the server closed the connection before the COMMIT")
+
+    @contextmanager
+    def _autocommit(self, raw: PoolProxiedConnection) -> Iterator[None]:
+        """A single-statement read in autocommit (no BEGIN, no COMMIT: a statement is
+        consistent on its own), where the switch is the driver's alone."""
+        if not self._pipelines:
+            yield
+            return
+        driver: Any = raw.driver_connection
+        driver.autocommit = True
+        try:
+            yield
+        finally:
+            if driver.closed or driver.broken:
+                pass  # lost: dropped by the caller's disconnect handling
+            elif driver.info.transaction_status == _PG_IDLE:
+                driver.autocommit = False
+            else:
+                # Stopped mid-statement: it must never go back to the pool in autocommit.
+                driver.close()
 
     def _end(self, raw: PoolProxiedConnection, *, commit: bool, began: bool) -> None:
         if not began:

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from hotplate.convergence import outcome
+from hotplate.convergence import outcome, propagation
 from hotplate.convergence.node_plan import NodeContext, Plan, plan_node
 from hotplate.convergence.propagation import graph_key_for, is_root, reports_for, retrigger_key
 from hotplate.convergence.restrictions import REPLACE
@@ -134,6 +134,8 @@ class CheckResource:
         replacement row reads the point of the row it stands for)."""
         graph = self._deps.caches.graph(stack.id, traversal_id).graph
         key = graph_key_for(row, is_update, graph)
+        if not propagation.expects_inputs(graph, key):
+            return {}
         state = self._deps.store.sync_state(traversal_id, str(key.resource_id), key.is_update)
         return dict(state.inputs) if state.outcome is SyncOutcome.READY else {}
 

@@ -1,4 +1,5 @@
 from hotplate.convergence.propagation import (
+    expects_inputs,
     graph_key_for,
     is_root,
     reports_for,
@@ -60,3 +61,11 @@ def test_retrigger_pokes_the_node_the_new_traversal_waits_on() -> None:
     assert retrigger_key(graph, ResourceId(5), True) == key(5, False)
     graph.add_node(key(6))
     assert retrigger_key(graph, ResourceId(6), False) == key(6)
+
+
+def test_only_a_node_that_requires_another_expects_inputs() -> None:
+    graph = update_graph()
+    assert expects_inputs(graph, key(2))  # web needs db
+    assert not expects_inputs(graph, key(1))  # db needs nothing: nobody reports to it
+    assert expects_inputs(graph, key(1, False))
+    assert expects_inputs(graph, key(7))  # not in the graph: its point is read
