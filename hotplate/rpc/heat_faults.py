@@ -73,6 +73,11 @@ API_STATUS: Mapping[str, int] = {
 """The statuses hotplate's API gives by name (``hotplate.api.faults.STATUS_BY_NAME``):
 Heat's map, and ResourceNotFound, since a remote error is mapped by its name alone."""
 
+STRICTER_THAN_HEAT_API: Mapping[str, int] = {"InvalidRestrictedAction": 409}
+"""Client errors heat-api answers 500 for (its fault map lacks them) and hotplate's API
+answers as the client's: deleting a software config a deployment still uses. Through a
+stock heat-api they stay Heat's 500."""
+
 
 @dataclass(frozen=True)
 class HeatClass:
