@@ -109,7 +109,7 @@ def test_signals_without_an_id_are_numbered(hc: Any) -> None:
 
 
 def test_a_failure_signal_fails_the_condition(hc: Any) -> None:
-    stack_id = _started(hc, "failing", _template(2))
+    stack_id = _started(hc, "wait-failing", _template(2))
     hc.resources.signal(stack_id, "handle", data={"status": "FAILURE", "reason": "disk full"})
     done = wait_status(hc, stack_id)
     assert done.stack_status == "CREATE_FAILED"

@@ -20,6 +20,8 @@ import pytest
 
 from hotplate.api.background import free_port
 from tests.api.helpers import wait_status, wait_until_serving
+from tests.distributed.databases import drop_database, fresh_postgres_database
+from tests.real_services import POSTGRES, url_or_skip
 
 pytestmark = pytest.mark.timeout(240)
 ec2_utils = pytest.importorskip("keystoneclient.contrib.ec2.utils")
@@ -43,11 +45,20 @@ def _line(proc: subprocess.Popen[str], log: Path) -> str:
 
 
 @pytest.fixture(scope="module")
-def cluster(broker_url: str, server_db_url: str,
+def cfn_db_url() -> Iterator[str]:
+    """A database of this module's own: ``hotplate api`` prints its admin token only on
+    a database's first start, and the other distributed tests' API needs that start."""
+    server = url_or_skip(POSTGRES)
+    yield fresh_postgres_database(server, "hotplate_cfn_scale_out")
+    drop_database(server, "hotplate_cfn_scale_out")
+
+
+@pytest.fixture(scope="module")
+def cluster(broker_url: str, cfn_db_url: str,
             tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, int]]:
     root = tmp_path_factory.mktemp("cfn")
     cfn_port, port = free_port(), free_port()
-    env = {**os.environ, "HOTPLATE_DB_URL": server_db_url,
+    env = {**os.environ, "HOTPLATE_DB_URL": cfn_db_url,
            "HOTPLATE_TRANSPORT_URL": broker_url,
            "HOTPLATE_HEAT_METADATA_SERVER_URL": f"http://127.0.0.1:{cfn_port}"}
     procs: list[subprocess.Popen[str]] = []
