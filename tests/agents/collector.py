@@ -38,15 +38,19 @@ def collector_conf(attribute: dict[str, Any], command: str, workdir: Path, *,
     return conf
 
 
-def start_agent(agents: Path, network: Network, conf: Path, log: Path) -> subprocess.Popen[bytes]:
+def start_agent(agents: Path, network: Network, conf: Path, log: Path,
+                *, nice: int = 0) -> subprocess.Popen[bytes]:
+    """os-collect-config on ``conf``; ``nice``: its CPU priority lowered by so much (a
+    benchmark's agents stand for other machines)."""
     # The local source saves and restores the locale, and Python 3.11 names C.UTF-8
     # (this machine's) en_US.UTF-8, which is not installed: restoring it fails. LC_ALL=C
     # is restored as it was (and Python still runs in UTF-8 mode under it).
     env = {**os.environ, "LC_ALL": "C"}
     with log.open("ab") as sink:
         return subprocess.Popen(
-            [*network.prefix, str(tool(agents, "os-collect-config")), "--config-file",
-             str(conf)], stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            [*(("nice", "-n", str(nice)) if nice else ()), *network.prefix,
+             str(tool(agents, "os-collect-config")), "--config-file", str(conf)],
+            stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             env=env, start_new_session=True)
 
 
