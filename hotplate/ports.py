@@ -124,6 +124,11 @@ class ResourceStorage(Protocol):
 
     def list_resources(self, stack_id: StackId) -> list[ResourceRecord]: ...
 
+    def resources_named(self, stack_id: StackId, name: str) -> list[ResourceRecord]:
+        """The stack's rows of one resource name (a replacement and its old row), so
+        one resource is read without the whole stack's rows."""
+        ...
+
     def acquire_resource(
         self,
         resource_id: ResourceId,

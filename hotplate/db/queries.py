@@ -35,6 +35,7 @@ LIST_RESOURCES = (
     .where(_r.c.stack_id == bindparam("b_stack_id"))
     .order_by(_r.c.id)
 )
+LIST_RESOURCES_NAMED = LIST_RESOURCES.where(_r.c.name == bindparam("b_name"))
 LOAD_NODE = (
     select(
         *resource_select_columns(_rpd.c.data, "r_"),

@@ -96,6 +96,14 @@ class ResourceStore(StoreBase):
         )
         return [to_resource(row) for row in rows]
 
+    def resources_named(self, stack_id: StackId, name: str) -> list[ResourceRecord]:
+        params = {"b_stack_id": stack_id, "b_name": name}
+        rows = self._tx.read(
+            lambda conn: conn.execute(q.LIST_RESOURCES_NAMED, params).mappings().all(),
+            single_statement=True,
+        )
+        return [to_resource(row) for row in rows]
+
     def delete_resource(self, resource_id: ResourceId) -> None:
         """Remove the row, its resource_data and its attribute data."""
         r = s.resource

@@ -19,6 +19,14 @@ def current_rows(deps: EngineDeps, stack: StackRecord) -> dict[str, ResourceReco
                         stack.raw_template_id, stack.prev_raw_template_id)
 
 
+def current_row(deps: EngineDeps, stack: StackRecord, name: str) -> ResourceRecord | None:
+    """``current_rows(deps, stack).get(name)``, reading only that name's rows."""
+    template = deps.caches.for_stack(stack.raw_template_id, stack)
+    in_template = [name] if name in template.resources else []
+    return visible_rows(deps.store.resources_named(stack.id, name), in_template,
+                        stack.raw_template_id, stack.prev_raw_template_id).get(name)
+
+
 def owned_children(deps: EngineDeps, stack: StackRecord) -> dict[str, StackRecord]:
     """The live stacks ``stack`` owns, by id: the nested stacks of its resources."""
     children = deps.store.list_stacks(None, filters={"owner_id": str(stack.id)},

@@ -265,6 +265,14 @@ def test_list_resources(store: SqlStore, clock: FakeClock) -> None:
     assert [r.id for r in store.list_resources(stack.id)] == ids
 
 
+def test_resources_named_reads_one_names_rows(store: SqlStore, clock: FakeClock) -> None:
+    stack, other = make_stack(store, clock), make_stack(store, clock)
+    a, _, a_again = store.create_resources([new_resource(stack, n) for n in ("a", "b", "a")])
+    store.create_resources([new_resource(other, "a")])
+    assert [r.id for r in store.resources_named(stack.id, "a")] == [a, a_again]
+    assert store.resources_named(stack.id, "missing") == []
+
+
 def test_delete_resource_removes_its_data(store: SqlStore, clock: FakeClock) -> None:
     stack = make_stack(store, clock)
     rid = make_resource(store, stack)

@@ -16,6 +16,7 @@ from hotplate.engine.hosting.row_plugins import row_instance
 from hotplate.engine.service import resource_actions
 from hotplate.engine.service.lookups import StackLookups
 from hotplate.engine.service.resource_attributes import shown_attributes
+from hotplate.engine.stack_rows import current_row
 from hotplate.engine.views import format_resource, stored_attributes
 from hotplate.graph import Graph
 from hotplate.model.records import ResourceRecord, StackRecord
@@ -78,7 +79,8 @@ class ResourceMethods(StackLookups):
             ResourceNotFound: "The Resource (r) could not be found in Stack s."
         """
         stack = self._get_stack(ctxt, stack_identity, show_deleted=True)
-        row = self._current_rows(stack).get(resource_name)
+        # One resource's rows only: agents poll this for their metadata (DescribeStackResource).
+        row = current_row(self._deps, stack, resource_name)
         if row is None:
             raise ResourceNotFound(resource_name, stack.name)
         return self._view(self._scope(stack), row, detail=True, with_attr=with_attr)
