@@ -1,13 +1,15 @@
 """What the engine needs from the world, as Protocols.
 
 Adapters live in db/ (Store), rpc/ (Transport) and engine/clock.py (Clock,
-Ids); app.py wires them. Every compare-and-swap is a Store method: the engine
-asks for a conditional change and learns whether it won.
+Ids); app.py wires them. What configuring servers stores (signals, software
+configs and deployments) is in server_config.py, part of the Store here.
+Every compare-and-swap is a Store method: the engine asks for a conditional
+change and learns whether it won.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -27,8 +29,7 @@ from hotplate.model.records import (
     SyncReport,
     SyncResult,
 )
-from hotplate.model.signals import MetadataWrite, StoredSignal
-from hotplate.model.software import SoftwareConfigRecord, SoftwareDeploymentRecord
+from hotplate.ports.server_config import SignalStorage, SoftwareStorage
 
 
 class Clock(Protocol):
@@ -376,80 +377,12 @@ class RecoveryStorage(Protocol):
     def list_attempts(self, stack_id: StackId | None = None) -> list[ResourceAttempt]: ...
 
 
-class SignalStorage(Protocol):
-    """Signals stored before they are answered, applied once (db/signals.py)."""
-
-    def record_signal(self, stack_id: StackId, resource_id: ResourceId, signal_id: str,
-                      details: Any) -> StoredSignal | None:
-        """Store a received signal; None when one of that id is stored already."""
-        ...
-
-    def get_signal(self, resource_id: ResourceId, signal_id: str) -> StoredSignal | None: ...
-
-    def list_signals(self, resource_id: ResourceId) -> list[StoredSignal]: ...
-
-    def mark_signal_applied(self, signal: int) -> bool: ...
-
-    def write_signal_metadata(self, signal: int, resource_id: ResourceId,
-                              expected_atomic_key: int,
-                              metadata: dict[str, Any]) -> MetadataWrite:
-        """The unlocked row's metadata (compare-and-swap on atomic_key) and the
-        signal's applied mark, in one transaction."""
-        ...
-
-    def signals_to_redrive(self, attempted_before: datetime,
-                           limit: int = 100) -> list[StoredSignal]: ...
-
-    def claim_signal(self, signal: StoredSignal) -> StoredSignal | None: ...
-
-    def delete_orphan_signals(self) -> int: ...
-
-
 class CredentialStorage(Protocol):
     """Stored user credentials of stacks."""
 
     def create_user_creds(self, values: Mapping[str, Any]) -> int: ...
 
     def delete_user_creds(self, creds_id: int) -> None: ...
-
-
-class SoftwareStorage(Protocol):
-    """Software configs and deployments (db/software.py); ``project`` None is an admin."""
-
-    def create_software_config(self, config_id: str, *, name: str | None, group: str | None,
-                               config: Mapping[str, Any], tenant: str
-                               ) -> SoftwareConfigRecord: ...
-
-    def get_software_config(self, config_id: str, project: str | None = None
-                            ) -> SoftwareConfigRecord | None: ...
-
-    def list_software_configs(self, project: str | None, *, limit: int | None = None,
-                              marker: str | None = None) -> list[SoftwareConfigRecord]: ...
-
-    def delete_software_config(self, config_id: str, project: str | None = None
-                               ) -> str | None: ...
-
-    def create_software_deployment(self, values: Mapping[str, Any]
-                                   ) -> SoftwareDeploymentRecord | None: ...
-
-    def get_software_deployment(self, deployment_id: str, project: str | None = None
-                                ) -> SoftwareDeploymentRecord | None: ...
-
-    def list_software_deployments(self, project: str | None, server_id: str | None = None
-                                  ) -> list[SoftwareDeploymentRecord]: ...
-
-    def server_configs(self, server_id: str, project: str | None = None
-                       ) -> list[SoftwareConfigRecord]: ...
-
-    def update_software_deployment(self, deployment_id: str, values: Mapping[str, Any]
-                                   ) -> SoftwareDeploymentRecord | None: ...
-
-    def delete_software_deployment(self, deployment_id: str) -> bool: ...
-
-    def push_server_metadata(self, server_id: str, project: str | None,
-                             deployments: Callable[[], list[dict[str, Any]]]) -> bool:
-        """The server row's ``metadata.deployments``, compare-and-swap on atomic_key."""
-        ...
 
 
 class Store(
