@@ -216,7 +216,14 @@ class EngineDeps:
         nodes: Sequence[tuple[ResourceId, bool, Mapping[str, Any] | None]],
     ) -> None:
         """Hand many nodes of one traversal over: in batches when this engine runs
-        nodes on local workers (``local_workers``), else one message each."""
+        nodes on local workers (``local_workers``), else one message each. A local
+        worker keeps the first for itself, to run next with no message
+        (worker_client.NextHere)."""
+        if self.local_workers and nodes:
+            first_id, first_update, first_inputs = nodes[0]
+            if self.worker_client.next_here.offer(
+                    (traversal_id, int(first_id), bool(first_update)), first_inputs):
+                nodes = nodes[1:]
         if self.local_workers and len(nodes) > 1:
             self.worker_client.check_resources(traversal_id, nodes)
             return

@@ -9,13 +9,21 @@ the node ready returned them): it leaves them in this engine's
 ``ReadyInputs``, and a worker of the same engine that takes the message uses
 them instead of reading them again. Another engine reads them; the database
 stays the record either way.
+
+A local worker that makes a node ready may also keep it (``NextHere``) and run
+it as soon as its own node is done, with no message at all: an update's
+cleanup node follows its update node, and a chain's next link its last, on the
+same thread. The node is ready in the database before it is kept, so if this
+engine dies first it is one of the ready nodes nobody works on, which recovery
+sends again.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from hotplate.model.ids import EngineId, ResourceId, StackId, TraversalId
@@ -53,10 +61,46 @@ class ReadyInputs:
             return self._found.pop(key, None)
 
 
+class NextHere:
+    """The one node a local worker runs next, kept instead of sent.
+
+    Only a thread inside ``following`` keeps one (a local worker running a
+    node), and only one at a time: the rest of a fan-out still crosses the
+    broker, to spread over every engine.
+    """
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    @contextmanager
+    def following(self) -> Iterator[None]:
+        """Let this thread keep the next node it makes ready (see ``offer``)."""
+        self._local.kept = []
+        try:
+            yield
+        finally:
+            self._local.kept = None
+
+    def offer(self, key: NodeMessageKey, inputs: Mapping[str, Any] | None) -> bool:
+        """Keep ``key`` for this thread; False when the thread keeps nothing or has
+        a node kept already (the caller sends it)."""
+        kept = getattr(self._local, "kept", None)
+        if kept is None or kept:
+            return False
+        kept.append((key, None if inputs is None else dict(inputs)))
+        return True
+
+    def take(self) -> tuple[NodeMessageKey, dict[str, Any] | None] | None:
+        """The node kept, if any, forgotten as it is handed back."""
+        kept = getattr(self._local, "kept", None)
+        return kept.pop() if kept else None
+
+
 class WorkerClient:
     def __init__(self, transport: Transport, ready: ReadyInputs) -> None:
         self._transport = transport
         self.ready = ready
+        self.next_here = NextHere()
 
     def check_resource(self, resource_id: ResourceId, traversal_id: TraversalId,
                        is_update: bool, *, inputs: Mapping[str, Any] | None = None,

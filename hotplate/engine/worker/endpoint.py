@@ -74,6 +74,22 @@ class WorkerService:
 
     def _run_local(self, resource_id: ResourceId, traversal_id: TraversalId,
                    is_update: bool, data: Mapping[str, Any] | None) -> None:
+        """Run the node, then each node it kept for this thread (NextHere), until one
+        keeps none; once the local workers are stopping, a kept node goes back to
+        the worker topic instead."""
+        next_here = self._deps.worker_client.next_here
+        with next_here.following():
+            self._run_one(resource_id, traversal_id, is_update, data)
+            while (kept := next_here.take()) is not None:
+                (kept_traversal, kept_id, kept_update), kept_data = kept
+                if self._local is None:
+                    self._deps.cast_check_resource(ResourceId(kept_id), kept_traversal,
+                                                   kept_update, inputs=kept_data)
+                    return
+                self._run_one(ResourceId(kept_id), kept_traversal, kept_update, kept_data)
+
+    def _run_one(self, resource_id: ResourceId, traversal_id: TraversalId,
+                 is_update: bool, data: Mapping[str, Any] | None) -> None:
         try:
             with self._deps.slots.held():
                 self._check.check(resource_id, traversal_id, is_update, data)
