@@ -158,11 +158,54 @@ class Resource:
     def validate(cls, raw: Mapping[str, Any] | None, path: PropertyPath) -> dict[str, Any]:
         """Check raw property values; return the properties a new instance takes.
 
-        Subclasses with checks across properties call ``super().validate`` and
-        then raise ``StackValidationFailed``. ``path`` names the properties
-        section (``('resources', 'web', 'properties')``).
+        The schema check is followed by ``check_properties``. Subclasses with
+        checks across properties call ``super().validate`` and then raise
+        ``StackValidationFailed``. ``path`` names the properties section
+        (``('resources', 'web', 'properties')``).
         """
-        return validate_properties(cls.properties_schema, raw, path)
+        props = validate_properties(cls.properties_schema, raw, path)
+        cls.check_properties(props, path)
+        return props
+
+    @classmethod
+    def validate_known(cls, raw: Mapping[str, Any], pending: frozenset[str],
+                       path: PropertyPath) -> None:
+        """Check what can be checked before the resources this one reads exist.
+
+        ``pending`` names the properties whose values come from resources not
+        built yet; ``raw`` holds the values of the others (a pending key may be
+        there too, its value a placeholder). As in Heat, a pending value is not
+        checked for its type, constraints or presence, but the property must
+        exist; the known values are checked against the schema and then by
+        ``check_properties``, so a request Heat's validation refuses is refused
+        before anything is stored.
+
+        A type without a properties schema has nothing a pending value could be
+        checked against: its own ``validate`` judges the keys (OS::Heat::None
+        takes any).
+
+        Raises:
+            StackValidationFailed: naming the property, as ``validate`` does.
+        """
+        if not pending or not cls.properties_schema:
+            cls.validate(raw, path)
+            return
+        schema = cls.properties_schema
+        waiting = pending & schema.keys()  # an unknown key is refused, pending or not
+        known = validate_properties({k: s for k, s in schema.items() if k not in waiting},
+                                    {k: v for k, v in raw.items() if k not in waiting}, path)
+        cls.check_properties(known, path)
+
+    @classmethod
+    def check_properties(cls, props: Mapping[str, Any], path: PropertyPath) -> None:
+        """Hook: a type's own checks of validated property values (a transport it
+        cannot serve, say). Called by ``validate`` with every declared key, and by
+        ``validate_known`` without the keys whose values are not known yet, so read
+        them with ``props.get``. The default checks nothing.
+
+        Raises:
+            StackValidationFailed: naming the property (``(*path, key)``).
+        """
 
     @classmethod
     def property_diff(cls, old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:

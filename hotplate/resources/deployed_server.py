@@ -109,16 +109,15 @@ class DeployedServer(Resource):
     }
 
     @classmethod
-    def validate(cls, raw: Mapping[str, Any] | None, path: PropertyPath) -> dict[str, Any]:
-        props = super().validate(raw, path)
-        refused = REFUSED_TRANSPORTS.get(props[TRANSPORT] or "")
+    def check_properties(cls, props: Mapping[str, Any], path: PropertyPath) -> None:
+        """Transports and Swift data hotplate cannot serve are refused at validation."""
+        refused = REFUSED_TRANSPORTS.get(props.get(TRANSPORT) or "")
         if refused is not None:
             raise StackValidationFailed(refused, (*path, TRANSPORT))
-        if any(value for value in (props[SWIFT_DATA] or {}).values()):
+        if any(value for value in (props.get(SWIFT_DATA) or {}).values()):
             raise StackValidationFailed(
                 "deployment_swift_data requires Swift, not configured; leave it empty",
                 (*path, SWIFT_DATA))
-        return props
 
     def handle_create(self) -> None:
         self.resource_id_set(self.ctx.uuid)

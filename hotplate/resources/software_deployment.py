@@ -130,11 +130,10 @@ class SoftwareDeployment(Resource):
     }
 
     @classmethod
-    def validate(cls, raw: Mapping[str, Any] | None, path: PropertyPath) -> dict[str, Any]:
-        props = super().validate(raw, path)
+    def check_properties(cls, props: Mapping[str, Any], path: PropertyPath) -> None:
+        """A transport hotplate cannot serve is refused, even before the server exists."""
         if props.get(SIGNAL_TRANSPORT) is not None:
             check_signal_transport(str(props[SIGNAL_TRANSPORT]), (*path, SIGNAL_TRANSPORT))
-        return props
 
     # -- the derived config -------------------------------------------------------------
     def _transport(self) -> str:

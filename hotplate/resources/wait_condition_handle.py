@@ -147,10 +147,10 @@ class HeatWaitConditionHandle(BaseWaitConditionHandle):
     }
 
     @classmethod
-    def validate(cls, raw: Mapping[str, Any] | None, path: PropertyPath) -> dict[str, Any]:
-        props = super().validate(raw, path)
-        check_signal_transport(props[SIGNAL_TRANSPORT], (*path, SIGNAL_TRANSPORT))
-        return props
+    def check_properties(cls, props: Mapping[str, Any], path: PropertyPath) -> None:
+        """A transport hotplate cannot serve is refused at validation."""
+        if props.get(SIGNAL_TRANSPORT) is not None:
+            check_signal_transport(str(props[SIGNAL_TRANSPORT]), (*path, SIGNAL_TRANSPORT))
 
     def _transport(self) -> str:
         return str(self.properties[SIGNAL_TRANSPORT])

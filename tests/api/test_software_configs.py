@@ -166,6 +166,106 @@ def test_an_unusable_signal_transport_is_refused_at_validate(hc: Any) -> None:
                 "server": "a-server", "signal_transport": "TEMP_URL_SIGNAL"}}}})
 
 
+def _names(hc: Any) -> set[str]:
+    return {stack.stack_name for stack in hc.stacks.list()}
+
+
+def _refused(hc: Any, name: str, template: dict[str, Any], match: str,
+             **fields: Any) -> None:
+    """Refused with a 400 matching ``match`` by a preview and a create, before anything
+    is stored. (``template validate`` is Heat's lenient check: names, not values.)"""
+    with pytest.raises(exc.HTTPBadRequest, match=match):
+        hc.stacks.preview(stack_name=name, template=template, **fields)
+    with pytest.raises(exc.HTTPBadRequest, match=match):
+        hc.stacks.create(stack_name=name, template=template, **fields)
+    assert name not in _names(hc)
+
+
+@pytest.mark.parametrize("transport", ["TEMP_URL_SIGNAL", "HEAT_SIGNAL", "ZAQAR_SIGNAL"])
+@pytest.mark.parametrize("given", ["literal", "get_param"])
+def test_an_unusable_transport_of_a_deployment_on_a_stack_server_is_refused(
+        hc: Any, transport: str, given: str) -> None:
+    template = _stack_template(transport)
+    fields: dict[str, Any] = {}
+    if given == "get_param":
+        template["parameters"] = {"transport": {"type": "string"}}
+        template["resources"]["deploy"]["properties"]["signal_transport"] = {
+            "get_param": "transport"}
+        fields["parameters"] = {"transport": transport}
+    name = f"refused-{transport.lower().replace('_', '-')}-{given.replace('_', '-')}"
+    _refused(hc, name, template,
+             rf"resources\.deploy\.properties\.signal_transport: "
+             rf"signal_transport {transport} requires ", **fields)
+
+
+def test_a_deployed_server_and_a_handle_reading_other_resources_are_checked(hc: Any) -> None:
+    server = {"heat_template_version": VERSION, "resources": {
+        "name": {"type": "OS::Heat::Value", "properties": {"value": "box"}},
+        "server": {"type": "OS::Heat::DeployedServer", "properties": {
+            "name": {"get_attr": ["name", "value"]},
+            "software_config_transport": "POLL_TEMP_URL"}}}}
+    _refused(hc, "refused-deployed-server", server,
+             r"resources\.server\.properties\.software_config_transport: ")
+    handle = {"heat_template_version": VERSION, "resources": {
+        "first": {"type": "OS::Heat::None"},
+        "handle": {"type": "OS::Heat::WaitConditionHandle", "depends_on": "first",
+                   "properties": {"signal_transport": "ZAQAR_SIGNAL"}}}}
+    _refused(hc, "refused-handle", handle,
+             r"resources\.handle\.properties\.signal_transport: "
+             "signal_transport ZAQAR_SIGNAL requires Zaqar")
+
+
+_TEST = "OS::Heat::TestResource"
+_DEPLOY = "OS::Heat::SoftwareDeployment"
+
+
+@pytest.mark.parametrize(("kind", "props", "match"), [
+    (_TEST, {"value": {"get_resource": "first"}, "fail": "maybe"},
+     r"resources\.second\.properties\.fail: \"maybe\" is not a valid boolean"),
+    (_TEST, {"value": {"get_attr": ["first", "output"]}, "colour": "blue"},
+     r"resources\.second\.properties: Unknown Property colour"),
+    (_TEST, {"colour": {"get_attr": ["first", "output"]}},
+     r"resources\.second\.properties: Unknown Property colour"),
+    (_TEST, {"value": {"get_resource": "first"}, "action_wait_secs": {"create": "soon"}},
+     r"resources\.second\.properties\.action_wait_secs\.create: "
+     r"could not convert string to float: 'soon'"),
+    (_DEPLOY, {"server": {"get_resource": "first"}, "actions": ["CREATE", "REBOOT"]},
+     r"resources\.second\.properties\.actions: "
+     r"\"\['CREATE', 'REBOOT'\]\" is not an allowed value \[CREATE, UPDATE"),
+    (_DEPLOY, {"config": {"get_resource": "first"}},
+     r"resources\.second\.properties: Property server not assigned"),
+])
+def test_a_schema_error_beside_a_reference_is_refused(
+        hc: Any, kind: str, props: dict[str, Any], match: str) -> None:
+    template = {"heat_template_version": VERSION, "resources": {
+        "first": {"type": _TEST}, "second": {"type": kind, "properties": props}}}
+    _refused(hc, "refused-schema", template, match)
+    if "Unknown" in match:  # names are what Heat's template validate checks
+        with pytest.raises(exc.HTTPBadRequest, match=match):
+            hc.stacks.validate(template=template)
+
+
+def test_values_read_from_unbuilt_resources_are_not_judged_before_they_exist(hc: Any) -> None:
+    """Heat checks a value that depends on another resource only once it is known:
+    a get_attr in a required, typed or constrained property passes validation."""
+    template = {"heat_template_version": VERSION, "resources": {
+        "first": {"type": "OS::Heat::TestResource", "properties": {"value": "5"}},
+        "length": {"type": "OS::Heat::RandomString", "properties": {
+            "length": {"get_attr": ["first", "output"]}}},
+        "flag": {"type": "OS::Heat::TestResource", "properties": {
+            "fail": {"get_attr": ["first", "output"]},
+            "action_wait_secs": {"create": {"get_attr": ["first", "output"]}}}},
+        "deploy": {"type": "OS::Heat::SoftwareDeployment", "properties": {
+            "server": {"get_attr": ["first", "output"]},
+            "signal_transport": {"get_attr": ["first", "output"]}}},
+        "stub": {"type": "OS::Heat::None", "properties": {
+            "anything": {"get_resource": "first"}, "more": 1}}}}
+    assert "Parameters" in hc.stacks.validate(template=template)
+    preview = hc.stacks.preview(stack_name="judged-later", template=template)
+    assert {r["resource_name"] for r in preview.resources} == {
+        "first", "length", "flag", "deploy", "stub"}
+
+
 def _group_template(kind: str, transport: str) -> dict[str, Any]:
     config_type = "OS::Heat::StructuredConfig" if kind == "Structured" else \
         "OS::Heat::SoftwareConfig"

@@ -1,4 +1,8 @@
-"""Validating nested stacks with their parent, before anything is created.
+"""Validating resources and nested stacks with their parent, before anything is created.
+
+A resource's properties are checked before the resources it reads exist:
+the values that do not depend on them against the schema and the type's
+own checks (``validate_resource``), as Heat's validation does.
 
 Heat validates the whole tree when a stack is created or updated: a group's
 member definition and a template resource's template are checked as stacks
@@ -19,6 +23,9 @@ from hotplate.resources.base import Resource
 from hotplate.resources.stack_resource import StackResource
 from hotplate.resources.template_resource import TemplateResource
 from hotplate.template import parse_environment, parse_template, resolve_parameters
+from hotplate.template.definitions import ResourceDefinition
+from hotplate.template.functions import Node, iter_functions
+from hotplate.template.functions.base import OMITTED
 
 NO_RESOURCE = "\0"
 """A resource name no template can use: resolving a type under it sees only the
@@ -42,6 +49,41 @@ class NoResources:
 
     def resource_attribute(self, name: str, attribute: str) -> Any:
         return None
+
+
+def validate_resource(cls: type[Resource], defn: ResourceDefinition, ctx: NoResources,
+                      ) -> dict[str, Any] | None:
+    """Validate what is known of one resource's properties before any resource exists.
+
+    A property whose value reads another resource (get_resource, get_attr) is
+    pending: as in Heat, it must be one the type declares, but its value is
+    neither coerced nor checked against constraints, nor missing when it
+    resolves to nothing. Every other property is checked against the schema,
+    and the type's own checks (``check_properties``) run on the known values.
+
+    Returns:
+        The validated properties when every value was known (the child stack
+        can then be validated too), else None.
+
+    Raises:
+        StackValidationFailed: naming the property (``resources.<name>.properties...``).
+    """
+    path = ("resources", defn.name, "properties")
+    if not _reads_resources(defn.properties_node):
+        return cls.validate(defn.resolve_properties(ctx), path)
+    entries = defn.properties_node.as_mapping()
+    if entries is None:
+        return None  # the whole section is computed from other resources
+    pending = frozenset(key for key, node in entries.items() if _reads_resources(node))
+    known = {key: node.resolve(ctx) for key, node in entries.items() if key not in pending}
+    raw = {key: value for key, value in known.items() if value is not OMITTED}
+    raw.update(dict.fromkeys(pending))  # present, so an unknown name is still refused
+    cls.validate_known(raw, pending, path)
+    return None
+
+
+def _reads_resources(node: Node) -> bool:
+    return any(tuple(fn.resources_needed()) for fn in iter_functions(node))
 
 
 def validate_child(deps: EngineDeps, cls: type[Resource], name: str,
@@ -92,10 +134,9 @@ def _validate_stack(deps: EngineDeps, template: Any, environment: Mapping[str, A
             cls = deps.types.for_resource(env, name, defn.type, files)
         except StackValidationFailed as exc:
             raise StackValidationFailed(exc.detail, ("resources", name, "type")) from None
-        if defn.references():
-            continue  # values known only once the referenced resources exist
-        props = cls.validate(defn.resolve_properties(ctx), ("resources", name, "properties"))
-        validate_child(deps, cls, name, props, environment, files, depth + 1)
+        props = validate_resource(cls, defn, ctx)
+        if props is not None:
+            validate_child(deps, cls, name, props, environment, files, depth + 1)
 
 
 def _within(exc: StackValidationFailed, name: str, url: str) -> StackValidationFailed:

@@ -19,7 +19,12 @@ from typing import Any
 from hotplate.engine.cache import FACADE
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.options import UNLIMITED, EngineOptions
-from hotplate.engine.service.nested_validation import NoResources, check_facade, validate_child
+from hotplate.engine.service.nested_validation import (
+    NoResources,
+    check_facade,
+    validate_child,
+    validate_resource,
+)
 from hotplate.engine.worker.traversal import root_stack_id
 from hotplate.model.errors import RequestLimitExceeded, StackValidationFailed
 from hotplate.model.records import StackRecord
@@ -147,10 +152,8 @@ def validate_stack_request(
     ctx = NoResources(params)
     for name, defn in decided.resources.items():
         cls = classes[name]
-        if defn.references():
-            continue  # values known only once the referenced resources exist
-        props = cls.validate(defn.resolve_properties(ctx), ("resources", name, "properties"))
-        if not nested:  # the root validates the whole tree, as Heat's does
+        props = validate_resource(cls, defn, ctx)  # None: some values await other resources
+        if props is not None and not nested:  # the root validates the whole tree, as Heat's
             validate_child(deps, cls, name, props, environment, files)
     return parsed
 
