@@ -253,12 +253,20 @@ class EngineCaches:
         cached = self._graphs.peek(key)
         if cached is not None:
             return cached
-        found = self._store.get_stack_deps(stack_id)
-        if found is None or found[0] != traversal_id or found[1] is None:
+
+        def load() -> TraversalGraph:
+            found = self._store.get_stack_deps(stack_id)
+            if found is None or found[0] != traversal_id or found[1] is None:
+                raise _GraphNotStored
+            graph = graph_from_json(found[1])
+            return TraversalGraph(stack_id, traversal_id, graph, frozenset(graph.roots()))
+
+        # Loaded once however many workers miss it together: a batch's first nodes
+        # each parsed the whole graph (a 4000-node update's, sixteen times an engine).
+        try:
+            return self._graphs.get_or_load(key, load)
+        except _GraphNotStored:
             return TraversalGraph(stack_id, traversal_id, Graph(), frozenset())
-        graph = graph_from_json(found[1])
-        loaded = TraversalGraph(stack_id, traversal_id, graph, frozenset(graph.roots()))
-        return self._graphs.get_or_load(key, lambda: loaded)
 
     def remember_graph(
         self, stack_id: StackId, traversal_id: TraversalId, graph: Graph[NodeKey]
@@ -268,6 +276,10 @@ class EngineCaches:
             (stack_id, traversal_id),
             lambda: TraversalGraph(stack_id, traversal_id, graph, frozenset(graph.roots())),
         )
+
+
+class _GraphNotStored(Exception):
+    """The traversal's graph is not (or no longer) the stack's: nothing to cache."""
 
 
 _FACADE_FUNCTIONS = frozenset({"resource_facade", "Fn::ResourceFacade"})

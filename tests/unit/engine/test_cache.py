@@ -5,7 +5,8 @@ from __future__ import annotations
 import threading
 import time
 
-from hotplate.engine.cache import LruCache
+from hotplate.engine.cache import EngineCaches, LruCache
+from hotplate.model.ids import StackId, TraversalId
 
 THREADS = 8
 
@@ -63,3 +64,47 @@ def test_a_failed_load_is_raised_to_its_caller_and_a_waiter_loads_again() -> Non
     waiter.join()
     assert [str(e) for e in errors] == ["store away"] and got == [7]
     assert cache.peek("t") == 7
+
+
+class _Deps:
+    """A stored graph (what ``get_stack_deps`` reads), counting its reads."""
+
+    def __init__(self, traversal: str, data: dict[str, object] | None) -> None:
+        self.traversal, self.data, self.reads = traversal, data, 0
+
+    def get_stack_deps(self, stack_id: object) -> tuple[str, object] | None:
+        self.reads += 1
+        time.sleep(0.05)  # every other worker misses meanwhile
+        return self.traversal, self.data
+
+
+def _ask_together(caches: EngineCaches, traversal: str) -> list[int]:
+    start = threading.Barrier(THREADS)
+    sizes: list[int] = []
+
+    def ask() -> None:
+        start.wait()
+        sizes.append(len(caches.graph(StackId("s"), TraversalId(traversal)).graph.nodes))
+
+    threads = [threading.Thread(target=ask) for _ in range(THREADS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sizes
+
+
+def test_a_traversal_graph_is_read_once_by_workers_missing_it_together() -> None:
+    stored = _Deps("t1", {"edges": [[[1, True], None], [[2, True], [1, True]]]})
+    caches = EngineCaches(stored)  # type: ignore[arg-type]
+    assert _ask_together(caches, "t1") == [2] * THREADS
+    assert stored.reads == 1
+
+
+def test_a_graph_not_stored_is_empty_and_not_cached() -> None:
+    stored = _Deps("t2", {"edges": [[[1, True], None]]})  # a newer traversal's
+    caches = EngineCaches(stored)  # type: ignore[arg-type]
+    assert _ask_together(caches, "t1") == [0] * THREADS
+    before = stored.reads
+    assert len(caches.graph(StackId("s"), TraversalId("t2")).graph.nodes) == 1
+    assert stored.reads == before + 1
