@@ -6,7 +6,8 @@ SUSPEND, RESUME on request) the deployment stores a derived config
 pushes the server's metadata; an agent on the server runs the config and
 signals the outputs back. The action then waits, parked (no thread held),
 until the deployment is COMPLETE or FAILED (``Deployment to server failed:
-<reason>``), or the stack times out. NO_SIGNAL completes at once.
+<reason>``, then the tail of the script's stderr), or the stack times out.
+NO_SIGNAL completes at once.
 
 The deployment's id is the resource's own uuid, so an engine that takes an
 interrupted create over finds the deployment the first try made. Its
@@ -32,7 +33,7 @@ from hotplate.resources.signal_responder import (
     signal_endpoints,
 )
 from hotplate.resources.software_component import COMPONENT_GROUP
-from hotplate.resources.software_outcome import COMPLETE, FAILED
+from hotplate.resources.software_outcome import COMPLETE, FAILED, failure_reason
 from hotplate.resources.software_port import ConfigNotFound, software_configs
 from hotplate.resources.support import SupportStatus
 
@@ -249,7 +250,7 @@ class SoftwareDeployment(Resource):
         if sd["status"] == COMPLETE:
             return True
         if sd["status"] == FAILED:
-            message = f"Deployment to server failed: {sd['status_reason']}"
+            message = failure_reason(str(sd["status_reason"]), sd.get("output_values"))
             LOG.info(message)
             raise Error(message)
         return False

@@ -55,19 +55,35 @@ def test_a_signalled_deployment_waits_for_the_servers_outputs(hc: Any, transport
     assert hc.software_deployments.get(sd.id).status == "COMPLETE"
 
 
-def test_a_failing_deployment_fails_the_stack_with_heats_reason(hc: Any) -> None:
+HEATS_REASON = ("deploy_status_code : Deployment exited with non-zero status code: 3, "
+                "failed : disk full")
+
+
+@pytest.mark.parametrize(("stderr", "tail"), [
+    ("no disk\n", "; deploy_stderr: no disk"),
+    ("", ""),
+    (None, ""),
+    ("\n".join(f"line {i}: " + "x" * 30 for i in range(20)) + "\n\n",
+     "; deploy_stderr: " + "\n".join(f"line {i}: " + "x" * 30 for i in range(15, 20))),
+])
+def test_a_failing_deployment_fails_the_stack_with_heats_reason_and_its_stderr(
+        hc: Any, stderr: str | None, tail: str) -> None:
     created = hc.stacks.create(stack_name="signalled-failing",
                                template=_stack_template("TOKEN_SIGNAL"))
     stack_id = created["stack"]["id"]
-    _wait_deployment(hc, stack_id, "IN_PROGRESS")
-    hc.resources.signal(stack_id, "deploy", data={
-        "deploy_status_code": 3, "deploy_stderr": "no disk", "failed": "disk full"})
+    sd = _wait_deployment(hc, stack_id, "IN_PROGRESS")
+    details = {"deploy_status_code": 3, "failed": "disk full"}
+    if stderr is not None:
+        details["deploy_stderr"] = stderr
+    hc.resources.signal(stack_id, "deploy", data=details)
     done = wait_status(hc, stack_id)
     assert done.stack_status == "CREATE_FAILED"
+    sd = hc.software_deployments.get(sd.id)
+    assert (sd.status, sd.status_reason) == ("FAILED", HEATS_REASON)
     reason = hc.resources.get(stack_id, "deploy").resource_status_reason
-    assert reason == (
-        "Error: resources.deploy: Deployment to server failed: deploy_status_code : "
-        "Deployment exited with non-zero status code: 3, failed : disk full")
+    assert reason == f"Error: resources.deploy: Deployment to server failed: {HEATS_REASON}{tail}"
+    hc.stacks.delete(stack_id)
+    assert wait_status(hc, stack_id).stack_status == "DELETE_COMPLETE"
 
 
 def test_a_signalled_deployment_group_completes_when_every_server_signalled(hc: Any) -> None:
