@@ -246,14 +246,32 @@ class SoftwareDeployment(Resource):
     def _check_complete(self) -> bool:
         if not self.resource_id:
             return True
-        sd = software_configs(self).show_deployment(self.resource_id)
-        if sd["status"] == COMPLETE:
-            return True
+        return self._settled(software_configs(self).show_deployment(self.resource_id))
+
+    @staticmethod
+    def _settled(sd: Mapping[str, Any]) -> bool:
+        """True once COMPLETE; raises Error (Heat's text, stderr's tail) once FAILED."""
         if sd["status"] == FAILED:
             message = failure_reason(str(sd["status_reason"]), sd.get("output_values"))
             LOG.info(message)
             raise Error(message)
-        return False
+        return bool(sd["status"] == COMPLETE)
+
+    def _delete_settled(self) -> bool:
+        """The DELETE action's wait is over: the deployment settled, or its server is
+        gone and will never signal (Heat's ``_server_exists``), so the delete does not
+        wait for the stack's timeout."""
+        if not self.resource_id:
+            return True
+        sd = software_configs(self).show_deployment(self.resource_id)
+        if sd["status"] == COMPLETE or not self._server_exists(str(sd["server_id"])):
+            return True
+        return self._settled(sd)
+
+    def _server_exists(self, server_id: str) -> bool:
+        """True unless the engine says the server is gone (a port may not know)."""
+        lookup = getattr(software_configs(self), "server_exists", None)
+        return not callable(lookup) or bool(lookup(server_id))
 
     def wake_key(self) -> str | None:
         return self.resource_id
@@ -310,7 +328,7 @@ class SoftwareDeployment(Resource):
             return None
 
     def check_delete_complete(self, data: Any) -> bool:
-        if data and not self._check_complete():
+        if data and not self._delete_settled():
             return False
         self._delete_deployment()
         return True

@@ -126,3 +126,57 @@ def test_a_deployed_server_gets_its_deployments_in_its_metadata(hc: Any) -> None
     assert derived["id"] == sd.config_id
     hc.resources.signal(stack_id, "deploy", data={"deploy_status_code": "0"})
     assert wait_status(hc, stack_id).stack_status == "CREATE_COMPLETE"
+
+
+def _deploy_to(server_id: str) -> dict[str, Any]:
+    """A deployment that also runs on DELETE, to a server of another stack."""
+    template = _stack_template("TOKEN_SIGNAL", actions=["CREATE", "DELETE"])
+    del template["resources"]["server"]
+    template["resources"]["deploy"]["properties"]["server"] = server_id
+    return template
+
+
+def _created_and_signalled(hc: Any, name: str, server_id: str) -> str:
+    stack_id: str = hc.stacks.create(stack_name=name, template=_deploy_to(server_id),
+                                     timeout_mins=5)["stack"]["id"]
+    _wait_deployment(hc, stack_id, "IN_PROGRESS")
+    hc.resources.signal(stack_id, "deploy", data={"deploy_status_code": 0})
+    assert wait_status(hc, stack_id).stack_status == "CREATE_COMPLETE"
+    return stack_id
+
+
+def _server_stack(hc: Any, name: str) -> tuple[str, str]:
+    stack_id: str = hc.stacks.create(stack_name=name, template={
+        "heat_template_version": "2021-04-16",
+        "resources": {"server": {"type": "OS::Heat::TestResource"}}})["stack"]["id"]
+    assert wait_status(hc, stack_id).stack_status == "CREATE_COMPLETE"
+    return stack_id, hc.resources.get(stack_id, "server").physical_resource_id
+
+
+def test_a_delete_deployment_waits_for_its_server_while_the_server_exists(hc: Any) -> None:
+    servers, server_id = _server_stack(hc, "delete-waits-servers")
+    stack_id = _created_and_signalled(hc, "delete-waits", server_id)
+    hc.stacks.delete(stack_id)
+    sd = _wait_deployment(hc, stack_id, "IN_PROGRESS")
+    assert sd.action == "DELETE"
+    time.sleep(1)
+    assert hc.stacks.get(stack_id).stack_status == "DELETE_IN_PROGRESS"
+    # a resource takes no signal while deleting (Heat's rule): the agent's report
+    # reaches the deployment through the deployments API
+    hc.software_deployments.update(sd.id, status="COMPLETE", status_reason="done",
+                                   output_values={"deploy_status_code": 0})
+    assert wait_status(hc, stack_id).stack_status == "DELETE_COMPLETE"
+    hc.stacks.delete(servers)
+    assert wait_status(hc, servers).stack_status == "DELETE_COMPLETE"
+
+
+def test_a_delete_deployment_whose_server_is_gone_completes_at_once(hc: Any) -> None:
+    """Heat's _server_exists: a server that is gone never signals, so the DELETE action
+    does not wait for one (here the stack would wait five minutes)."""
+    servers, server_id = _server_stack(hc, "delete-gone-servers")
+    stack_id = _created_and_signalled(hc, "delete-gone", server_id)
+    hc.stacks.delete(servers)
+    assert wait_status(hc, servers).stack_status == "DELETE_COMPLETE"
+    hc.stacks.delete(stack_id)
+    done = wait_status(hc, stack_id, timeout=15)
+    assert done.stack_status == "DELETE_COMPLETE", done.stack_status_reason
