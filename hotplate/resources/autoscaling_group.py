@@ -80,7 +80,7 @@ class AutoScalingGroup(MemberGroup):
     """
 
     managed_metadata = frozenset({scaling.IN_PROGRESS, scaling.COOLDOWN_END,
-                                  scaling.LEGACY_COOLDOWN})
+                                  scaling.LEGACY_COOLDOWN, scaling.SCALING_DEADLINE})
     support_status = SupportStatus(version="2014.1")
     properties_schema = {
         RESOURCE: Schema(Schema.MAP, "Resource definition for the resources in the group, in "
@@ -254,9 +254,12 @@ class AutoScalingGroup(MemberGroup):
 
     # -- scaling ----------------------------------------------------------------------
     def adjust(self, adjustment: float, adjustment_type: str = scaling.CHANGE_IN_CAPACITY,
-               min_adjustment_step: int | None = None,
-               cooldown: float | None = None) -> SignalWork:
+               min_adjustment_step: int | None = None, cooldown: float | None = None, *,
+               signal: scaling.SignalApplication | None = None) -> SignalWork:
         """Start resizing the group by a policy's adjustment, if the cooldown permits.
+
+        ``signal``: the policy's, marked applied with the write that starts the
+        scaling (``scaling.SignalApplication``): however re-driven, it resizes once.
 
         Raises:
             NoActionRequired: the group is not COMPLETE, the size would not
@@ -271,7 +274,7 @@ class AutoScalingGroup(MemberGroup):
             raise NoActionRequired()
         if cooldown is None:
             cooldown = self.properties[COOLDOWN]
-        self._check_scaling_allowed(cooldown)
+        self._check_scaling_allowed(cooldown, signal)
         reason = f"{adjustment_type} : {adjustment}"
         notify = self._scaling_notices()
         notice = None
@@ -315,10 +318,12 @@ class AutoScalingGroup(MemberGroup):
         except Exception:
             LOG.exception("Failed sending error notification")
 
-    def _check_scaling_allowed(self, cooldown: float | None) -> None:
+    def _check_scaling_allowed(self, cooldown: float | None,
+                               signal: scaling.SignalApplication | None) -> None:
         """Mark the group as scaling, unless it may not scale now (compare-and-swap:
         of two signals at once, one scales and the other sees it scaling)."""
         now = self.ctx.clock.now()
+        deadline = signal.signal_deadline if signal is not None else None
 
         def begin(metadata: dict[str, Any], status: str) -> dict[str, Any]:
             if status != "COMPLETE":
@@ -329,9 +334,11 @@ class AutoScalingGroup(MemberGroup):
             if why is not None:
                 LOG.info("Can not perform scaling action: resource %s %s.", self.name, why)
                 raise NoActionRequired(self.name, why)
-            return scaling.scaling_started(metadata)
+            return scaling.scaling_started(metadata, deadline)
 
-        if row_metadata(self).metadata_update(begin) is None:
+        written = (signal.metadata_update_applying_signal(self, begin) if signal is not None
+                   else row_metadata(self).metadata_update(begin))
+        if written is None:
             raise NoActionRequired(self.name, scaling.SCALING_ACTIVITY)
 
     def _finished_scaling(self, cooldown: float | None, reason: str, *,

@@ -19,6 +19,15 @@ never earlier than it was. Metadata written by older Heat releases (a
 ``cooldown`` key, or a bare timestamp key) still counts as Heat counts it.
 Timestamps are Heat's: naive UTC in ISO format.
 
+A flag that never drops (its engine died mid-resize) would block the group
+for ever in Heat, until a stack update or a "mark healthy" resets it. A
+scaling action started by a signal therefore also records
+``scaling_deadline``: the moment the engine stops waiting for the resize
+(the stack's timeout). Past it, and ``STALE_GRACE`` more for the engine's
+own ending to land, the flag is taken as abandoned and the next signal may
+scale. The key is there only while a scaling runs; at rest the metadata is
+Heat's own.
+
 A scaling action also tells the world, as Heat's ``autoscaling.send`` does:
 a ``ScalingNotice`` when it starts, and one when it ends or fails, which
 the engine turns into ``orchestration.autoscaling.<phase>`` (the group
@@ -31,20 +40,24 @@ from __future__ import annotations
 import base64
 import math
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from hotplate.resources.nested import ChildMember
 from hotplate.resources.rolling_update import Batch, needs_update, next_batch
 
+if TYPE_CHECKING:
+    from hotplate.resources.base import Resource
+
 __all__ = [
     "ADJUSTMENT_TYPES", "CHANGE_IN_CAPACITY", "COOLDOWN_END", "EXACT_CAPACITY",
-    "IN_PROGRESS", "PERCENT_CHANGE_IN_CAPACITY", "Phase", "ScalingNotice", "blocked_reason",
-    "member_order", "new_capacity", "reset", "rolling_batches", "scaling_finished",
-    "scaling_started", "short_id", "timestamp",
+    "IN_PROGRESS", "PERCENT_CHANGE_IN_CAPACITY", "Phase", "SCALING_DEADLINE", "STALE_GRACE",
+    "ScalingNotice", "SignalApplication", "abandoned", "blocked_reason", "member_order",
+    "new_capacity", "reset", "rolling_batches", "scaling_finished", "scaling_started",
+    "short_id", "timestamp",
 ]
 
 EXACT_CAPACITY, CHANGE_IN_CAPACITY, PERCENT_CHANGE_IN_CAPACITY = (
@@ -54,7 +67,11 @@ CFN_EXACT_CAPACITY, CFN_CHANGE_IN_CAPACITY = "ExactCapacity", "ChangeInCapacity"
 """The AWS spellings, which Heat's arithmetic accepts too (and its reasons use)."""
 
 IN_PROGRESS, COOLDOWN_END, LEGACY_COOLDOWN = "scaling_in_progress", "cooldown_end", "cooldown"
+SCALING_DEADLINE = "scaling_deadline"
 SCALING_ACTIVITY = "due to scaling activity"
+STALE_GRACE = timedelta(minutes=1)
+"""After a scaling's deadline, how long its engine still has to record its end before the
+flag counts as abandoned (the engine gives up at the deadline, then writes)."""
 
 Number = int | float
 
@@ -97,6 +114,31 @@ class ScalingNotice:
     def failed(self, capacity: Number, error: BaseException) -> ScalingNotice:
         return ScalingNotice(Phase.ERROR, self.adjustment, self.adjustment_type, capacity,
                              self.groupname, str(error))
+
+
+class SignalApplication(Protocol):
+    """The signal a scaling action answers, as the engine's signal context offers it.
+
+    A group starts scaling by writing ``scaling_in_progress`` to its metadata.
+    Written through ``metadata_update_applying_signal``, that write and the
+    signal's applied mark are one transaction: a signal re-driven after its
+    engine died (or applied by two engines at once) finds itself applied and
+    resizes nothing. The price: an engine that dies between that write and the
+    resize loses the signal (an alarm signals again), and the group stays
+    marked as scaling until ``signal_deadline`` (``abandoned``).
+    """
+
+    signal_deadline: datetime
+    """When the engine stops waiting for the signal's background work."""
+
+    def metadata_update_applying_signal(
+            self, resource: Resource,
+            change: Callable[[dict[str, Any], str], Mapping[str, Any]]) -> dict[str, Any] | None:
+        """``change(metadata, status)`` of ``resource``'s row (a resource of the
+        signalled one's stack), written with the applied mark; ``change`` may
+        raise to refuse. Raises the engine's own exceptions when the signal was
+        applied already or the row is gone (its handler then stops)."""
+        ...
 
 
 # -- capacity ---------------------------------------------------------------------------
@@ -178,7 +220,7 @@ def sanitize_cooldown(cooldown: Number | None) -> Number:
 def blocked_reason(metadata: Mapping[str, Any], cooldown: Number | None,
                    now: datetime) -> str | None:
     """Why a scaling action may not start now (Heat's reason), or None if it may."""
-    if metadata.get(IN_PROGRESS):
+    if metadata.get(IN_PROGRESS) and not abandoned(metadata, now):
         return SCALING_ACTIVITY
     cooldown = sanitize_cooldown(cooldown)
     in_cooldown = f"due to cooldown, cooldown {cooldown}"
@@ -190,15 +232,32 @@ def blocked_reason(metadata: Mapping[str, Any], cooldown: Number | None,
     if LEGACY_COOLDOWN in metadata:
         last = _parse(_first_key(metadata[LEGACY_COOLDOWN]))
     else:
-        rest = [key for key in metadata if key != IN_PROGRESS]
+        rest = [key for key in metadata if key not in (IN_PROGRESS, SCALING_DEADLINE)]
         last = _parse(rest[0]) if rest else None
     if last is not None and _naive(now) - last <= timedelta(seconds=cooldown):
         return in_cooldown
     return None
 
 
-def scaling_started(metadata: Mapping[str, Any]) -> dict[str, Any]:
-    return {**metadata, IN_PROGRESS: True}
+def abandoned(metadata: Mapping[str, Any], now: datetime) -> bool:
+    """Whether a scaling in progress is past its deadline and grace: its engine died.
+
+    Without a deadline (Heat's own metadata, or a scaling not started by a
+    signal) it never is, as in Heat.
+    """
+    deadline = _parse(str(metadata.get(SCALING_DEADLINE) or ""))
+    return deadline is not None and _naive(now) > deadline + STALE_GRACE
+
+
+def scaling_started(metadata: Mapping[str, Any],
+                    deadline: datetime | None = None) -> dict[str, Any]:
+    """The metadata of a group that starts scaling; ``deadline``: when its engine
+    stops waiting for the resize (see ``abandoned``)."""
+    started = {**metadata, IN_PROGRESS: True}
+    started.pop(SCALING_DEADLINE, None)
+    if deadline is not None:
+        started[SCALING_DEADLINE] = timestamp(deadline)
+    return started
 
 
 def scaling_finished(metadata: Mapping[str, Any], cooldown: Number | None, reason: str,
@@ -211,6 +270,7 @@ def scaling_finished(metadata: Mapping[str, Any], cooldown: Number | None, reaso
             end = _later(_first_key(done[COOLDOWN_END]), end)
         done[COOLDOWN_END] = {end: reason}
     done[IN_PROGRESS] = False
+    done.pop(SCALING_DEADLINE, None)
     return done
 
 
@@ -219,7 +279,9 @@ def reset(metadata: Mapping[str, Any]) -> dict[str, Any] | None:
     never finished (its engine died) no longer blocks the next. None: nothing to reset."""
     if IN_PROGRESS not in metadata:
         return None
-    return {**metadata, IN_PROGRESS: False}
+    done = {**metadata, IN_PROGRESS: False}
+    done.pop(SCALING_DEADLINE, None)
+    return done
 
 
 def _first_key(value: Any) -> str:

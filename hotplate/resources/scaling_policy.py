@@ -5,7 +5,9 @@ signal it finds the group among its stack's resources and asks it to
 ``adjust`` by ``scaling_adjustment`` of ``adjustment_type``, under the
 policy's ``cooldown`` if it has one, else the group's. The group decides
 whether it may scale (``autoscaling_group.py``); an ignored signal writes
-no event, as in Heat.
+no event, as in Heat. The group's "scaling started" and the signal's
+applied mark are one write (``scaling.SignalApplication``): one signal
+resizes the group once, even when the engine re-drives it after a crash.
 
 ``alarm_url`` is a pre-signed heat-api-cfn URL (``/v1/signal/<arn>``, the
 policy's own stack-user keys) and ``signal_url`` the policy's signal URL on
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from hotplate.model.errors import StackValidationFailed
 from hotplate.resources import scaling
@@ -117,8 +119,16 @@ class ScalingPolicy(Resource):
                  reference, self.properties[ADJUSTMENT])
         work: SignalWork = adjust(self.properties[ADJUSTMENT], self.properties[ADJUSTMENT_TYPE],
                                   self.properties[MIN_ADJUSTMENT_STEP],
-                                  self.properties[COOLDOWN])
+                                  self.properties[COOLDOWN], signal=self._signal())
         return work
+
+    def _signal(self) -> scaling.SignalApplication | None:
+        """The signal being handled, when the engine's context offers it: the group
+        marks it applied with the write that starts the scaling, so a re-driven
+        signal (its engine died after the resize began) does not scale again."""
+        if callable(getattr(self.ctx, "metadata_update_applying_signal", None)):
+            return cast(scaling.SignalApplication, self.ctx)
+        return None
 
     def _resolve_attribute(self, name: str) -> Any:
         try:

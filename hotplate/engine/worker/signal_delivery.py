@@ -9,13 +9,14 @@ checks (engine/service/resource_actions.py):
    goes no further, whichever engine has it;
 2. the plugin's ``handle_signal`` runs in a thread of this engine (the caller
    has its answer already), or at once with ``sync``;
-3. the signal is marked applied. A handler that writes its resource's
-   metadata (a wait condition handle) does it through this module's context,
+3. the signal is marked applied. A handler that writes metadata, its own
+   row's (a wait condition handle) or another resource's (a scaling policy
+   starting its group's scaling), does it through this module's context,
    which writes the metadata and the applied mark in one transaction, a
    compare-and-swap on the unlocked row's atomic_key: so the write is
    serialised with convergence writes on the row, and a signal applied twice
    (its engine died after the write, and the sweep re-drove it) changes the
-   metadata once.
+   metadata once, and scales a group once.
 
 Signals of one resource are applied one at a time in an engine (a lock per
 resource), so fifty at once queue rather than fight over the row.
@@ -51,7 +52,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, cast
 
 from hotplate.convergence.node_plan import DEFAULT_TIMEOUT_MINS
@@ -120,21 +121,51 @@ def _one_at_a_time(resource_id: ResourceId) -> Iterator[None]:
 
 # -- the plugin's context while it handles a signal ------------------------------------
 class SignalledContext:
-    """The row's context, except that a metadata write also marks the signal applied
-    (in one transaction); everything else is the row's context itself."""
+    """The row's context, except that metadata writes also mark the signal applied
+    (in one transaction); everything else is the row's context itself.
+
+    The handler may write its own row (``metadata_update``: a wait condition
+    handle) or another resource of its stack (``metadata_update_applying_signal``:
+    a scaling policy's group, ``resources.scaling.SignalApplication``).
+    """
 
     def __init__(self, ctx: EngineResourceContext, deps: EngineDeps,
-                 signal: StoredSignal) -> None:
+                 signal: StoredSignal, deadline: datetime) -> None:
         self._ctx = ctx
         self._deps = deps
         self._signal = signal
+        self.signal_deadline = deadline
+        """When the engine stops waiting for this signal's background work (_finish)."""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._ctx, name)
 
     def metadata_update(self, change: Callable[[dict[str, Any], str], Mapping[str, Any]],
                         *, force: bool = False) -> dict[str, Any] | None:
-        """``change(metadata, status)`` written with the applied mark, compare-and-swap.
+        """``change(metadata, status)`` of the signalled row, written with the applied
+        mark, compare-and-swap (see ``_write_applying``)."""
+        return self._write_applying(self._signal.resource_id, change)
+
+    def metadata_update_applying_signal(
+            self, resource: Resource,
+            change: Callable[[dict[str, Any], str], Mapping[str, Any]]) -> dict[str, Any] | None:
+        """``change`` of ``resource``'s row (a resource of this stack, found by its
+        context's stack, name and uuid), written with the applied mark."""
+        ctx = resource.ctx
+        rows = self._deps.store.resources_named(StackId(ctx.stack_id), resource.name)
+        row = next((r for r in rows if r.uuid == ctx.uuid), None)
+        if row is None:
+            raise SignalDropped()
+        return self._write_applying(row.id, change)
+
+    def _write_applying(self, resource_id: ResourceId,
+                        change: Callable[[dict[str, Any], str], Mapping[str, Any]],
+                        ) -> dict[str, Any]:
+        """Write ``change(metadata, status)`` of the row as read, with the applied mark.
+
+        ``change`` sees the row even while a worker holds it, so it may refuse
+        at once (a group that is not COMPLETE); otherwise the write waits for
+        the row to be unlocked, for ``BUSY_WAIT_SECS`` at most.
 
         Raises:
             SignalAlreadyApplied: another engine applied this signal meanwhile.
@@ -145,11 +176,11 @@ class SignalledContext:
         deadline = time.monotonic() + BUSY_WAIT_SECS
         delay = 0.005
         while True:
-            row = store.get_resource(self._signal.resource_id)
+            row = store.get_resource(resource_id)
             if row is None:
                 raise SignalDropped()
+            new = dict(change(dict(row.metadata or {}), str(row.status)))
             if row.engine_id is None:
-                new = dict(change(dict(row.metadata or {}), str(row.status)))
                 result = store.write_signal_metadata(self._signal.id, row.id,
                                                      row.atomic_key, new)
                 if result is MetadataWrite.APPLIED:
@@ -230,7 +261,8 @@ def _run_handler(deps: EngineDeps, stack: StackRecord, row: ResourceRecord,
     loaded = deps.caches.template(stack.raw_template_id)
     cls = deps.types.for_resource(loaded.env, row.name, row.resource_type, loaded.files)
     ctx = row_context(deps, row, stack)
-    signalled = SignalledContext(ctx, deps, signal)
+    deadline = _work_deadline(deps, stack)
+    signalled = SignalledContext(ctx, deps, signal, deadline)
     instance = cls(row.name, row.properties_data or {}, cast(ResourceContext, signalled),
                    resource_id=row.physical_resource_id)
     store = deps.store
@@ -263,7 +295,8 @@ def _run_handler(deps: EngineDeps, stack: StackRecord, row: ResourceRecord,
         return True
     store.mark_signal_applied(signal.id)
     if isinstance(result, SignalWork):
-        threading.Thread(target=_finish, args=(deps, stack, row, result, signal.details),
+        threading.Thread(target=_finish,
+                         args=(deps, stack, row, result, signal.details, deadline),
                          name=f"hotplate-signal-{row.name}", daemon=True).start()
     else:
         _signalled(deps, row, result, signal.details)
@@ -278,12 +311,16 @@ def _signalled(deps: EngineDeps, row: ResourceRecord, result: Any, details: Any)
     deps.store.add_event(resource_event(deps, row, "SIGNAL", str(row.status), reason))
 
 
+def _work_deadline(deps: EngineDeps, stack: StackRecord) -> datetime:
+    """When a signal's background work is given up: Heat's handler would have waited
+    so long (the stack's timeout) before answering."""
+    return deps.clock.now() + timedelta(minutes=stack.timeout_mins or DEFAULT_TIMEOUT_MINS)
+
+
 def _finish(deps: EngineDeps, stack: StackRecord, row: ResourceRecord, work: SignalWork,
-            details: Any) -> None:
-    """A signal's background work, to its end: Heat's handler would have waited so long
-    (the stack's timeout at most) before answering, and only then written its event."""
-    minutes = stack.timeout_mins or DEFAULT_TIMEOUT_MINS
-    deadline = deps.clock.now() + timedelta(minutes=minutes)
+            details: Any, deadline: datetime) -> None:
+    """A signal's background work, to its end (``deadline`` at most), then its event:
+    when Heat's handler would have returned."""
     error: BaseException | None = None
     try:
         deps.runner.run(None, lambda _: work.check(), deadline=deadline, cancelled=None)
