@@ -36,7 +36,7 @@ LIST_RESOURCES = (
     .order_by(_r.c.id)
 )
 LIST_RESOURCES_NAMED = LIST_RESOURCES.where(_r.c.name == bindparam("b_name"))
-LOAD_NODE = (
+_NODE_SELECT = (
     select(
         *resource_select_columns(_rpd.c.data, "r_"),
         *stack_select_columns("s_"),
@@ -47,10 +47,13 @@ LOAD_NODE = (
         .outerjoin(_rpd, _rpd.c.id == _r.c.attr_data_id)
         .outerjoin(_t, _t.c.stack_id == _st.c.id)
     )
-    .where(_r.c.id == bindparam("b_id"))
-    .order_by(_t.c.id)
 )
+LOAD_NODE = _NODE_SELECT.where(_r.c.id == bindparam("b_id")).order_by(_t.c.id)
 """Resource, attribute data, stack and tags in one SELECT (one row per tag)."""
+LOAD_NODES = (_NODE_SELECT.where(_r.c.id.in_(bindparam("b_ids", expanding=True)))
+              .order_by(_r.c.id, _t.c.id))
+"""LOAD_NODE for many resources (a batch's), run through SQLAlchemy: the fast path
+compiles a statement once, and an expanding IN is compiled per list length."""
 
 
 def _get_stack(include_deleted: bool) -> Select[tuple[object, ...]]:

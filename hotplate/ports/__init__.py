@@ -123,6 +123,12 @@ class ResourceStorage(Protocol):
         """The resource and its stack in one round trip (the hot path's only read)."""
         ...
 
+    def load_nodes(
+        self, resource_ids: Sequence[ResourceId]
+    ) -> dict[ResourceId, tuple[ResourceRecord, StackRecord]]:
+        """``load_node`` for a batch's resources in one round trip; gone ones left out."""
+        ...
+
     def list_resources(self, stack_id: StackId) -> list[ResourceRecord]: ...
 
     def resources_named(self, stack_id: StackId, name: str) -> list[ResourceRecord]:

@@ -250,6 +250,21 @@ def test_load_node_returns_resource_and_stack(store: SqlStore, clock: FakeClock)
     assert store.load_node(ResourceId(999_999)) == (None, None)
 
 
+def test_load_nodes_reads_a_batch_as_load_node_reads_each(store: SqlStore,
+                                                         clock: FakeClock) -> None:
+    tagged = make_stack(store, clock, tags=("x", "y"))
+    plain = make_stack(store, clock)
+    rids = [make_resource(store, tagged), make_resource(store, plain),
+            make_resource(store, tagged)]
+    gone = ResourceId(999_999)
+    found = store.load_nodes([*rids, gone, rids[0]])
+    assert set(found) == set(rids)
+    for rid in rids:
+        assert found[rid] == store.load_node(rid)
+    assert found[rids[0]][1].tags == ("x", "y") and found[rids[1]][1].tags == ()
+    assert store.load_nodes([]) == {}
+
+
 def test_load_node_still_returns_a_deleted_stack(store: SqlStore, clock: FakeClock) -> None:
     stack = make_stack(store, clock)
     rid = make_resource(store, stack)

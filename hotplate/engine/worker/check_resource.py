@@ -80,10 +80,12 @@ class CheckResource:
         traversal_id: TraversalId,
         is_update: bool,
         input_data: Mapping[str, Any] | None = None,
+        loaded: tuple[ResourceRecord, StackRecord] | None = None,
     ) -> None:
         """Process the node; ``input_data`` (its predecessors' reports) is taken from
         what this engine kept when it made the node ready, else read from the node's
-        sync point (worker_client.py), when the message does not carry it."""
+        sync point (worker_client.py), when the message does not carry it.
+        ``loaded``: the row and stack, when read with the node's batch."""
         deps = self._deps
         if input_data is None:
             input_data = deps.worker_client.ready.take((traversal_id, int(resource_id),
@@ -92,7 +94,7 @@ class CheckResource:
         if parked is not None:
             self._resume(parked)
             return
-        row, stack = deps.store.load_node(resource_id)
+        row, stack = loaded if loaded is not None else deps.store.load_node(resource_id)
         if row is None or stack is None:
             LOG.debug("resource %s gone; nothing to check", resource_id)
             return

@@ -18,10 +18,13 @@ from hotplate.engine.worker import stack_actions
 from hotplate.engine.worker import traversal as trav
 from hotplate.engine.worker.check_resource import CheckResource
 from hotplate.model.ids import ResourceId, StackId, TraversalId
-from hotplate.model.records import StackRecord
+from hotplate.model.records import ResourceRecord, StackRecord
 from hotplate.model.states import Action, Status
 
 LOG = logging.getLogger(__name__)
+
+Loaded = tuple[ResourceRecord, StackRecord]
+"""A node's row and stack, read with the rest of its batch."""
 
 LOCAL_BACKLOG = 2
 """Nodes queued per local worker before the worker topic stops taking messages."""
@@ -46,11 +49,27 @@ class WorkerService:
         engine dies first they are ready nodes nobody works on, which recovery
         sends again (engine/worker/recovery.py)."""
         traversal = TraversalId(current_traversal)
-        for resource_id, is_update in nodes:
-            self._submit((ResourceId(int(resource_id)), traversal, bool(is_update)), None)
+        keys = [(ResourceId(int(resource_id)), traversal, bool(is_update))
+                for resource_id, is_update in nodes]
+        loaded = self._load_batch([key[0] for key in keys])
+        for key in keys:
+            self._submit(key, None, loaded.get(key[0]))
+
+    def _load_batch(self, resource_ids: list[ResourceId]) -> dict[ResourceId, Loaded]:
+        """The batch's rows and stack in one read instead of one a node. A row may
+        change before its node runs: the lock's compare-and-swap then fails and the
+        node decides again from the row as it is (resolve_conflict), as it would had
+        the row changed just after its own read. Unread (the database away), each
+        node reads its own."""
+        try:
+            return self._deps.store.load_nodes(resource_ids)
+        except Exception:
+            LOG.warning("could not read a batch's %d rows at once", len(resource_ids),
+                        exc_info=True)
+            return {}
 
     def _submit(self, key: tuple[ResourceId, TraversalId, bool],
-                data: Mapping[str, Any] | None) -> None:
+                data: Mapping[str, Any] | None, loaded: Loaded | None = None) -> None:
         """Queue a node for the local workers, waiting while they have a whole round
         queued already: the message handler then stays busy, the transport takes no
         more messages, and what this engine has not taken goes to the others."""
@@ -60,7 +79,7 @@ class WorkerService:
                 self._room.wait(1.0)
             pool = self._local
             if pool is not None:
-                future = pool.submit(self._run_local, *key, data)
+                future = pool.submit(self._run_local, *key, data, loaded)
                 self._queued[future] = key
         if pool is None:  # stopped meanwhile: to another engine's workers
             self._deps.cast_check_resource(*key)
@@ -73,13 +92,14 @@ class WorkerService:
             self._room.notify()
 
     def _run_local(self, resource_id: ResourceId, traversal_id: TraversalId,
-                   is_update: bool, data: Mapping[str, Any] | None) -> None:
+                   is_update: bool, data: Mapping[str, Any] | None,
+                   loaded: Loaded | None = None) -> None:
         """Run the node, then each node it kept for this thread (NextHere), until one
         keeps none; once the local workers are stopping, a kept node goes back to
         the worker topic instead."""
         next_here = self._deps.worker_client.next_here
         with next_here.following():
-            self._run_one(resource_id, traversal_id, is_update, data)
+            self._run_one(resource_id, traversal_id, is_update, data, loaded)
             while (kept := next_here.take()) is not None:
                 (kept_traversal, kept_id, kept_update), kept_data = kept
                 if self._local is None:
@@ -89,10 +109,11 @@ class WorkerService:
                 self._run_one(ResourceId(kept_id), kept_traversal, kept_update, kept_data)
 
     def _run_one(self, resource_id: ResourceId, traversal_id: TraversalId,
-                 is_update: bool, data: Mapping[str, Any] | None) -> None:
+                 is_update: bool, data: Mapping[str, Any] | None,
+                 loaded: Loaded | None = None) -> None:
         try:
             with self._deps.slots.held():
-                self._check.check(resource_id, traversal_id, is_update, data)
+                self._check.check(resource_id, traversal_id, is_update, data, loaded)
         except Exception:  # as a transport logs a failed cast: the node is re-driven later
             LOG.exception("check_resource %s of traversal %s failed", resource_id,
                           traversal_id)
