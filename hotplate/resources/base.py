@@ -46,7 +46,10 @@ from hotplate.resources.properties import (
 )
 from hotplate.resources.support import SupportStatus
 
-__all__ = ["Resource", "ResourceContext", "select_path"]
+__all__ = ["DEPLOYMENTS", "Resource", "ResourceContext", "select_path"]
+
+DEPLOYMENTS = "deployments"
+"""The metadata key holding a server's software deployments (their configs)."""
 
 
 def select_path(value: Any, path: tuple[Any, ...]) -> Any:
@@ -119,9 +122,11 @@ class Resource:
     parks_while_waiting: ClassVar[bool] = False
     """True when the action waits on something that says when it is done (a child
     stack): the engine then holds no thread while it waits (engine/worker/parking.py)."""
-    managed_metadata: ClassVar[frozenset[str]] = frozenset()
+    managed_metadata: ClassVar[frozenset[str]] = frozenset({DEPLOYMENTS})
     """Metadata keys the plugin writes itself (a group's cooldown state): an update
-    keeps them, where the template's metadata replaces the rest."""
+    keeps them, where the template's metadata replaces the rest. By default the
+    ``deployments`` that software deployments push to whatever resource serves as
+    their server: an agent polls them there, and Heat keeps them across updates."""
     path_attributes: ClassVar[bool] = False
     """True when ``get_attribute_path`` gives more than the path applied to the whole
     value (a group's ``[group, attr, key]`` reads ``key`` of each member's ``attr``)."""

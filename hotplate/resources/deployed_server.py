@@ -26,7 +26,7 @@ from typing import Any
 
 from hotplate.model.errors import StackValidationFailed
 from hotplate.resources.attributes import Attribute
-from hotplate.resources.base import Resource
+from hotplate.resources.base import DEPLOYMENTS, Resource
 from hotplate.resources.properties import AllowedValues, Length, PropertyPath, Schema
 from hotplate.resources.signal_responder import signal_endpoints
 from hotplate.resources.signals import row_metadata
@@ -59,7 +59,7 @@ class DeployedServer(Resource):
     """
 
     support_status = SupportStatus(version="8.0.0")
-    managed_metadata = frozenset({OCC, "deployments"})
+    managed_metadata = frozenset({OCC, DEPLOYMENTS})
     properties_schema = {
         NAME: Schema(Schema.STRING, "Server name.", update_allowed=True),
         METADATA: Schema(

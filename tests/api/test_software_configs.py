@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from heatclient import exc
 
-from tests.api.helpers import VERSION, create_complete, wait_status
+from tests.api.helpers import VERSION, create_complete, update_complete, wait_status
 
 
 def _config(hc: Any, **fields: Any) -> Any:
@@ -154,6 +154,26 @@ def test_a_no_signal_deployment_completes_and_pushes_the_server_metadata(hc: Any
         hc.software_deployments.get(deploy)
     with pytest.raises(exc.HTTPNotFound):
         hc.software_configs.get(derived["id"])
+
+
+@pytest.mark.parametrize("kind", ["OS::Heat::TestResource", "OS::Heat::None"])
+def test_a_server_updated_from_its_template_keeps_its_deployments(hc: Any, kind: str) -> None:
+    """The template's metadata replaces the server's own on update, but not the
+    deployments pushed to it (Heat keeps them when a server's metadata changes)."""
+    template = _stack_template("NO_SIGNAL")
+    template["resources"]["server"] = {
+        "type": kind, "metadata": {"role": "web"}, "properties": {"value": "first"}}
+    stack_id = create_complete(hc, template)
+    [derived] = hc.resources.metadata(stack_id, "server")["deployments"]
+    server_id = hc.resources.get(stack_id, "server").physical_resource_id
+
+    template["resources"]["server"]["properties"]["value"] = "second"
+    template["resources"]["server"]["metadata"] = {"role": "db"}
+    update_complete(hc, stack_id, template)
+    server = hc.resources.get(stack_id, "server")
+    assert (server.physical_resource_id, server.resource_status) == (server_id, "UPDATE_COMPLETE")
+    assert hc.resources.metadata(stack_id, "server") == {"role": "db", "deployments": [derived]}
+    assert hc.resources.get(stack_id, "deploy").resource_status == "CREATE_COMPLETE"
 
 
 def test_an_unusable_signal_transport_is_refused_at_validate(hc: Any) -> None:
