@@ -214,15 +214,19 @@ class EngineDeps:
         self,
         traversal_id: TraversalId,
         nodes: Sequence[tuple[ResourceId, bool, Mapping[str, Any] | None]],
+        *,
+        loaded: Mapping[ResourceId, Any] | None = None,
     ) -> None:
         """Hand many nodes of one traversal over: in batches when this engine runs
         nodes on local workers (``local_workers``), else one message each. A local
         worker keeps the first for itself, to run next with no message
-        (worker_client.NextHere)."""
+        (worker_client.NextHere), starting from its row and stack in ``loaded``
+        when the caller has them fresh."""
         if self.local_workers and nodes:
             first_id, first_update, first_inputs = nodes[0]
             if self.worker_client.next_here.offer(
-                    (traversal_id, int(first_id), bool(first_update)), first_inputs):
+                    (traversal_id, int(first_id), bool(first_update)), first_inputs,
+                    (loaded or {}).get(first_id)):
                 nodes = nodes[1:]
         if self.local_workers and len(nodes) > 1:
             self.worker_client.check_resources(traversal_id, nodes)

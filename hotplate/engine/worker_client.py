@@ -24,7 +24,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 from hotplate.model.ids import EngineId, ResourceId, StackId, TraversalId
 from hotplate.ports import Transport
@@ -61,6 +61,13 @@ class ReadyInputs:
             return self._found.pop(key, None)
 
 
+class KeptNode(NamedTuple):
+    key: NodeMessageKey
+    inputs: dict[str, Any] | None
+    loaded: Any
+    """The row and stack the node may start from (None: it reads them)."""
+
+
 class NextHere:
     """The one node a local worker runs next, kept instead of sent.
 
@@ -81,16 +88,18 @@ class NextHere:
         finally:
             self._local.kept = None
 
-    def offer(self, key: NodeMessageKey, inputs: Mapping[str, Any] | None) -> bool:
+    def offer(self, key: NodeMessageKey, inputs: Mapping[str, Any] | None,
+              loaded: Any = None) -> bool:
         """Keep ``key`` for this thread; False when the thread keeps nothing or has
-        a node kept already (the caller sends it)."""
+        a node kept already (the caller sends it). ``loaded``: the node's row and
+        stack when the caller has them fresh (the row it has just written)."""
         kept = getattr(self._local, "kept", None)
         if kept is None or kept:
             return False
-        kept.append((key, None if inputs is None else dict(inputs)))
+        kept.append(KeptNode(key, None if inputs is None else dict(inputs), loaded))
         return True
 
-    def take(self) -> tuple[NodeMessageKey, dict[str, Any] | None] | None:
+    def take(self) -> KeptNode | None:
         """The node kept, if any, forgotten as it is handed back."""
         kept = getattr(self._local, "kept", None)
         return kept.pop() if kept else None

@@ -290,7 +290,7 @@ class CheckResource:
             if reports is None or synced is None:
                 reports = self._reports(result.row, work, result.node_data)
                 synced = self._deps.store.sync_many(reports)
-            self._after_sync(work, result.row.id, list(reports), list(synced))
+            self._after_sync(work, result.row, list(reports), list(synced))
         elif step is Next.FAIL:
             assert isinstance(result, Failed | TimedOut)
             self._fail(work.stack, work.traversal_id, failure_reason(result), work.row.id,
@@ -317,9 +317,12 @@ class CheckResource:
                                       key.encode(), None))
         return reports
 
-    def _after_sync(self, work: NodeWork, resource_id: ResourceId,
+    def _after_sync(self, work: NodeWork, row: ResourceRecord,
                     reports: list[SyncReport], results: list[SyncResult]) -> None:
+        """Settle the stack or send the dependants made ready; a node of this same row
+        (an update's cleanup) may start from the row as this node left it."""
         deps = self._deps
+        resource_id = row.id
         ready: list[tuple[ResourceId, bool, Mapping[str, Any] | None]] = []
         for report, result in zip(reports, results, strict=True):
             if result.outcome is SyncOutcome.MISSING:
@@ -335,7 +338,8 @@ class CheckResource:
                 ready.append((ResourceId(int(report.entity_id)), report.is_update,
                               result.inputs))
         if ready:
-            deps.cast_check_resources(work.traversal_id, ready)
+            deps.cast_check_resources(work.traversal_id, ready,
+                                      loaded={row.id: (row, work.stack)})
 
     def _on_sync_missing(self, work: NodeWork, resource_id: ResourceId) -> None:
         """Our traversal's sync points are gone: hand over if a newer traversal runs."""

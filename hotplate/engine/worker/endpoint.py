@@ -101,12 +101,13 @@ class WorkerService:
         with next_here.following():
             self._run_one(resource_id, traversal_id, is_update, data, loaded)
             while (kept := next_here.take()) is not None:
-                (kept_traversal, kept_id, kept_update), kept_data = kept
+                kept_traversal, kept_id, kept_update = kept.key
                 if self._local is None:
                     self._deps.cast_check_resource(ResourceId(kept_id), kept_traversal,
-                                                   kept_update, inputs=kept_data)
+                                                   kept_update, inputs=kept.inputs)
                     return
-                self._run_one(ResourceId(kept_id), kept_traversal, kept_update, kept_data)
+                self._run_one(ResourceId(kept_id), kept_traversal, kept_update, kept.inputs,
+                              kept.loaded)
 
     def _run_one(self, resource_id: ResourceId, traversal_id: TraversalId,
                  is_update: bool, data: Mapping[str, Any] | None,

@@ -21,7 +21,7 @@ def test_a_worker_keeps_one_node_and_sends_the_rest() -> None:
     with here.following():
         assert here.offer((T, 1, False), {"1": {"id": 1}}) is True
         assert here.offer((T, 2, True), None) is False  # one kept at a time
-        assert here.take() == ((T, 1, False), {"1": {"id": 1}})
+        assert here.take() == ((T, 1, False), {"1": {"id": 1}}, None)
         assert here.take() is None
         assert here.offer((T, 2, True), None) is True  # room again once taken
     assert here.take() is None  # forgotten when the worker leaves
@@ -40,7 +40,7 @@ def test_each_thread_keeps_its_own() -> None:
         worker = threading.Thread(target=other)
         worker.start()
         worker.join()
-        assert here.take() == ((T, 1, True), None)
+        assert here.take() == ((T, 1, True), None, None)
     assert seen == [False]
 
 
@@ -50,4 +50,12 @@ def test_the_inputs_kept_are_a_copy() -> None:
     with here.following():
         here.offer((T, 1, True), inputs)
         inputs["k"] = 2
-        assert here.take() == ((T, 1, True), {"k": 1})
+        assert here.take() == ((T, 1, True), {"k": 1}, None)
+
+
+def test_a_node_kept_may_carry_its_row_and_stack() -> None:
+    here = NextHere()
+    with here.following():
+        here.offer((T, 1, False), None, ("row", "stack"))
+        kept = here.take()
+        assert kept is not None and kept.loaded == ("row", "stack") and kept.key == (T, 1, False)
