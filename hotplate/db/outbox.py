@@ -9,6 +9,19 @@ claim token of its own), so two engines never send a row at once, and a
 claim that outlives a dead engine simply lapses. Delivery is at least once:
 a sink that took a row but whose answer was lost gets it again, and the
 event's uuid (the body's ``id``) lets it tell.
+
+An engine hands its events to the outbox a moment after writing them; one
+killed in between would lose them, so each durable sink of a stack also has
+a watermark (``event_sink_watermark``), written when an action sets the
+sinks (``watch``): every event of the stack up to ``last_event_id`` has
+been handed over. What the engines hand over above it is noted in
+``event_sink_handed`` with the outbox rows (``add``). The delivery threads'
+catch-up (``overdue``, then ``advance``) reads the events above each
+watermark that are older than a confirm delay, queues those not noted, and
+moves the watermark past them: a compare-and-swap on ``last_event_id``, in
+the transaction of the queued rows, so two engines never queue them twice.
+The watermark stops at the first event younger than the delay, so an event
+whose transaction commits after a later one is still found.
 """
 
 from __future__ import annotations
@@ -18,14 +31,35 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, RowMapping, and_, delete, func, insert, or_, select, update
+from sqlalchemy import (
+    Connection,
+    RowMapping,
+    and_,
+    delete,
+    exists,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
+from sqlalchemy.exc import IntegrityError
 
 from hotplate.db import schema as s
 from hotplate.db.base import StoreBase
+from hotplate.db.rows import to_event
+from hotplate.db.tx import Rollback
+from hotplate.model.records import EventRecord
 
-__all__ = ["OutboxRow", "OutboxStore"]
+__all__ = ["Handed", "OutboxRow", "OutboxStore", "Overdue"]
 
 _O = s.event_outbox
+_W = s.event_sink_watermark
+_H = s.event_sink_handed
+_E = s.event
+
+Handed = tuple[str, str, int]
+"""(stack id, sink key, event id): an event handed to the outbox for a sink."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +76,18 @@ class OutboxRow:
     last_error: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Overdue:
+    """An event above its sink's watermark and older than the confirm delay."""
+
+    sink_key: str
+    sink: Mapping[str, Any]
+    watermark: int
+    event: EventRecord
+    handed: bool
+    """Whether an engine handed it to the outbox already."""
+
+
 def _row(m: RowMapping) -> OutboxRow:
     return OutboxRow(id=m["id"], stack_id=m["stack_id"], event_uuid=m["event_uuid"],
                      sink_key=m["sink_key"], sink=m["sink"], body=m["body"],
@@ -52,16 +98,27 @@ def _row(m: RowMapping) -> OutboxRow:
 class OutboxStore(StoreBase):
     """The ``event_outbox`` table; every method is one transaction."""
 
-    def add(self, rows: Sequence[Mapping[str, Any]]) -> None:
+    def add(self, rows: Sequence[Mapping[str, Any]], handed: Sequence[Handed] = ()) -> None:
         """Queue rows (``stack_id``, ``event_uuid``, ``sink_key``, ``sink``, ``body``),
-        due at once, in the order given."""
+        due at once, in the order given, noting ``handed`` in the same transaction."""
         if not rows:
             return
+        values = self._values(rows)
+        noted = [{"stack_id": stack, "sink_key": key, "event_id": event}
+                 for stack, key, event in dict.fromkeys(handed)]
+
+        def run(conn: Connection) -> None:
+            conn.execute(insert(_O), values)
+            if noted:
+                conn.execute(insert(_H), noted)
+
+        self._tx.write(run)
+
+    def _values(self, rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         now = self._now()
-        values = [{**row, "attempts": 0, "next_attempt_at": now, "claimed_by": None,
-                   "claimed_until": None, "last_error": None, "created_at": now}
-                  for row in rows]
-        self._tx.write(lambda conn: conn.execute(insert(_O), values))
+        return [{**row, "attempts": 0, "next_attempt_at": now, "claimed_by": None,
+                 "claimed_until": None, "last_error": None, "created_at": now}
+                for row in rows]
 
     def claim(self, token: str, lease_until: datetime, limit: int) -> list[OutboxRow]:
         """Take up to ``limit`` due rows nobody holds, oldest first, until ``lease_until``."""
@@ -119,3 +176,109 @@ class OutboxStore(StoreBase):
         if stack_id is not None:
             query = query.where(_O.c.stack_id == stack_id)
         return self._tx.read(lambda conn: [_row(m) for m in conn.execute(query).mappings()])
+
+    # -- watermarks ------------------------------------------------------------------
+    def watch(self, stack_id: str, sinks: Mapping[str, Mapping[str, Any]]) -> None:
+        """Give each of the stack's durable sinks (by key) a watermark, unless it has
+        one: at the stack's newest event, so its events from now on are all handed
+        over, and none from before."""
+        for _ in range(2):  # a second round if another engine wrote one meanwhile
+            try:
+                self._tx.write(lambda conn: self._watch(conn, stack_id, sinks))
+                return
+            except IntegrityError:
+                continue
+
+    def _watch(self, conn: Connection, stack_id: str,
+               sinks: Mapping[str, Mapping[str, Any]]) -> None:
+        known = set(conn.execute(select(_W.c.sink_key).where(_W.c.stack_id == stack_id))
+                    .scalars())
+        new = [key for key in sinks if key not in known]
+        if not new:
+            return
+        last = conn.execute(select(func.coalesce(func.max(_E.c.id), 0))
+                            .where(_E.c.stack_id == stack_id)).scalar()
+        now = self._now()
+        conn.execute(insert(_W), [
+            {"stack_id": stack_id, "sink_key": key, "sink": dict(sinks[key]),
+             "last_event_id": int(last or 0), "created_at": now, "updated_at": None}
+            for key in new])
+
+    def watermarks(self, stack_id: str) -> dict[str, int]:
+        """The stack's watermarks, by sink key."""
+        query = select(_W.c.sink_key, _W.c.last_event_id).where(_W.c.stack_id == stack_id)
+        return self._tx.read(lambda conn: {key: int(last) for key, last in conn.execute(query)})
+
+    def overdue(self, before: datetime, limit: int) -> list[Overdue]:
+        """Events above their sinks' watermarks written before ``before``, oldest first,
+        each with whether it was handed over; for each sink, only those below its
+        first event written since (an event's time is taken before its id)."""
+        found = and_(_H.c.stack_id == _W.c.stack_id, _H.c.sink_key == _W.c.sink_key,
+                     _H.c.event_id == _E.c.id)
+        young = _E.alias("young")
+        first_young = (select(func.min(young.c.id))
+                       .where(young.c.stack_id == _W.c.stack_id,
+                              young.c.id > _W.c.last_event_id, young.c.created_at >= before)
+                       .scalar_subquery())
+        query = (select(_E, _W.c.sink_key, _W.c.sink, _W.c.last_event_id,
+                        _H.c.event_id.label("handed_id"))
+                 .select_from(_W.join(_E, and_(_E.c.stack_id == _W.c.stack_id,
+                                               _E.c.id > _W.c.last_event_id))
+                              .outerjoin(_H, found))
+                 .where(_E.c.created_at < before,
+                        or_(first_young.is_(None), _E.c.id < first_young))
+                 .order_by(_E.c.id).limit(limit))
+
+        def run(conn: Connection) -> list[Overdue]:
+            return [Overdue(sink_key=m["sink_key"], sink=m["sink"],
+                            watermark=int(m["last_event_id"]), event=to_event(m),
+                            handed=m["handed_id"] is not None)
+                    for m in conn.execute(query).mappings()]
+
+        return self._tx.read(run)
+
+    def advance(self, stack_id: str, sink_key: str, seen: int, to: int,
+                rows: Sequence[Mapping[str, Any]] = ()) -> bool:
+        """Move a watermark from ``seen`` to ``to``, queueing ``rows`` (events found not
+        handed over) in the same transaction; False, and nothing written, when another
+        engine moved it first."""
+        values = self._values(rows)
+        ours = and_(_W.c.stack_id == stack_id, _W.c.sink_key == sink_key)
+        move = (update(_W).where(ours, _W.c.last_event_id == seen)
+                .values(last_event_id=to, updated_at=self._now()))
+        passed = delete(_H).where(_H.c.stack_id == stack_id, _H.c.sink_key == sink_key,
+                                  _H.c.event_id <= to)
+
+        def run(conn: Connection) -> bool:
+            if conn.execute(move).rowcount != 1:
+                raise Rollback(False)
+            if values:
+                conn.execute(insert(_O), values)
+            conn.execute(passed)
+            return True
+
+        return bool(self._tx.write(run))
+
+    def forget(self, stack_id: str, sink_key: str) -> None:
+        """Drop a watermark (its sink is no longer the stack's) and its notes."""
+        def run(conn: Connection) -> None:
+            conn.execute(delete(_W).where(_W.c.stack_id == stack_id, _W.c.sink_key == sink_key))
+            conn.execute(delete(_H).where(_H.c.stack_id == stack_id, _H.c.sink_key == sink_key))
+
+        self._tx.write(run)
+
+    def collect(self, deleted_before: datetime) -> None:
+        """Drop the watermarks of stacks deleted before ``deleted_before`` (or gone) with
+        no event left above them, and the notes no watermark needs any more."""
+        live = exists().where(_E.c.stack_id == _W.c.stack_id, _E.c.id > _W.c.last_event_id)
+        kept = exists().where(s.stack.c.id == _W.c.stack_id,
+                              or_(s.stack.c.deleted_at.is_(None),
+                                  s.stack.c.deleted_at >= deleted_before))
+        needed = exists().where(_W.c.stack_id == _H.c.stack_id, _W.c.sink_key == _H.c.sink_key,
+                                _W.c.last_event_id < _H.c.event_id)
+
+        def run(conn: Connection) -> None:
+            conn.execute(delete(_W).where(~kept, ~live))
+            conn.execute(delete(_H).where(~needed))
+
+        self._tx.write(run)

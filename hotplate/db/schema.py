@@ -497,3 +497,31 @@ event_outbox = Table(
     Index("ix_event_outbox_sink", "stack_id", "sink_key", "id"),
     **MYSQL_TABLE_ARGS,
 )
+
+# A durable sink's watermark for one stack (db/outbox.py): every event of the stack
+# up to ``last_event_id`` was handed to the outbox for that sink (or came before the
+# sink was set). Written when an action sets the stack's durable sinks; advanced by
+# the delivery threads' catch-up, which hands over what a dead engine left.
+event_sink_watermark = Table(
+    "event_sink_watermark",
+    metadata,
+    Column("stack_id", String(36), primary_key=True),
+    Column("sink_key", String(64), primary_key=True),
+    Column("sink", JsonText(), nullable=False),
+    Column("last_event_id", Integer, nullable=False),
+    Column("created_at", UtcDateTime(), nullable=False),
+    Column("updated_at", UtcDateTime()),
+    **MYSQL_TABLE_ARGS,
+)
+
+# The events handed to the outbox above their sink's watermark, written with the
+# outbox rows: the catch-up tells by them what was handed over (the outbox row itself
+# is gone once delivered) and drops them as the watermark passes.
+event_sink_handed = Table(
+    "event_sink_handed",
+    metadata,
+    Column("stack_id", String(36), primary_key=True),
+    Column("sink_key", String(64), primary_key=True),
+    Column("event_id", Integer, primary_key=True, autoincrement=False),
+    **MYSQL_TABLE_ARGS,
+)

@@ -25,6 +25,12 @@ What is sent, and when, never holds up a traversal:
   the outbox table, retried with backoff and kept across restarts; any other
   sink is called once from the delivery thread, a failure logged, as Heat
   calls its sinks.
+* An engine that dies between writing events and handing them over loses
+  nothing for a durable sink: when an action sets a stack's sinks
+  (``watch``), each durable one gets a watermark in the database (``keep``,
+  db/outbox.py), and every engine's delivery thread hands over the events
+  above a watermark that nobody handed over (sink_delivery.py). A stack
+  without sinks costs no statement for it.
 
 Bad sinks are refused when the stack is created, updated or validated
 (``check_sinks``), naming the entry: ``event_sinks[0].url: ...``.
@@ -63,6 +69,8 @@ ROUTES_KEPT = 4096
 Sinks = tuple[Mapping[str, Any], ...]
 Resolver = Callable[[str], Sinks]
 """A stack id to the sinks of its current template."""
+Keeper = Callable[[str, Mapping[str, Mapping[str, Any]]], None]
+"""Writes down a stack's durable sinks, by ``sink_key``, as an action sets them."""
 
 
 def event_body(event: EventRecord) -> dict[str, Any]:
@@ -201,6 +209,7 @@ class EventSinks:
         self._monotonic = monotonic
         self._routes: dict[str, tuple[float, Sinks]] = {}
         self._resolve: Resolver | None = None
+        self._keep: Keeper | None = None
         self.queue: deque[tuple[NewEvent, Sinks | None, float]] = deque()
         """Events to deliver, each with its stack's sinks (None: not known yet)."""
         self.wake = threading.Event()
@@ -221,9 +230,30 @@ class EventSinks:
             self.queue.append((event, None, now))
         self.wake.set()
 
+    def keep(self, keeper: Keeper) -> None:
+        """Where a stack's durable sinks are written down (the delivery's outbox)."""
+        self._keep = keeper
+
     def watch(self, stack_id: str, sinks: Sinks) -> None:
-        """The stack's sinks as this engine just set them (an action on a template)."""
+        """The stack's sinks as this engine just set them (an action on a template),
+        its durable ones written down before the action writes its first event.
+
+        Raises:
+            Exception: the durable sinks could not be written down (the database's).
+        """
         self._store_route(stack_id, self._monotonic(), tuple(sinks))
+        durable = {sink_key(sink): sink for sink in sinks if self.types.durable(sink)}
+        if durable and self._keep is not None:
+            self._keep(stack_id, durable)
+
+    def current(self, stack_id: str) -> Sinks:
+        """The stack's sinks read now (no cache), for a decision that must not rest on
+        a stale or failed reading.
+
+        Raises:
+            Exception: they could not be read (the database's).
+        """
+        return tuple(self._resolve(stack_id)) if self._resolve is not None else ()
 
     def route(self, stack_id: str) -> Sinks:
         """The stack's sinks, read again once the last reading is ``ttl`` old."""

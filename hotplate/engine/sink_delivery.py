@@ -10,12 +10,23 @@ first at engine start, which delivers what a stopped engine left):
    race. Found events, in id order, go to each sink of their stack: a
    durable sink's into the outbox (db/outbox.py), any other's straight to
    ``consume`` (a failure logged, not retried: Heat's rule).
-2. **The outbox**: due rows are claimed (by any engine: rows of a stopped
+2. **The catch-up** (at the first round, then every ``catch_up_every``
+   seconds): events of a durable sink's stack above its watermark, older
+   than ``confirm_delay`` and handed over by nobody (their engine died
+   between writing and handing them over) go to the outbox now, and the
+   watermark moves past them (db/outbox.py). A sink the stack no longer
+   has loses its watermark instead. Recovered events go out after newer
+   ones already queued: order per stack holds except across a dead engine.
+3. **The outbox**: due rows are claimed (by any engine: rows of a stopped
    one are delivered too) and sent one group (a sink of a stack) at a time,
    oldest first. A failure makes that row due again after an exponential
    backoff (``BACKOFF_BASE_SECS`` doubled each try, at most
    ``BACKOFF_MAX_SECS``, with jitter) and holds back the rest of its group;
    after ``MAX_ATTEMPTS`` tries the row is dropped with an error logged.
+
+Delivery to a durable sink is thus at least once: an event queued both by
+its slow engine and by the catch-up, or sent to a receiver whose answer was
+lost, arrives twice, with the same ``id`` (and webhook ``Idempotency-Key``).
 """
 
 from __future__ import annotations
@@ -27,17 +38,18 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Protocol
 
-from hotplate.db.outbox import OutboxRow, OutboxStore
+from hotplate.db.outbox import Handed, OutboxRow, OutboxStore, Overdue
 from hotplate.engine.event_sinks import EventSinks, Sinks, event_body, sink_key
 from hotplate.engine.plugin_views import PluginContext
 from hotplate.model.ids import StackId
 from hotplate.model.records import EventRecord, NewEvent, StackRecord
 from hotplate.ports import Clock
 
-__all__ = ["SinkDelivery"]
+__all__ = ["DeliveryTiming", "SinkDelivery"]
 
 LOG = logging.getLogger(__name__)
 
@@ -49,7 +61,23 @@ MAX_ATTEMPTS = 60
 """About four and a half hours of tries at the longest backoff."""
 CLAIM_LEASE_SECS = 120.0
 CLAIM_BATCH = 200
+CONFIRM_DELAY_SECS = 10.0
+"""How old an event above a watermark must be before the catch-up takes it for one its
+engine will never hand over (its engine hands it over within a second or so)."""
+CATCH_UP_EVERY_SECS = 5.0
+CATCH_UP_BATCH = 500
+COLLECT_EVERY_SECS = 60.0
 _JITTER = random.Random()
+
+
+@dataclass(frozen=True, slots=True)
+class DeliveryTiming:
+    """The delivery thread's clocks (tests shorten them)."""
+
+    interval: float = INTERVAL_SECS
+    backoff_base: float = BACKOFF_BASE_SECS
+    confirm_delay: float = CONFIRM_DELAY_SECS
+    catch_up_every: float = CATCH_UP_EVERY_SECS
 
 
 class EventSource(Protocol):
@@ -68,15 +96,16 @@ def backoff(attempts: int, base: float = BACKOFF_BASE_SECS) -> float:
 
 class SinkDelivery:
     def __init__(self, sinks: EventSinks, events: EventSource, outbox: OutboxStore,
-                 clock: Clock, *, interval: float = INTERVAL_SECS,
-                 backoff_base: float = BACKOFF_BASE_SECS) -> None:
+                 clock: Clock, timing: DeliveryTiming | None = None) -> None:
         self._sinks = sinks
         self._events = events
         self._outbox = outbox
         self._clock = clock
-        self._interval = interval
-        self._backoff_base = backoff_base
+        self._timing = timing or DeliveryTiming()
+        self._next_catch_up = 0.0
+        self._next_collect = 0.0
         self._waiting: list[tuple[NewEvent, Sinks | None, float]] = []
+        sinks.keep(outbox.watch)
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="hotplate-event-sinks",
                                         daemon=True)
@@ -104,11 +133,19 @@ class SinkDelivery:
                 self.run_once()
             except Exception:
                 LOG.exception("event sink delivery failed; trying again")
-            self._sinks.wake.wait(self._interval if not self._waiting else 0.2)
+            self._sinks.wake.wait(self._timing.interval if not self._waiting else 0.2)
 
     def run_once(self) -> None:
-        """One round: queued events to their sinks, then what is due in the outbox."""
+        """One round: queued events to their sinks, the catch-up when it is time, then
+        what is due in the outbox."""
         self._take_queued()
+        now = time.monotonic()
+        if now >= self._next_catch_up:
+            self._next_catch_up = now + self._timing.catch_up_every
+            try:
+                self.catch_up()
+            except Exception:  # the outbox still goes out; the next catch-up tries again
+                LOG.exception("event sink catch-up failed")
         self._deliver_due()
 
     # -- queued events -------------------------------------------------------------
@@ -141,13 +178,14 @@ class SinkDelivery:
 
     def _hand_over(self, found: Sequence[tuple[EventRecord, Sinks]]) -> None:
         rows: list[dict[str, Any]] = []
+        handed: list[Handed] = []
         contexts: dict[str, PluginContext | None] = {}
         for record, sinks in found:
             body = event_body(record)
             for sink in sinks:
                 if self._sinks.types.durable(sink):
-                    rows.append({"stack_id": str(record.stack_id), "event_uuid": record.uuid,
-                                 "sink_key": sink_key(sink), "sink": dict(sink), "body": body})
+                    rows.append(_outbox_row(record, sink, body))
+                    handed.append((str(record.stack_id), rows[-1]["sink_key"], record.id))
                     continue
                 try:
                     context = self._context(contexts, str(record.stack_id))
@@ -155,7 +193,7 @@ class SinkDelivery:
                 except Exception:
                     LOG.warning("event sink %s of stack %s failed on event %s",
                                 sink.get("type"), record.stack_id, record.uuid, exc_info=True)
-        self._outbox.add(rows)
+        self._outbox.add(rows, handed)
 
     def _context(self, known: dict[str, PluginContext | None],
                  stack_id: str) -> PluginContext | None:
@@ -163,6 +201,35 @@ class SinkDelivery:
             stack = self._events.get_stack(StackId(stack_id), include_deleted=True)
             known[stack_id] = PluginContext.of(stack) if stack is not None else None
         return known[stack_id]
+
+    # -- the catch-up --------------------------------------------------------------
+    def catch_up(self) -> None:
+        """Hand over the events of durable sinks that no engine handed over (their
+        engine died first), and move the watermarks past what was handed over."""
+        cutoff = self._clock.now() - timedelta(seconds=self._timing.confirm_delay)
+        groups: OrderedDict[tuple[str, str], list[Overdue]] = OrderedDict()
+        for item in self._outbox.overdue(cutoff, CATCH_UP_BATCH):
+            groups.setdefault((str(item.event.stack_id), item.sink_key), []).append(item)
+        for (stack_id, key), items in groups.items():
+            self._catch_up_sink(stack_id, key, items)
+        now = time.monotonic()
+        if now >= self._next_collect:
+            self._next_collect = now + COLLECT_EVERY_SECS
+            self._outbox.collect(cutoff - timedelta(seconds=self._timing.confirm_delay))
+
+    def _catch_up_sink(self, stack_id: str, key: str, items: Sequence[Overdue]) -> None:
+        missing = [item.event for item in items if not item.handed]
+        rows: list[dict[str, Any]] = []
+        if missing:
+            current = {sink_key(sink) for sink in self._sinks.current(stack_id)}
+            if key not in current:  # an update took the sink away: its events stop here
+                self._outbox.forget(stack_id, key)
+                return
+            LOG.warning("stack %s: %d events never handed to its %s sink (their engine "
+                        "stopped); handing them over now", stack_id, len(missing),
+                        items[0].sink.get("type"))
+            rows = [_outbox_row(event, items[0].sink, event_body(event)) for event in missing]
+        self._outbox.advance(stack_id, key, items[0].watermark, items[-1].event.id, rows)
 
     # -- the outbox ----------------------------------------------------------------
     def _deliver_due(self) -> None:
@@ -203,8 +270,14 @@ class SinkDelivery:
                       row.event_uuid, row.stack_id, row.sink.get("type"), attempts, exc)
             self._outbox.delivered(row.id, token)
             return
-        delay = backoff(attempts, self._backoff_base)
+        delay = backoff(attempts, self._timing.backoff_base)
         LOG.info("event %s of stack %s: sink %s failed (try %d), again in %.1f s: %s",
                  row.event_uuid, row.stack_id, row.sink.get("type"), attempts, delay, exc)
         self._outbox.retry_at(row.id, token, self._clock.now() + timedelta(seconds=delay),
                               str(exc))
+
+
+def _outbox_row(record: EventRecord, sink: Mapping[str, Any],
+                body: Mapping[str, Any]) -> dict[str, Any]:
+    return {"stack_id": str(record.stack_id), "event_uuid": record.uuid,
+            "sink_key": sink_key(sink), "sink": dict(sink), "body": body}
