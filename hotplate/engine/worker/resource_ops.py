@@ -29,6 +29,7 @@ from hotplate.engine.worker.plugin_runs import PluginRuns
 from hotplate.engine.worker.resolve import required_ids
 from hotplate.engine.worker.update_checks import refuse, restricted_actions
 from hotplate.model.errors import UpdateReplace
+from hotplate.model.ids import ResourceId
 from hotplate.model.records import NewEvent, NewResource, ResourceRecord
 from hotplate.model.states import Action, Status
 from hotplate.resources.base import Attempt, Resource
@@ -240,16 +241,7 @@ class ResourceOps(PluginRuns):
             return self.replace(work, replace_reason(cls, row, work.stack, old_props, new_props))
         context = self._context(row, work.stack)
         if decision.kind is UpdateKind.NO_CHANGE:
-            stored = self._deps.store.update_resource_if_unlocked(
-                row.id, row.atomic_key,
-                {"current_template_id": work.template_id, "requires": new_requires,
-                 "resource_type": defn.type},
-            )
-            if stored is None:
-                raise LockLost()
-            instance = cls(row.name, old_props, context, resource_id=row.physical_resource_id)
-            return Completed(stored, node_data=self._node_data(
-                instance, stored, work, stored.action, stored.status))
+            return self._unchanged(work, cls, old_props, defn.type, new_requires, reporter)
         instance = cls(row.name, old_props, context, resource_id=row.physical_resource_id)
         self._attempt(work, instance, Action.UPDATE, resuming)
         done = {"current_template_id": work.template_id, "requires": new_requires,
@@ -290,6 +282,25 @@ class ResourceOps(PluginRuns):
         if failed is not None:
             return failed
         return finish(cancelled, reporter)
+
+    def _unchanged(self, work: NodeWork, cls: type[Resource], props: Mapping[str, Any],
+                   type_name: str, requires: tuple[ResourceId, ...],
+                   reporter: Reporter) -> Outcome:
+        """Nothing to change but the row's template, dependencies and type: written
+        with the reports onward in one transaction, if the row is still as read (no
+        event, as Heat records none for an unchanged resource)."""
+        row = work.row
+        instance = cls(row.name, props, self._context(row, work.stack),
+                       resource_id=row.physical_resource_id)
+        node_data = self._node_data(instance, row, work, row.action, row.status)
+        reports = reporter(row, node_data)
+        stored, synced = self._deps.store.settle_resource(
+            row.id, row.atomic_key,
+            {"current_template_id": work.template_id, "requires": requires,
+             "resource_type": type_name}, [], reports)
+        if stored is None:
+            raise LockLost()
+        return Completed(stored, node_data=node_data, synced=synced, reports=reports)
 
     def replace(self, work: NodeWork, reason: str | None = None) -> Outcome:
         """Create a new row for this resource; the old one is cleaned up later.
