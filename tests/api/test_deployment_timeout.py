@@ -22,6 +22,7 @@ from sqlalchemy import select, update
 
 from hotplate.app import Engine, embedded
 from hotplate.db import schema as s
+from hotplate.db.store import SqlStore
 from tests.api.conftest import Api, serving
 from tests.api.helpers import VERSION, wait_status
 
@@ -55,8 +56,9 @@ def _template() -> dict[str, Any]:
 
 def _move_start_back(engine: Engine, stack_id: str, seconds: int) -> datetime:
     """Make the stack's traversal look ``seconds`` older; returns its new deadline."""
-    stack = s.stack
-    with engine.store.engine.begin() as conn:
+    stack, store = s.stack, engine.store
+    assert isinstance(store, SqlStore)
+    with store.engine.begin() as conn:
         row = conn.execute(select(stack.c.created_at, stack.c.updated_at,
                                   stack.c.timeout).where(stack.c.id == stack_id)).one()
         moved = {"created_at": row.created_at - timedelta(seconds=seconds)}
