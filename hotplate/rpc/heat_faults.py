@@ -8,8 +8,10 @@ the class or its nearest Heat base, with the rebuilt instance's ``message``.
 So an error crosses as the Heat class, and keyword arguments, that make
 heat-api answer what hotplate's own API answers for it::
 
-    hotplate error (names N1..Nk, text T, status S by API_STATUS)
-      1. the first Ni that Heat has, if Heat's status for it is S and its
+    hotplate error (names N1..Nk, text T, status S by API_STATUS or
+                    STRICTER_THAN_HEAT_API)
+      1. the first Ni that Heat has, if Heat's status for it is S (or Ni is
+         STRICTER_THAN_HEAT_API's, whose S heat-api cannot give) and its
          msg_fmt can say T exactly:               Ni(**fields parsed from T)
       2. else Heat's free-text class of status S: StackValidationFailed(message=T)
                                                   or NotFound(msg_fmt=T)
@@ -75,8 +77,9 @@ Heat's map, and ResourceNotFound, since a remote error is mapped by its name alo
 
 STRICTER_THAN_HEAT_API: Mapping[str, int] = {"InvalidRestrictedAction": 409}
 """Client errors heat-api answers 500 for (its fault map lacks them) and hotplate's API
-answers as the client's: deleting a software config a deployment still uses. Through a
-stock heat-api they stay Heat's 500."""
+answers as the client's: deleting a software config a deployment still uses. They cross
+as the Heat class a Heat engine raises, so a stock heat-api answers exactly what it
+answers in front of Heat: a 500 naming that class, with its message."""
 
 
 @dataclass(frozen=True)
@@ -162,6 +165,7 @@ HEAT_CLASSES: Mapping[str, HeatClass] = {c.name: c for c in (
               "Multiple resources were found with the physical ID (%(phys_id)s)."),
     HeatClass("InvalidBreakPointHook", "%(message)s"),
     HeatClass("Forbidden", "You are not authorized to use %(action)s."),
+    HeatClass("InvalidRestrictedAction", "%(message)s"),
 )}
 """The Heat classes hotplate's errors are named after (Heat 27.0.1's texts)."""
 
@@ -203,18 +207,20 @@ def api_names(exc: BaseException) -> list[str]:
 def heat_fault(exc: BaseException) -> HeatFault | None:
     """The Heat error that makes heat-api answer as hotplate's API does; None if none can.
 
-    The status to match is the API's (API_STATUS over ``api_names``), so the two
+    The status to match is the API's (its tables over ``api_names``), so the two
     front ends agree even where a hotplate class and its Heat namesake sit in
-    different places of their trees.
+    different places of their trees. The exceptions are STRICTER_THAN_HEAT_API's:
+    heat-api cannot answer their status, so they go as Heat's engine sends them.
     """
     names = api_names(exc)
     if not any(name in HEAT_CLASSES for name in names):
         return None  # not an error Heat has (a ValueError): it keeps hotplate's envelope
     text = exc.message if isinstance(exc, RemoteError) else str(exc)
-    status = next((API_STATUS[name] for name in names if name in API_STATUS), 500)
+    answers = {**API_STATUS, **STRICTER_THAN_HEAT_API}
+    status = next((answers[name] for name in names if name in answers), 500)
     for name in names:
         heat = HEAT_CLASSES.get(name)
-        if heat is None or heat_status(name) != status:
+        if heat is None or status not in (heat_status(name), STRICTER_THAN_HEAT_API.get(name)):
             continue
         kwargs = heat.kwargs_for(text)
         if kwargs is not None:

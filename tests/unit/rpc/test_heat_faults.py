@@ -7,6 +7,7 @@ import pytest
 
 from hotplate.api import faults
 from hotplate.engine import errors as engine_errors
+from hotplate.engine.service.software_configs import InvalidRestrictedAction
 from hotplate.model import errors as model
 from hotplate.rpc import codec
 from hotplate.rpc.errors import NoSuchMethod, RemoteError
@@ -184,3 +185,15 @@ def test_api_names_are_what_the_api_maps() -> None:
         "UserParameterMissing", "StackValidationFailed", "HotplateError"]
     assert api_names(engine_errors.ResourceNotFound("r", "s")) == ["ResourceNotFound"]
     assert api_names(RemoteError("StackExists", "x")) == ["StackExists"]
+
+
+def test_a_config_in_use_goes_as_heats_class_though_heat_api_answers_it_500() -> None:
+    """Heat's engine raises InvalidRestrictedAction, which heat-api's fault map lacks: a
+    stock heat-api answers 500 with that type and text; hotplate's API answers 409."""
+    text = "Software config with id c1 can not be deleted as it is referenced."
+    exc = InvalidRestrictedAction(text)
+    assert heat_fault(exc) == HeatFault("InvalidRestrictedAction", {"message": text}, text)
+    assert heat_status("InvalidRestrictedAction") == 500
+    back = from_heat("InvalidRestrictedAction", text)
+    assert isinstance(back, RemoteError)
+    assert faults.status_for(back) == (409, "InvalidRestrictedAction", text) == api_view(exc)
