@@ -12,6 +12,9 @@ builds it again. A lock keeps two test runs from building it at once.
 flavor, Heat's policy defaults of before 2023 (noauth makes every caller
 ``admin`` of project ``admin`` and grants no ``reader`` or ``member`` role,
 which the new defaults ask for), and the broker the engines listen on.
+One rule has no default of before 2023, ``software_deployments:metadata``
+(a project's reader or its stack user): a policy file lets ``admin`` read
+it too, as Keystone's implied roles do (admin implies member implies reader).
 
 ``python tests/distributed/heat_api.py`` builds it ahead of a test run and
 prints where it is and how long the build took.
@@ -85,7 +88,15 @@ def _run(command: list[str]) -> None:
                           f"{(done.stdout + done.stderr)[-3000:]}")
 
 
-def heat_conf(venv: Path, transport_url: str, *, host: str = "heat-api") -> str:
+POLICY = (
+    '"software_deployments:metadata": "((role:reader or role:admin) and '
+    'project_id:%(project_id)s) or (role:heat_stack_user and project_id:%(project_id)s)"\n'
+)
+"""heat-api's policy file: the one rule noauth's lone ``admin`` role cannot pass."""
+
+
+def heat_conf(venv: Path, transport_url: str, policy_file: Path, *,
+              host: str = "heat-api") -> str:
     """A heat.conf for heat-api alone: noauth, pre-2023 policy defaults, our broker."""
     return (
         "[DEFAULT]\n"
@@ -98,6 +109,7 @@ def heat_conf(venv: Path, transport_url: str, *, host: str = "heat-api") -> str:
         "[oslo_policy]\n"
         "enforce_new_defaults = False\n"
         "enforce_scope = False\n"
+        f"policy_file = {policy_file}\n"
     )
 
 
@@ -122,8 +134,10 @@ class HeatApi:
 
 def start(venv: Path, transport_url: str, port: int, workdir: Path) -> HeatApi:
     """Start heat-api on 127.0.0.1:``port``; it answers once ``/`` does (see wait)."""
+    policy = workdir / "policy.yaml"
+    policy.write_text(POLICY)
     conf = workdir / "heat.conf"
-    conf.write_text(heat_conf(venv, transport_url))
+    conf.write_text(heat_conf(venv, transport_url, policy))
     log = workdir / "heat-api.log"
     with log.open("wb") as sink:  # the child keeps its own copy of the descriptor
         process = subprocess.Popen(

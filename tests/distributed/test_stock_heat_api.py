@@ -9,34 +9,38 @@ hotplate api are real processes, heat-api is Heat's code.
 
 Before any server runs, every error the engine topic raises is passed through
 heat-api's own deserialisation and fault middleware (Heat's code, in its
-virtualenv), from the exact JSON oslo.messaging puts on the wire.
+virtualenv), from the exact JSON oslo.messaging puts on the wire. The processes
+are started by ``stock_heat.py``; software configs and deployments are tested in
+``test_stock_heat_api_software.py``.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from hotplate.api import faults
-from hotplate.api.background import free_port
 from hotplate.model.errors import EntityNotFound, StackValidationFailed
-from hotplate.rpc import MessagingTimeout, RemoteError, codec
+from hotplate.rpc import RemoteError, codec
 from hotplate.rpc.heat_faults import api_names, heat_fault
 from hotplate.rpc.messaging import OsloTransport, WireFailure, heat_exception
 from tests.distributed import heat_api
 from tests.distributed.databases import fresh_postgres_database
+from tests.distributed.stock_heat import (
+    FrontEnds,
+    answer,
+    both,
+    heat_venv_or_skip,
+    running,
+    wait_status,
+)
 from tests.real_services import POSTGRES, url_or_skip
 from tests.unit.rpc.endpoints import Recorder
 from tests.unit.rpc.test_heat_faults import NOT_HEATS, SAMPLES
@@ -49,19 +53,8 @@ VERSION = "2021-04-16"
 
 @pytest.fixture(scope="session")
 def heat_venv(request: pytest.FixtureRequest) -> Path:
-    """heat-api's virtualenv, built once per machine (the build time is printed)."""
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-
-    def report(line: str) -> None:
-        if reporter is not None:
-            reporter.write_line(line)
-        else:
-            print(line, file=sys.stderr)
-
-    try:
-        return heat_api.ensure_venv(report)
-    except heat_api.BuildFailed as exc:
-        pytest.skip(f"heat-api's virtualenv could not be built: {exc}")
+    """heat-api's virtualenv, built once per machine."""
+    return heat_venv_or_skip(request)
 
 
 # -- the wire, through Heat's own code --------------------------------------------------
@@ -130,120 +123,13 @@ def test_hotplate_callers_get_model_errors_back_over_the_engine_topic(broker_url
 
 
 # -- real processes ------------------------------------------------------------------------
-@dataclass
-class Deployment:
-    heat_endpoint: str
-    hotplate_endpoint: str
-    logs: Path
-
-    def heat(self) -> Any:
-        return _client(self.heat_endpoint)
-
-    def hotplate(self) -> Any:
-        return _client(self.hotplate_endpoint)
-
-
-def _client(endpoint: str) -> Any:
-    from heatclient.client import Client
-
-    return Client("1", endpoint=endpoint, token="noauth")
-
-
-def _hotplate(*args: str, log: Path) -> subprocess.Popen[bytes]:
-    """A ``hotplate`` command of this virtualenv, in a process group of its own."""
-    command = Path(sys.executable).with_name("hotplate")
-    with log.open("wb") as sink:
-        return subprocess.Popen([str(command), *args], stdout=sink, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
-
-
-STOP_SECS = 5.0
-"""How long a process may take to stop before it is killed: a graceful stop is not
-what this module tests, and its stacks are all deleted by then."""
-
-
-def _stop(processes: list[subprocess.Popen[bytes]]) -> None:
-    """SIGTERM the groups this test started (an engine's children with it), side by
-    side; SIGKILL what is left after STOP_SECS."""
-    running = [p for p in processes if p.poll() is None]
-    for process in running:
-        os.killpg(process.pid, signal.SIGTERM)
-    deadline = time.monotonic() + STOP_SECS
-    for process in running:
-        try:
-            process.wait(max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(10)
-
-
-def _wait_for_engine(broker_url: str, engine: subprocess.Popen[bytes], log: Path) -> None:
-    """Until an engine answers on the engine topic (its missing-stack error, by class)."""
-    transport = OsloTransport(broker_url, workers_per_server=1, call_timeout=5)
-    deadline = time.monotonic() + 90
-    try:
-        while True:
-            assert engine.poll() is None, f"hotplate engine ended: {log.read_text()[-3000:]}"
-            assert time.monotonic() < deadline, f"no engine answered: {log.read_text()[-3000:]}"
-            try:
-                transport.call({}, "engine", "identify_stack", {"stack_name": "probe"},
-                               timeout=2)
-            except EntityNotFound:
-                return
-            except MessagingTimeout:
-                continue
-    finally:
-        transport.stop()
-
-
-def _wait_for_http(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            httpx.get(url, timeout=2)
-            return
-        except httpx.TransportError:
-            assert process.poll() is None, f"{process.args} ended: {log.read_text()[-3000:]}"
-            assert time.monotonic() < deadline, f"{process.args} did not start"
-            time.sleep(0.1)
-
-
 @pytest.fixture(scope="module")
-def deployment(heat_venv: Path, broker_url: str,
-               tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
+def front_ends(heat_venv: Path, broker_url: str,
+               tmp_path_factory: pytest.TempPathFactory) -> Iterator[FrontEnds]:
     db_url = fresh_postgres_database(url_or_skip(POSTGRES), "hotplate_heat_api")
-    logs = tmp_path_factory.mktemp("stock-heat-api")
-    started: list[subprocess.Popen[bytes]] = []
-    heat: heat_api.HeatApi | None = None
-    try:
-        # All three start side by side; heat-api sends nothing before a request.
-        engine = _hotplate("engine", "--workers", "1", "--transport-url", broker_url,
-                           "--db-url", db_url, log=logs / "engine.log")
-        started.append(engine)
-        heat = heat_api.start(heat_venv, broker_url, free_port(), logs)
-        port = free_port()
-        api = _hotplate("api", "--noauth", "--port", str(port), "--transport-url", broker_url,
-                        log=logs / "hotplate-api.log")
-        started.append(api)
-        _wait_for_engine(broker_url, engine, logs / "engine.log")
-        _wait_for_http(heat.endpoint.rsplit("/v1/", 1)[0] + "/", heat.process, heat.log)
-        _wait_for_http(f"http://127.0.0.1:{port}/", api, logs / "hotplate-api.log")
-        yield Deployment(heat.endpoint, f"http://127.0.0.1:{port}/v1/admin", logs)
-    finally:
-        if heat is not None:
-            heat.stop()
-        _stop(started)
-
-
-def wait_status(hc: Any, stack: str, timeout: float = 60.0) -> Any:
-    """Poll until the stack leaves IN_PROGRESS."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = hc.stacks.get(stack)
-        if not found.stack_status.endswith("_IN_PROGRESS"):
-            return found
-        assert time.monotonic() < deadline, f"{stack} still {found.stack_status}"
-        time.sleep(0.2)
+    with running(heat_venv, broker_url, db_url,
+                 tmp_path_factory.mktemp("stock-heat-api")) as served:
+        yield served
 
 
 def value_template(*, wait_secs: float = 0, delete_secs: float = 0) -> dict[str, Any]:
@@ -261,9 +147,9 @@ def value_template(*, wait_secs: float = 0, delete_secs: float = 0) -> dict[str,
 
 
 @pytest.fixture(scope="module")
-def ready_stack(deployment: Deployment) -> Iterator[tuple[str, str]]:
+def ready_stack(front_ends: FrontEnds) -> Iterator[tuple[str, str]]:
     """A complete stack, created through heat-api: (name, id)."""
-    hc = deployment.heat()
+    hc = front_ends.heat()
     name = f"ready-{uuid.uuid4().hex[:6]}"
     stack_id = hc.stacks.create(stack_name=name, template=value_template())["stack"]["id"]
     assert wait_status(hc, stack_id).stack_status == "CREATE_COMPLETE"
@@ -272,8 +158,8 @@ def ready_stack(deployment: Deployment) -> Iterator[tuple[str, str]]:
     assert wait_status(hc, stack_id).stack_status == "DELETE_COMPLETE"
 
 
-def test_a_stack_lifecycle_through_heat_api(deployment: Deployment) -> None:
-    hc = deployment.heat()
+def test_a_stack_lifecycle_through_heat_api(front_ends: FrontEnds) -> None:
+    hc = front_ends.heat()
     name = f"life-{uuid.uuid4().hex[:6]}"
     created = hc.stacks.create(stack_name=name, template=value_template())
     stack_id = created["stack"]["id"]
@@ -287,7 +173,7 @@ def test_a_stack_lifecycle_through_heat_api(deployment: Deployment) -> None:
     assert shown.parameters["greeting"] == "hello"
     assert name in {s.stack_name for s in hc.stacks.list()}
     # The same engines and database behind both front ends.
-    assert deployment.hotplate().stacks.get(stack_id).stack_status == "CREATE_COMPLETE"
+    assert front_ends.hotplate().stacks.get(stack_id).stack_status == "CREATE_COMPLETE"
 
     events = [(e.resource_name, e.resource_status) for e in hc.events.list(stack_id)]
     assert ("source", "CREATE_IN_PROGRESS") in events
@@ -373,40 +259,21 @@ ERRORS: dict[str, tuple[Call, int, str]] = {
 }
 
 
-def answer(call: Callable[[], Any]) -> tuple[int, str, str | None]:
-    """The status and error fields of a request that must fail."""
-    from heatclient import exc as heat_exc
-
-    try:
-        call()
-    except heat_exc.HTTPException as error:
-        body = error.error["error"]
-        return int(error.code), body.get("type"), body.get("message")
-    raise AssertionError("the request succeeded")
-
-
 @pytest.mark.parametrize("case", list(ERRORS))
 def test_errors_are_heats_statuses_as_hotplate_api_gives_them(
-        deployment: Deployment, ready_stack: tuple[str, str], case: str) -> None:
+        front_ends: FrontEnds, ready_stack: tuple[str, str], case: str) -> None:
     call, status, error_type = ERRORS[case]
     name, stack_id = ready_stack
-    through_heat = answer(lambda: call(deployment.heat(), name, stack_id))
-    through_hotplate = answer(lambda: call(deployment.hotplate(), name, stack_id))
+    through_heat = answer(lambda: call(front_ends.heat(), name, stack_id))
+    through_hotplate = answer(lambda: call(front_ends.hotplate(), name, stack_id))
     assert through_heat[:2] == (status, error_type), (through_heat, through_hotplate)
     assert through_heat == through_hotplate
 
 
-def both(deployment: Deployment, call: Callable[[Any], Any]) -> tuple[int, str, str | None]:
-    """A failing request through heat-api; hotplate api must answer it the same."""
-    through_heat = answer(lambda: call(deployment.heat()))
-    assert answer(lambda: call(deployment.hotplate())) == through_heat
-    return through_heat
-
-
-def test_conflicts_while_a_stack_is_in_progress(deployment: Deployment) -> None:
+def test_conflicts_while_a_stack_is_in_progress(front_ends: FrontEnds) -> None:
     """As Heat's convergence engine: stack actions conflict with a running traversal
     (409), an update or a delete does not; an update of a deleting stack is refused."""
-    hc = deployment.heat()
+    hc = front_ends.heat()
     name = f"slow-{uuid.uuid4().hex[:6]}"
     slow = value_template(wait_secs=5, delete_secs=3)
     stack_id = hc.stacks.create(stack_name=name, template=slow)["stack"]["id"]
@@ -414,12 +281,12 @@ def test_conflicts_while_a_stack_is_in_progress(deployment: Deployment) -> None:
         assert hc.stacks.get(stack_id).stack_status == "CREATE_IN_PROGRESS"
         busy = (409, "ActionInProgress",
                 f"Stack {name} already has an action (CREATE) in progress.")
-        assert both(deployment, lambda c: c.actions.check(stack_id)) == busy
-        assert both(deployment, lambda c: c.actions.suspend(stack_id)) == busy
+        assert both(front_ends, lambda c: c.actions.check(stack_id)) == busy
+        assert both(front_ends, lambda c: c.actions.suspend(stack_id)) == busy
         hc.stacks.delete(stack_id)
         assert hc.stacks.get(stack_id).stack_status == "DELETE_IN_PROGRESS"
         hc.stacks.delete(stack_id)  # again: accepted, as Heat does
-        assert both(deployment, lambda c: c.stacks.update(
+        assert both(front_ends, lambda c: c.stacks.update(
             stack_id, template=slow, parameters={"greeting": "late"})) == (
             400, "NotSupported", "Updating a stack when it is deleting is not supported.")
     finally:
