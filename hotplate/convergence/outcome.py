@@ -41,6 +41,17 @@ def aborted(action: Action | str, why: str = "") -> str:
     return f"{action} aborted ({why})" if why else f"{action} aborted"
 
 
+def task_timed_out(action: Action | str, class_name: str, name: str,
+                   physical_id: str | None, stack_name: str, stack_id: str) -> str:
+    """Heat's text for a resource action still running at the stack's deadline: its
+    task (the resource's method for the action, on the resource as Heat prints it)
+    followed by ``Timed out``; the resource's reason is ``aborted`` around it."""
+    target = f'{class_name} "{name}"'
+    if physical_id is not None:
+        target += f" [{physical_id}]"
+    return f'Task {str(action).lower()} from {target} Stack "{stack_name}" [{stack_id}] Timed out'
+
+
 @dataclass(frozen=True, slots=True)
 class FailureOutcome:
     """After a stack is marked FAILED: roll back, or tidy up and stop."""

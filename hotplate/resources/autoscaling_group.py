@@ -79,6 +79,8 @@ class AutoScalingGroup(MemberGroup):
     Neutron Nets), AutoScalingGroup is a convenient and easy way to do that.
     """
 
+    heat_class_name = "AutoScalingResourceGroup"
+
     managed_metadata = frozenset({scaling.IN_PROGRESS, scaling.COOLDOWN_END,
                                   scaling.LEGACY_COOLDOWN, scaling.SCALING_DEADLINE})
     support_status = SupportStatus(version="2014.1")

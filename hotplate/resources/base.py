@@ -46,10 +46,17 @@ from hotplate.resources.properties import (
 )
 from hotplate.resources.support import SupportStatus
 
-__all__ = ["DEPLOYMENTS", "Resource", "ResourceContext", "select_path"]
+__all__ = ["DEPLOYMENTS", "Resource", "ResourceContext", "heat_class_name", "select_path"]
 
 DEPLOYMENTS = "deployments"
 """The metadata key holding a server's software deployments (their configs)."""
+
+
+def heat_class_name(cls: type[Resource]) -> str:
+    """How Heat names the plugin class of ``cls``'s type: its own ``heat_class_name``,
+    else the class's name (a third-party plugin's is its own)."""
+    named = vars(cls).get("heat_class_name")
+    return named if isinstance(named, str) else cls.__name__
 
 
 def select_path(value: Any, path: tuple[Any, ...]) -> Any:
@@ -133,6 +140,10 @@ class Resource:
     always_updates: ClassVar[bool] = False
     """True when an update reaches the plugin even with no property changed: a
     nested stack's own resources decide what changes (its template files may have)."""
+    heat_class_name: ClassVar[str | None] = None
+    """The name of Heat's class for this type where it differs from this class's
+    (Heat prints it in a timed-out action's reason); read it with ``heat_class_name``,
+    which a subclass does not inherit it through."""
     local_only: ClassVar[bool] = False
     """True when the handlers change nothing outside hotplate's own database.
 

@@ -21,6 +21,8 @@ __all__ = ["HeatStack"]
 class HeatStack(StackResource):
     """A resource representing a stack which can be created from a template."""
 
+    heat_class_name = "RemoteStack"
+
     owned = False
     support_status = SupportStatus(version="6.0.0")
     properties_schema = {

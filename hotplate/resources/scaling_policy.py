@@ -64,6 +64,8 @@ class ScalingPolicy(Resource):
     which metric should be scaled and scaling adjustment, set cooldown etc.
     """
 
+    heat_class_name = "AutoScalingPolicy"
+
     managed_metadata = frozenset({scaling.IN_PROGRESS, scaling.COOLDOWN_END,
                                   scaling.LEGACY_COOLDOWN})
     properties_schema = {

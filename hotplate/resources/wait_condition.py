@@ -173,6 +173,8 @@ class HeatWaitCondition(Resource):
 class CfnWaitCondition(HeatWaitCondition):
     """AWS::CloudFormation::WaitCondition: its Handle is the handle's pre-signed URL."""
 
+    heat_class_name = "WaitCondition"
+
     HANDLE = "Handle"
     TIMEOUT = "Timeout"
     COUNT = "Count"

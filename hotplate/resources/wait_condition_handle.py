@@ -216,6 +216,8 @@ class CfnWaitConditionHandle(BaseWaitConditionHandle):
     WaitCondition will poll it to see if has been written to.
     """
 
+    heat_class_name = "WaitConditionHandle"
+
     support_status = SupportStatus(version="2014.1")
     keys = wcd.CFN_KEYS
     signal_id_keys = (wcd.CFN_KEYS.unique_id,)

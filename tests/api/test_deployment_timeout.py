@@ -107,8 +107,12 @@ def test_a_deployment_never_signalled_times_out_with_its_stack(
     assert (done.stack_status, done.stack_status_reason) == ("CREATE_FAILED", "Timed out")
     assert datetime.now(UTC) >= deadline  # not failed early
     deploy = hc.resources.get(stack_id, "deploy")
+    # Heat's words: the timed-out task is the resource's create, on the resource as
+    # Heat prints it (its class, name, physical id and stack).
     assert (deploy.resource_status, deploy.resource_status_reason) == (
-        "CREATE_FAILED", "CREATE aborted (Timed out)")
+        "CREATE_FAILED",
+        f'CREATE aborted (Task create from SoftwareDeployment "deploy" '
+        f'[{deploy.physical_resource_id}] Stack "never-signalled" [{stack_id}] Timed out)')
     cancelled = hc.software_deployments.get(sd.id)
     assert (cancelled.action, cancelled.status, cancelled.status_reason) == (
         "CREATE", "FAILED", "Deployment cancelled.")

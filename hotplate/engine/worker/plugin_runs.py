@@ -25,7 +25,7 @@ from hotplate.model.errors import CancelOperation, UpdateReplace
 from hotplate.model.records import ResourceRecord
 from hotplate.model.states import Action, Status
 from hotplate.ports import StoreUnavailable
-from hotplate.resources.base import Resource
+from hotplate.resources.base import Resource, heat_class_name
 
 LOG = logging.getLogger(__name__)
 
@@ -139,7 +139,9 @@ class PluginRuns(RowBookkeeping):
             settle(outcome.aborted(action, str(exc)))
             return Aborted(outcome.aborted(action))
         if isinstance(exc, ActionTimeout):
-            settle(outcome.aborted(action, "Timed out"))
+            settle(outcome.aborted(action, outcome.task_timed_out(
+                action, heat_class_name(type(instance)), row.name, instance.resource_id,
+                ctx.stack_name, ctx.stack_id)))
             return TimedOut()
         LOG.info("resource %s %s failed", row.name, action, exc_info=exc)
         reason = failure_text(exc, row.name)

@@ -27,3 +27,12 @@ def test_texts_are_heats() -> None:
         "CREATE aborted (user triggered cancel)"
     )
     assert outcome.resource_failed_reason("CREATE", "x") == "Resource CREATE failed: x"
+
+
+def test_a_timed_out_task_is_named_as_heat_names_it() -> None:
+    assert outcome.task_timed_out(Action.CREATE, "SoftwareDeployment", "deploy", "d-1",
+                                  "web", "s-1") == (
+        'Task create from SoftwareDeployment "deploy" [d-1] Stack "web" [s-1] Timed out')
+    # No physical id yet: Heat leaves the brackets out.
+    assert outcome.task_timed_out(Action.UPDATE, "TestResource", "r", None, "web", "s-1") == (
+        'Task update from TestResource "r" Stack "web" [s-1] Timed out')
