@@ -88,9 +88,16 @@ def query_int(request: Request, name: str) -> int | None:
     value = request.query_params.get(name)
     if value is None:
         return None
-    if not value.isdigit():
+    try:
+        number = int(value)
+    except ValueError:
+        number = None
+    if number is None or str(number) != value:  # Heat's "int-like": no sign, no spaces
         raise bad_request(f"Only integer is acceptable by '{name}'.")
-    return int(value)
+    if number < 0:
+        raise bad_request(f"Value '{value}' is invalid for '{name}' which only accepts "
+                          "non-negative integer.")
+    return number
 
 
 def query_list(request: Request, name: str) -> list[str]:

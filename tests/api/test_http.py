@@ -61,8 +61,13 @@ def test_fault_shapes(api: Api, http: Any) -> None:
         "No template specified"
     bad_bool = http.get(f"{api.endpoint}/stacks", params={"show_deleted": "yes"})
     assert "show_deleted" in _fault(bad_bool, 400, "HTTPBadRequest")["error"]["message"]
-    bad_int = http.get(f"{api.endpoint}/stacks", params={"limit": "-1"})
-    assert "limit" in _fault(bad_int, 400, "HTTPBadRequest")["error"]["message"]
+    negative = http.get(f"{api.endpoint}/stacks", params={"limit": "-1"})
+    assert _fault(negative, 400, "HTTPBadRequest")["error"]["message"] == (
+        "Value '-1' is invalid for 'limit' which only accepts non-negative integer.")
+    for not_int in ("x", "+1", "1.5"):
+        bad_int = http.get(f"{api.endpoint}/stacks", params={"limit": not_int})
+        assert _fault(bad_int, 400, "HTTPBadRequest")["error"]["message"] == (
+            "Only integer is acceptable by 'limit'.")
 
 
 def test_405_and_options_carry_allow(api: Api, http: Any) -> None:
