@@ -39,19 +39,28 @@ def collector_conf(attribute: dict[str, Any], command: str, workdir: Path, *,
 
 
 def start_agent(agents: Path, network: Network, conf: Path, log: Path,
-                *, nice: int = 0) -> subprocess.Popen[bytes]:
-    """os-collect-config on ``conf``; ``nice``: its CPU priority lowered by so much (a
-    benchmark's agents stand for other machines)."""
+                *, nice: int = 0, idle: bool = False) -> subprocess.Popen[bytes]:
+    """os-collect-config on ``conf``; ``nice``: its CPU priority lowered by so much;
+    ``idle``: scheduled only when a core is otherwise idle (SCHED_IDLE, inherited by the
+    hooks it runs). A benchmark's agents stand for other machines, whose CPU is not
+    the server's.
+
+    An agent runs in a session of its own, unless its priority is lowered: where the
+    kernel groups tasks by session for scheduling (autogroup), each session's group
+    weighs as much as the server's however low its tasks' priority, and fifty agents
+    took fifty shares of the cores to the server's one. Lowered, they stay in the
+    caller's session and group, where their priority counts."""
     # The local source saves and restores the locale, and Python 3.11 names C.UTF-8
     # (this machine's) en_US.UTF-8, which is not installed: restoring it fails. LC_ALL=C
     # is restored as it was (and Python still runs in UTF-8 mode under it).
     env = {**os.environ, "LC_ALL": "C"}
     with log.open("ab") as sink:
         return subprocess.Popen(
-            [*(("nice", "-n", str(nice)) if nice else ()), *network.prefix,
+            [*(("chrt", "--idle", "0") if idle else ()),
+             *(("nice", "-n", str(nice)) if nice else ()), *network.prefix,
              str(tool(agents, "os-collect-config")), "--config-file", str(conf)],
             stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            env=env, start_new_session=True)
+            env=env, start_new_session=not (idle or nice))
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:
