@@ -178,7 +178,7 @@ class SoftwareMethods:
             "id": deployment_id or self._deps.ids.new_uuid(), "config_id": config_id,
             "server_id": server_id, "input_values": dict(input_values or {}),
             "tenant": project_of(ctxt), "stack_user_project_id": stack_user_project_id,
-            "action": action, "status": status, "status_reason": str(status_reason or ""),
+            "action": action, "status": status, "status_reason": str(status_reason),
         })
         if sd is None:
             raise Invalid(f"Config with id {config_id} not found")
