@@ -14,6 +14,7 @@ from starlette.responses import JSONResponse, Response
 
 from hotplate.api import params
 from hotplate.api.calls import engine
+from hotplate.api.faults import HTTPError
 
 router = APIRouter(prefix="/v1/{project_id}")
 CREATE_KEYS = ("name", "group", "config", "inputs", "outputs", "options")
@@ -21,6 +22,9 @@ CREATE_KEYS = ("name", "group", "config", "inputs", "outputs", "options")
 
 @router.get("/software_configs")
 async def list_configs(request: Request, project_id: str) -> JSONResponse:
+    if params.query_bool(request, "global_tenant", False):
+        # Heat's policy for listing every project's configs denies everybody.
+        raise HTTPError(403, "Access was denied to this resource.")
     limit = params.query_int(request, "limit")
     marker = request.query_params.get("marker")
     kwargs = {key: value for key, value in (("limit", limit), ("marker", marker))

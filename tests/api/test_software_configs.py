@@ -47,6 +47,10 @@ def test_config_list_pages_with_limit_and_marker(hc: Any) -> None:
     start = everything.index(ids[0])
     page = [c.id for c in hc.software_configs.list(limit=2, marker=ids[0])]
     assert page == everything[start + 1:start + 3]
+    # Heat's policy lets nobody list every project's configs, admins included.
+    with pytest.raises(exc.HTTPForbidden, match="Access was denied to this resource"):
+        list(hc.software_configs.list(global_tenant=True))
+    assert [c.id for c in hc.software_configs.list(global_tenant=False)] == everything
 
 
 def test_bad_config_inputs_are_a_400_naming_the_path(hc: Any) -> None:
