@@ -17,8 +17,6 @@ compares the two on every backend.
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy import (
     Boolean,
     Column,
@@ -26,7 +24,6 @@ from sqlalchemy import (
     ForeignKeyConstraint,
     Index,
     Integer,
-    MetaData,
     PrimaryKeyConstraint,
     String,
     Table,
@@ -34,24 +31,49 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
+from hotplate.db.schema_common import MYSQL_TABLE_ARGS, metadata, timestamps
+from hotplate.db.schema_delivery import (
+    api_token,
+    event_outbox,
+    event_sink_handed,
+    event_sink_watermark,
+    project,
+    resource_signal,
+    signal_token,
+    software_config,
+    software_deployment,
+    stack_user_key,
+)
 from hotplate.db.types import JsonText, UtcDateTime
 
-metadata = MetaData()
-
-MYSQL_TABLE_ARGS: dict[str, Any] = {
-    "mysql_engine": "InnoDB",
-    "mysql_charset": "utf8mb4",
-    # Binary collation: names compare case-sensitively, as on PostgreSQL and SQLite.
-    "mysql_collate": "utf8mb4_bin",
-}
-
-
-def _timestamps() -> list[Column[Any]]:
-    return [
-        Column("created_at", UtcDateTime(), nullable=False),
-        Column("updated_at", UtcDateTime()),
-    ]
-
+__all__ = [
+    "MYSQL_TABLE_ARGS",
+    "api_token",
+    "engine_claim",
+    "event",
+    "event_outbox",
+    "event_sink_handed",
+    "event_sink_watermark",
+    "metadata",
+    "project",
+    "raw_template",
+    "resource",
+    "resource_attempt",
+    "resource_data",
+    "resource_properties_data",
+    "resource_signal",
+    "service",
+    "signal_token",
+    "software_config",
+    "software_deployment",
+    "stack",
+    "stack_lock",
+    "stack_tag",
+    "stack_user_key",
+    "sync_point",
+    "sync_point_input",
+    "user_creds",
+]
 
 raw_template = Table(
     "raw_template",
@@ -60,7 +82,7 @@ raw_template = Table(
     Column("template", JsonText()),
     Column("files", JsonText()),
     Column("environment", JsonText()),
-    *_timestamps(),
+    *timestamps(),
     **MYSQL_TABLE_ARGS,
 )
 
@@ -77,7 +99,7 @@ user_creds = Table(
     Column("tenant_id", String(256)),
     Column("trust_id", String(255)),
     Column("trustor_user_id", String(64)),
-    *_timestamps(),
+    *timestamps(),
     **MYSQL_TABLE_ARGS,
 )
 
@@ -113,7 +135,7 @@ stack = Table(
     Column("action", String(255)),
     Column("status", String(255)),
     Column("status_reason", Text),
-    *_timestamps(),
+    *timestamps(),
     Column("deleted_at", UtcDateTime()),
     Index("ix_stack_tenant_name", "tenant", "name"),
     Index("ix_stack_owner_id", "owner_id"),
@@ -131,7 +153,7 @@ stack_tag = Table(
         ForeignKey("stack.id", name="fk_stack_tag_stack_id"),
         nullable=False,
     ),
-    *_timestamps(),
+    *timestamps(),
     Index("ix_stack_tag_stack_id", "stack_id"),
     **MYSQL_TABLE_ARGS,
 )
@@ -142,7 +164,7 @@ resource_properties_data = Table(
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("data", JsonText()),
     Column("encrypted", Boolean),
-    *_timestamps(),
+    *timestamps(),
     **MYSQL_TABLE_ARGS,
 )
 
@@ -187,7 +209,7 @@ resource = Table(
         Integer,
         ForeignKey("resource_properties_data.id", name="fk_resource_attr_data_id"),
     ),
-    *_timestamps(),
+    *timestamps(),
     UniqueConstraint("uuid", name="uq_resource_uuid"),
     Index("ix_resource_stack_id", "stack_id"),
     Index("ix_resource_root_stack_id", "root_stack_id"),
@@ -209,7 +231,7 @@ resource_data = Table(
     Column("value", Text),
     Column("redact", Boolean),
     Column("decrypt_method", String(64)),
-    *_timestamps(),
+    *timestamps(),
     UniqueConstraint("resource_id", "key", name="uq_resource_data_resource_id_key"),
     **MYSQL_TABLE_ARGS,
 )
@@ -231,7 +253,7 @@ event = Table(
         Integer,
         ForeignKey("resource_properties_data.id", name="fk_event_rsrc_prop_data_id"),
     ),
-    *_timestamps(),
+    *timestamps(),
     UniqueConstraint("uuid", name="uq_event_uuid"),
     Index("ix_event_stack_id_id", "stack_id", "id"),
     **MYSQL_TABLE_ARGS,
@@ -253,7 +275,7 @@ sync_point = Table(
     Column("input_data", JsonText()),
     Column("extra_data", JsonText()),
     Column("remaining", Integer, nullable=False),
-    *_timestamps(),
+    *timestamps(),
     PrimaryKeyConstraint("entity_id", "traversal_id", "is_update", name="pk_sync_point"),
     Index("ix_sync_point_stack_id", "stack_id"),
     **MYSQL_TABLE_ARGS,
@@ -290,7 +312,7 @@ stack_lock = Table(
         primary_key=True,
     ),
     Column("engine_id", String(36)),
-    *_timestamps(),
+    *timestamps(),
     **MYSQL_TABLE_ARGS,
 )
 
@@ -304,7 +326,7 @@ service = Table(
     Column("binary", String(255), nullable=False),
     Column("topic", String(255), nullable=False),
     Column("report_interval", Integer, nullable=False),
-    *_timestamps(),
+    *timestamps(),
     Column("deleted_at", UtcDateTime()),
     **MYSQL_TABLE_ARGS,
 )
@@ -338,190 +360,3 @@ resource_attempt = Table(
     **MYSQL_TABLE_ARGS,
 )
 
-# Signals: stored before resource_signal answers, applied once (db/signals.py). A
-# repeated signal id of one resource is refused by the unique key. No foreign key:
-# the sweep forgets the signals of deleted resources.
-resource_signal = Table(
-    "resource_signal",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("stack_id", String(36), nullable=False),
-    Column("resource_id", Integer, nullable=False),
-    Column("signal_id", String(255), nullable=False),
-    Column("details", JsonText()),
-    Column("received_at", UtcDateTime(), nullable=False),
-    Column("attempted_at", UtcDateTime(), nullable=False),
-    Column("applied_at", UtcDateTime()),
-    UniqueConstraint("resource_id", "signal_id", name="uq_resource_signal_resource_id_signal_id"),
-    Index("ix_resource_signal_applied_at", "applied_at"),
-    **MYSQL_TABLE_ARGS,
-)
-
-# Token authentication: a project is named in URLs (``/v1/{name}``); a token is
-# kept only as the SHA-256 hex digest of its plaintext.
-project = Table(
-    "project",
-    metadata,
-    Column("id", String(36), primary_key=True),
-    Column("name", String(255), nullable=False),
-    Column("created_at", UtcDateTime(), nullable=False),
-    UniqueConstraint("name", name="uq_project_name"),
-    **MYSQL_TABLE_ARGS,
-)
-
-api_token = Table(
-    "api_token",
-    metadata,
-    Column("id", String(36), primary_key=True),
-    Column("token_hash", String(64), nullable=False),
-    Column(
-        "project_id",
-        String(36),
-        ForeignKey("project.id", name="fk_api_token_project_id"),
-        nullable=False,
-    ),
-    Column("role", String(16), nullable=False),
-    Column("created_at", UtcDateTime(), nullable=False),
-    Column("expires_at", UtcDateTime()),
-    Column("revoked_at", UtcDateTime()),
-    UniqueConstraint("token_hash", name="uq_api_token_token_hash"),
-    Index("ix_api_token_project_id", "project_id"),
-    **MYSQL_TABLE_ARGS,
-)
-
-# Software configs and deployments (Heat's tables): a config is immutable once
-# made; a deployment binds one to a server (by the server's physical id).
-software_config = Table(
-    "software_config",
-    metadata,
-    Column("id", String(36), primary_key=True),
-    Column("name", String(255)),
-    Column("group", String(255)),
-    Column("config", JsonText()),
-    Column("tenant", String(256), nullable=False),
-    *_timestamps(),
-    Index("ix_software_config_tenant", "tenant"),
-    **MYSQL_TABLE_ARGS,
-)
-
-software_deployment = Table(
-    "software_deployment",
-    metadata,
-    Column("id", String(36), primary_key=True),
-    Column(
-        "config_id",
-        String(36),
-        ForeignKey("software_config.id", name="fk_software_deployment_config_id"),
-        nullable=False,
-    ),
-    Column("server_id", String(36), nullable=False),
-    Column("input_values", JsonText()),
-    Column("output_values", JsonText()),
-    Column("action", String(255)),
-    Column("status", String(255)),
-    Column("status_reason", Text),
-    Column("tenant", String(256), nullable=False),
-    Column("stack_user_project_id", String(64)),
-    *_timestamps(),
-    Index("ix_software_deployment_server_id", "server_id"),
-    Index("ix_software_deployment_tenant", "tenant"),
-    **MYSQL_TABLE_ARGS,
-)
-
-# Stack users (db/stack_users.py): the EC2-style keys of a resource's stack user,
-# which the CFN API checks signatures against, and the scope of each TOKEN_SIGNAL
-# token. Both go with their resource row (ON DELETE CASCADE).
-stack_user_key = Table(
-    "stack_user_key",
-    metadata,
-    Column("access_key", String(64), primary_key=True),
-    Column("secret", String(64), nullable=False),
-    Column(
-        "resource_id",
-        Integer,
-        ForeignKey("resource.id", name="fk_stack_user_key_resource_id", ondelete="CASCADE"),
-        nullable=False,
-    ),
-    Column("stack_id", String(36), nullable=False),
-    Column("stack_name", String(255), nullable=False),
-    Column("resource_name", String(255), nullable=False),
-    Column("project", String(256), nullable=False),
-    Column("created_at", UtcDateTime(), nullable=False),
-    UniqueConstraint("resource_id", name="uq_stack_user_key_resource_id"),
-    **MYSQL_TABLE_ARGS,
-)
-
-signal_token = Table(
-    "signal_token",
-    metadata,
-    Column(
-        "token_id",
-        String(36),
-        ForeignKey("api_token.id", name="fk_signal_token_token_id", ondelete="CASCADE"),
-        primary_key=True,
-    ),
-    Column(
-        "resource_id",
-        Integer,
-        ForeignKey("resource.id", name="fk_signal_token_resource_id", ondelete="CASCADE"),
-        nullable=False,
-    ),
-    Column("stack_id", String(36), nullable=False),
-    Column("stack_name", String(255), nullable=False),
-    Column("resource_name", String(255), nullable=False),
-    Index("ix_signal_token_resource_id", "resource_id"),
-    **MYSQL_TABLE_ARGS,
-)
-
-# The event sinks' outbox (db/outbox.py): one row per event and durable sink (a
-# webhook), written right after the event's own transaction and deleted once the
-# sink took it. ``sink_key`` groups the rows of one sink of one stack, delivered in
-# id order; a claim (``claimed_by`` until ``claimed_until``) keeps two engines from
-# sending the same row at once. No foreign key: rows outlive a deleted stack.
-event_outbox = Table(
-    "event_outbox",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("stack_id", String(36), nullable=False),
-    Column("event_uuid", String(36), nullable=False),
-    Column("sink_key", String(64), nullable=False),
-    Column("sink", JsonText(), nullable=False),
-    Column("body", JsonText(), nullable=False),
-    Column("attempts", Integer, nullable=False),
-    Column("next_attempt_at", UtcDateTime(), nullable=False),
-    Column("claimed_by", String(36)),
-    Column("claimed_until", UtcDateTime()),
-    Column("last_error", Text),
-    Column("created_at", UtcDateTime(), nullable=False),
-    Index("ix_event_outbox_next_attempt_at", "next_attempt_at"),
-    Index("ix_event_outbox_sink", "stack_id", "sink_key", "id"),
-    **MYSQL_TABLE_ARGS,
-)
-
-# A durable sink's watermark for one stack (db/outbox.py): every event of the stack
-# up to ``last_event_id`` was handed to the outbox for that sink (or came before the
-# sink was set). Written when an action sets the stack's durable sinks; advanced by
-# the delivery threads' catch-up, which hands over what a dead engine left.
-event_sink_watermark = Table(
-    "event_sink_watermark",
-    metadata,
-    Column("stack_id", String(36), primary_key=True),
-    Column("sink_key", String(64), primary_key=True),
-    Column("sink", JsonText(), nullable=False),
-    Column("last_event_id", Integer, nullable=False),
-    Column("created_at", UtcDateTime(), nullable=False),
-    Column("updated_at", UtcDateTime()),
-    **MYSQL_TABLE_ARGS,
-)
-
-# The events handed to the outbox above their sink's watermark, written with the
-# outbox rows: the catch-up tells by them what was handed over (the outbox row itself
-# is gone once delivered) and drops them as the watermark passes.
-event_sink_handed = Table(
-    "event_sink_handed",
-    metadata,
-    Column("stack_id", String(36), primary_key=True),
-    Column("sink_key", String(64), primary_key=True),
-    Column("event_id", Integer, primary_key=True, autoincrement=False),
-    **MYSQL_TABLE_ARGS,
-)
