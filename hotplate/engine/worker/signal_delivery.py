@@ -13,11 +13,10 @@ checks (engine/service/resource_actions.py):
    row's (a wait condition handle) or another resource's (a scaling policy
    starting its group's scaling), does it through ``SignalledContext``
    (signalled_context.py), which writes the metadata and the applied mark in
-   one transaction, a
-   compare-and-swap on the unlocked row's atomic_key: so the write is
-   serialised with convergence writes on the row, and a signal applied twice
-   (its engine died after the write, and the sweep re-drove it) changes the
-   metadata once, and scales a group once.
+   one transaction, a compare-and-swap on the unlocked row's atomic_key: so
+   the write is serialised with convergence writes on the row, and a signal
+   applied twice (its engine died after the write, and the sweep re-drove it)
+   changes the metadata once, and scales a group once.
 
 Signals of one resource are applied one at a time in an engine (a lock per
 resource), so fifty at once queue rather than fight over the row.
