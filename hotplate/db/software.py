@@ -192,6 +192,18 @@ class SoftwareStore(StoreBase):
             lambda conn: conn.execute(delete(d).where(d.c.id == deployment_id)).rowcount))
 
     # -- the metadata push -------------------------------------------------------------
+    def server_exists(self, server_id: str, project: str) -> bool:
+        """Whether a resource of a live stack of ``project`` has the physical id
+        ``server_id``, not replaced and not deleted: one SELECT."""
+        r, st = s.resource, s.stack
+        find = (select(r.c.id).join(st, st.c.id == r.c.stack_id)
+                .where(r.c.nova_instance == server_id, r.c.replaced_by.is_(None),
+                       st.c.deleted_at.is_(None), st.c.tenant == project,
+                       ~((r.c.action == "DELETE") & (r.c.status == "COMPLETE")))
+                .limit(1))
+        return self._tx.read(lambda conn: conn.execute(find).first(),
+                             single_statement=True) is not None
+
     def push_server_metadata(self, server_id: str, project: str | None,
                              deployments: Callable[[], list[dict[str, Any]]]) -> bool:
         """Set ``deployments`` into the metadata of the resource whose physical id is

@@ -74,6 +74,10 @@ class SoftwareStorage(Protocol):
 
     def delete_software_deployment(self, deployment_id: str) -> bool: ...
 
+    def server_exists(self, server_id: str, project: str) -> bool:
+        """A live, unreplaced, undeleted resource of ``project`` has that physical id."""
+        ...
+
     def push_server_metadata(self, server_id: str, project: str | None,
                              deployments: Callable[[], list[dict[str, Any]]]) -> bool:
         """The server row's ``metadata.deployments``, compare-and-swap on atomic_key."""

@@ -12,8 +12,7 @@ from datetime import UTC
 from typing import Any
 
 from hotplate.engine.deps import EngineDeps
-from hotplate.model.records import ResourceRecord, StackRecord
-from hotplate.model.states import Action, Status
+from hotplate.model.records import StackRecord
 from hotplate.resources.software_port import ConfigNotFound
 from hotplate.rpc.errors import RemoteError
 from hotplate.rpc.topics import ENGINE_TOPIC
@@ -74,17 +73,10 @@ class EngineSoftwareConfigs:
         this project, not replaced and not deleted.
 
         Heat asks Nova; hotplate's servers are resource rows, the ones a deployment
-        pushes its metadata to. The deployment's own stack is read first (where the
-        server usually is), then the project's other live stacks, nested ones too.
-        Asked only by a deployment waiting on its DELETE action.
+        pushes its metadata to, found by their physical id in one query. Asked only
+        by a deployment waiting on its DELETE action.
         """
-        store, stack = self._deps.store, self._stack
-        if any(_is_server(row, server_id) for row in store.list_resources(stack.id)):
-            return True
-        others = store.list_stacks(stack.project_id, show_nested=True)
-        return any(_is_server(row, server_id)
-                   for other in others if other.id != stack.id
-                   for row in store.list_resources(other.id))
+        return self._deps.store.server_exists(server_id, self._stack.project_id)
 
     def _call(self, method: str, **kwargs: Any) -> Any:
         stack = self._stack
@@ -96,8 +88,3 @@ class EngineSoftwareConfigs:
             if exc.exc_type == "NotFound":
                 raise ConfigNotFound(exc.message) from exc
             raise
-
-
-def _is_server(row: ResourceRecord, server_id: str) -> bool:
-    return (row.physical_resource_id == server_id and row.replaced_by is None
-            and (row.action, row.status) != (Action.DELETE, Status.COMPLETE))
