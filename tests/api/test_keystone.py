@@ -83,3 +83,26 @@ def test_serve_keeps_keystone_mode_on_loopback(capsys: pytest.CaptureFixture[str
     assert main(["serve", "--keystone", "--noauth"]) == 2
     assert main(["serve", "--keystone", "--auth", "keystone"]) == 2
     assert main(["serve", "--auth", "keystone-headers", "--host", "0.0.0.0"]) == 2
+
+
+def test_keystone_mode_needs_its_section(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--auth", "keystone"]) == 2
+    assert "[keystone_authtoken]" in capsys.readouterr().err
+    conf = tmp_path / "hotplate.conf"
+    conf.write_text("[keystone_authtoken]\nauth_type = password\nusername = heat\n"
+                    "password = never-shown\n")
+    assert main(["serve", "--auth", "keystone", "--config-file", str(conf)]) == 2
+    err = capsys.readouterr().err
+    assert "[keystone_authtoken] is missing auth_url" in err
+    assert "never-shown" not in err
+    conf.write_text("[paste_deploy]\nflavor = standalone\n")
+    assert main(["serve", "--config-file", str(conf)]) == 2
+    assert "[paste_deploy]/flavor" in capsys.readouterr().err
+
+
+def test_the_cli_knows_every_mode() -> None:
+    from hotplate.cli.servers import AUTH_MODES
+    from hotplate.config.options import AUTH_MODES as OPTION_CHOICES
+
+    assert AUTH_MODES == OPTION_CHOICES
