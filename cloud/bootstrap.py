@@ -29,6 +29,16 @@ SERVICES = [
     ('hotplate', 'orchestration', f"{H}:{P['HOTPLATE_PORT']}/v1/%(tenant_id)s"),
     ('hotplate-cfn', 'cloudformation', f"{H}:{P['HOTPLATE_CFN_PORT']}/v1"),
 ]
+HEAT_REGION = 'HeatRegion'
+# Real Heat, when it runs (CLOUD_HEAT=1), is the orchestration service of a second region
+# holding the same cloud: clients find it by region, and Heat, which looks for the services
+# of its resources in the request's region, finds them there too.
+HEAT_SERVICES = [
+    ('keystone', 'identity', f"{H}:{P['KEYSTONE_PORT']}/v3/"),
+    *[service for service in SERVICES if not service[0].startswith('hotplate')],
+    ('heat', 'orchestration', f"{H}:{P['HEAT_PORT']}/v1/%(tenant_id)s"),
+    ('heat-cfn', 'cloudformation', f"{H}:{P['HEAT_CFN_PORT']}/v1"),
+]
 SERVICE_USERS = ['placement', 'nova', 'glance', 'neutron', 'cinder', 'heat']
 
 
@@ -78,17 +88,21 @@ def keystone():
     admin = ident.find_user('admin', domain_id=default.id)
     ident.assign_project_role_to_user(projects['demo'], admin, roles['admin'])
 
-    # services + endpoints (public, internal, admin) in RegionOne
-    for sname, stype, url in SERVICES:
-        svc = ident.find_service(sname)
-        if not svc:
-            svc = ident.create_service(name=sname, type=stype,
-                                       description=sname)
-        have = {e.interface for e in ident.endpoints(service_id=svc.id)}
-        for iface in ('public', 'internal', 'admin'):
-            if iface not in have:
-                ident.create_endpoint(service_id=svc.id, interface=iface,
-                                      url=url, region_id=REGION)
+    # services + endpoints (public, internal, admin)
+    if not ident.find_region(HEAT_REGION):
+        ident.create_region(id=HEAT_REGION, description='real Heat, beside hotplate')
+    for region, services in ((REGION, SERVICES), (HEAT_REGION, HEAT_SERVICES)):
+        for sname, stype, url in services:
+            svc = ident.find_service(sname)
+            if not svc:
+                svc = ident.create_service(name=sname, type=stype,
+                                           description=sname)
+            have = {e.interface for e in ident.endpoints(service_id=svc.id)
+                    if e.region_id == region}
+            for iface in ('public', 'internal', 'admin'):
+                if iface not in have:
+                    ident.create_endpoint(service_id=svc.id, interface=iface,
+                                          url=url, region_id=region)
 
     # Heat stack-user domain, as heat's install guide describes
     hd = ident.find_domain('heat') or ident.create_domain(

@@ -400,21 +400,11 @@ uwsgi_ini heat-api-cfn $HEAT_CFN_PORT heat.wsgi.cfn:application \
 # ---------------------------------------------------------- clouds.yaml ---
 cat > $CLOUDS_YAML <<EOF
 clouds:
-  hotplate-admin:
-    auth:
-      auth_url: $KEYSTONE_URL
-      username: admin
-      password: $ADMIN_PASS
-      project_name: admin
-      user_domain_name: Default
-      project_domain_name: Default
-    region_name: $REGION
-    identity_api_version: 3
-    interface: public
-$(for entry in demo:demo:demo demo-reader:demo_reader:demo alt-demo:alt_demo:alt_demo; do
+$(for entry in {hotplate,heat}-{admin:admin:admin,demo:demo:demo,demo-reader:demo_reader:demo,alt-demo:alt_demo:alt_demo}; do
   IFS=: read -r cloud user project <<< "$entry"
+  region=$REGION; [ "${cloud%%-*}" = heat ] && region=HeatRegion
   cat <<YAML
-  hotplate-$cloud:
+  $cloud:
     auth:
       auth_url: $KEYSTONE_URL
       username: $user
@@ -422,7 +412,7 @@ $(for entry in demo:demo:demo demo-reader:demo_reader:demo alt-demo:alt_demo:alt
       project_name: $project
       user_domain_name: Default
       project_domain_name: Default
-    region_name: $REGION
+    region_name: $region
     identity_api_version: 3
     interface: public
 YAML
