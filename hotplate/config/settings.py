@@ -66,3 +66,5 @@ class Settings:
     sources: Sources = Sources()
     cfn: ApiSettings = ApiSettings("127.0.0.1", 8000)
     """[heat_api_cfn]: where the CFN-compatible API listens (port 0: off)."""
+    auth: str = "token"
+    """[paste_deploy]/flavor: how the API knows its callers (options.AUTH_MODES)."""
