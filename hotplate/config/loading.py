@@ -27,6 +27,7 @@ from typing import Any
 
 from oslo_config import cfg
 
+from hotplate.config.cloud_options import cloud_settings
 from hotplate.config.options import (
     DATABASE,
     DEFAULT,
@@ -188,6 +189,7 @@ def _settings(value: _Reader, sources: Sources) -> Settings:
         notifications=notifications,
         sources=sources,
         cfn=cfn,
+        cloud=cloud_settings(value),
     )
 
 

@@ -7,8 +7,9 @@ builds a ``Settings``. The engine itself receives only ``EngineOptions``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from hotplate.cloud.settings import CloudSettings
 from hotplate.db.engine import PoolLimits
 from hotplate.engine.options import EngineOptions
 
@@ -66,3 +67,5 @@ class Settings:
     sources: Sources = Sources()
     cfn: ApiSettings = ApiSettings("127.0.0.1", 8000)
     """[heat_api_cfn]: where the CFN-compatible API listens (port 0: off)."""
+    cloud: CloudSettings = field(default_factory=CloudSettings)
+    """How the engine reaches a cloud: [clients], [clients_<client>], [trustee]."""
