@@ -220,10 +220,18 @@ def _log_retry(state: tenacity.RetryCallState) -> None:
 
 
 class Clouds:
-    """Where the engine gets a ``Cloud``: for a request's context, or for credentials."""
+    """Where the engine gets a ``Cloud``: for a request's context, a stack, or credentials.
 
-    def __init__(self, settings: CloudSettings | None = None) -> None:
+    ``stack_credentials`` tells what credentials a stack holds (its trust, once
+    deferred authentication stores one); unset, a stack has none and its plugins see
+    a cloud with no catalog, as in the standalone mode.
+    """
+
+    def __init__(self, settings: CloudSettings | None = None,
+                 stack_credentials: Callable[[Any], Credentials | None] | None = None,
+                 ) -> None:
         self.sessions = CloudSessions(settings or CloudSettings())
+        self.stack_credentials = stack_credentials
 
     @property
     def settings(self) -> CloudSettings:
@@ -237,6 +245,11 @@ class Clouds:
     def for_context(self, ctxt: Mapping[str, Any]) -> Cloud:
         """The cloud as the caller of a request sees it (cheap: nothing is asked yet)."""
         return Cloud(self.sessions, from_context(ctxt), self.region_for(ctxt))
+
+    def for_stack(self, stack: Any) -> Cloud:
+        """The cloud as a stack's owner sees it, through the credentials the stack holds."""
+        found = self.stack_credentials(stack) if self.stack_credentials is not None else None
+        return self.for_credentials(found)
 
     def for_credentials(self, credentials: Credentials | None,
                         region: str | None = None) -> Cloud:

@@ -23,7 +23,7 @@ CLIENTS = "clients"
 TRUSTEE = "trustee"
 _ENDPOINT_TYPES = ["publicURL", "internalURL", "adminURL", "public", "internal", "admin"]
 
-DEFAULT_OPTS = [
+DEFAULT_OPTS: list[cfg.Opt] = [
     cfg.StrOpt(
         "region_name_for_services",
         help="Region whose endpoints of the cloud's services are used when a request "
@@ -51,12 +51,12 @@ def client_opts(defaults: bool) -> list[cfg.Opt]:
 CLIENT_GROUPS = [f"clients_{client}" for client in HEAT_CLIENTS]
 """Every ``[clients_<client>]`` section (``clients_heat`` has its own ``url`` too)."""
 
-KEYSTONE_OPTS = [
+KEYSTONE_OPTS: list[cfg.Opt] = [
     cfg.URIOpt("auth_uri", schemes=["http", "https"],
                help="Unversioned keystone url in format like http://127.0.0.1:5000."),
 ]
 
-TRUSTEE_OPTS = [
+TRUSTEE_OPTS: list[cfg.Opt] = [
     cfg.StrOpt("auth_type", default="password",
                help="Authentication type of the trustee (keystoneauth's name); only "
                     "'password' is read."),

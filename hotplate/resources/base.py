@@ -177,6 +177,17 @@ class Resource:
         self.resource_id = resource_id
         self.attempt = FIRST_TRY
 
+    @property
+    def cloud(self) -> Any:
+        """The cloud as the stack's owner sees it, from the engine (``ctx.cloud``): a
+        ``hotplate.cloud.Cloud`` with ``compute``, ``network``, ``image``,
+        ``block_storage``, ``identity``..., ``call`` (retried, classified) and ``find``
+        (by name or id, Heat's errors). Plugins never build a session themselves."""
+        cloud = getattr(self.ctx, "cloud", None)
+        if cloud is None:
+            raise RuntimeError(f"{type(self).__name__}: this context gives no cloud")
+        return cloud
+
     # -- declarations -------------------------------------------------------------
     @classmethod
     def validate(cls, raw: Mapping[str, Any] | None, path: PropertyPath) -> dict[str, Any]:
