@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench heat-functional clean
+.PHONY: run test lint bench heat-functional clean cloud cloud-stop cloud-clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,18 @@ heat-functional: $(STAMP)
 
 clean:
 	rm -rf $(VENV) var .pytest_cache
+
+# The project's test cloud: a real OpenStack control plane on this machine (cloud/README.md).
+# `make test` runs the cloud suites while it is up. CLOUD_HEAT=1 also runs real Heat beside it.
+cloud:
+	bash cloud/setup.sh
+	bash cloud/start.sh
+
+cloud-stop:
+	bash cloud/stop.sh
+
+cloud-clean:
+	bash cloud/clean.sh
 
 # Template functions against Heat 27.0.1's own code (builds its virtualenv once; not part of `test`).
 .PHONY: heat-oracle

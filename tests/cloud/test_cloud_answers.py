@@ -1,0 +1,31 @@
+"""The cloud the cloud suites run against is whole: what every other cloud test assumes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.cloud.locate import Cloud
+
+SERVICES = ("identity", "compute", "network", "image", "volumev3", "placement")
+
+
+def test_the_catalog_has_each_service_and_hotplate_as_orchestration(admin_conn: Any) -> None:
+    types = {service.type for service in admin_conn.identity.services()}
+    assert set(SERVICES) <= types
+    assert {"orchestration", "cloudformation"} <= types
+    session = admin_conn.session
+    url = session.get_endpoint(service_type="orchestration", interface="public")
+    assert url.startswith("http://127.0.0.1:8004/v1/")
+
+
+def test_the_test_user_reaches_each_service(user_conn: Any) -> None:
+    assert "m1.tiny" in {flavor.name for flavor in user_conn.compute.flavors()}
+    assert [image.status for image in user_conn.image.images(name="cirros-fake")] == ["active"]
+    [public] = user_conn.network.networks(name="public")
+    assert public.is_router_external
+    assert list(user_conn.block_storage.types()) != []
+
+
+def test_the_test_user_is_a_member_not_an_admin(cloud: Cloud, user_conn: Any) -> None:
+    roles = set(user_conn.session.auth.get_access(user_conn.session).role_names)
+    assert "member" in roles and "admin" not in roles, (cloud.user, roles)
