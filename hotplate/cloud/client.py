@@ -58,6 +58,9 @@ _CATALOG_TYPES = {"compute": "compute", "network": "network", "image": "image",
                   "alarm": "alarming", "reservation": "reservation", "container": "container"}
 """openstacksdk's proxy attribute -> the catalog service type it answers for."""
 
+FIRST_BACKOFF_SECS = 0.5
+"""The first wait after a transient failure; each next one doubles, plus up to this much
+at random (jitter, so that engines retrying together spread out)."""
 MAX_BACKOFF_SECS = 8.0
 
 
@@ -189,7 +192,8 @@ class Cloud:
         failure raised classified (CloudNotFound, CloudConflict, ...)."""
         retrying = tenacity.Retrying(
             stop=tenacity.stop_after_attempt(self.settings.client_retry_limit + 1),
-            wait=tenacity.wait_exponential_jitter(initial=0.5, max=MAX_BACKOFF_SECS),
+            wait=(tenacity.wait_exponential(multiplier=FIRST_BACKOFF_SECS, max=MAX_BACKOFF_SECS)
+                  + tenacity.wait_random(0, FIRST_BACKOFF_SECS)),
             retry=tenacity.retry_if_exception_type(CloudTransient),
             before_sleep=_log_retry, reraise=True)
         return retrying(self._classified, fn, *args, **kwargs)
