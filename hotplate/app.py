@@ -8,6 +8,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from hotplate.cloud import Clouds, CloudSettings
 from hotplate.db.engine import PoolLimits, make_engine
 from hotplate.db.migrate import upgrade
 from hotplate.db.outbox import OutboxStore
@@ -139,6 +140,7 @@ def start_engine(
     options: EngineOptions | None = None,
     notifier: Notifier | None = None,
     local_workers: int = 0,
+    cloud: CloudSettings | None = None,
 ) -> Engine:
     """Build one engine and serve its endpoints.
 
@@ -151,6 +153,7 @@ def start_engine(
     (engine_worker ``check_resources``; 0: no batches, one message per node).
     ``notifier`` receives Heat's notifications (``rpc.notifier.build_notifier``);
     the engine closes it when it stops. None, the embedded default: none are sent.
+    ``cloud``: how to reach an OpenStack cloud (``[clients]``, ``[trustee]``...).
     """
     clock = clock or SystemClock()
     ids = ids or UuidIds()
@@ -173,6 +176,7 @@ def start_engine(
         local_workers=local_workers,
         lifecycle=LifecyclePlugins.from_entry_points(),
         event_sinks=EventSinks(SinkTypes.from_entry_points()),
+        clouds=Clouds(cloud),
     )
     deps.parked = ParkedActions(deps.redrive)
     worker = WorkerService(deps)
@@ -200,7 +204,8 @@ def _sink_delivery(deps: EngineDeps) -> SinkDelivery | None:
 def _engine_on(db_url: str, transport: Transport, *, threads: int,
                options: EngineOptions | None, host: str = "hotplate",
                pool: PoolLimits | None = None, migrate: bool = True,
-               local_workers: int = 0, notifier: Notifier | None = None) -> Engine:
+               local_workers: int = 0, notifier: Notifier | None = None,
+               cloud: CloudSettings | None = None) -> Engine:
     """An engine on ``db_url`` served on ``transport``, as ``embedded`` and
     ``scale_out_engine`` both build it; the transport (and the notifier) are
     stopped if it fails.
@@ -222,7 +227,7 @@ def _engine_on(db_url: str, transport: Transport, *, threads: int,
         return start_engine(store, transport, clock=clock, host=host,
                             work_slots=1 if db_url.startswith("sqlite") else None,
                             options=options,
-                            local_workers=local_workers, notifier=notifier)
+                            local_workers=local_workers, notifier=notifier, cloud=cloud)
     except BaseException:
         transport.stop()
         if notifier is not None:
@@ -232,7 +237,8 @@ def _engine_on(db_url: str, transport: Transport, *, threads: int,
 
 def embedded(db_url: str, *, workers: int = 16, options: EngineOptions | None = None,
              host: str | None = None, pool: PoolLimits | None = None,
-             notifier: Notifier | None = None) -> tuple[Engine, InProcessTransport]:
+             notifier: Notifier | None = None, cloud: CloudSettings | None = None,
+             ) -> tuple[Engine, InProcessTransport]:
     """The all-in-one engine: SQLite (or any URL), the in-process transport.
 
     ``workers`` is the thread count of each (topic, server), the in-process
@@ -242,14 +248,15 @@ def embedded(db_url: str, *, workers: int = 16, options: EngineOptions | None = 
     """
     transport = InProcessTransport(workers_per_server=workers)
     engine = _engine_on(db_url, transport, threads=workers, options=options,
-                        host=host or "hotplate", pool=pool, notifier=notifier)
+                        host=host or "hotplate", pool=pool, notifier=notifier, cloud=cloud)
     return engine, transport
 
 
 def scale_out_engine(db_url: str, transport_url: str, *, threads: int = 16,
                      host: str | None = None, options: EngineOptions | None = None,
                      pool: PoolLimits | None = None, migrate: bool = True,
-                     notifier: Notifier | None = None) -> tuple[Engine, Transport]:
+                     notifier: Notifier | None = None, cloud: CloudSettings | None = None,
+                     ) -> tuple[Engine, Transport]:
     """One engine of many: a shared database and the broker at ``transport_url``.
 
     ``threads`` is oslo.messaging's executor_thread_pool_size, per RPC server.
@@ -268,7 +275,7 @@ def scale_out_engine(db_url: str, transport_url: str, *, threads: int = 16,
                             os.environ)
     engine = _engine_on(db_url, transport, threads=threads, options=options,
                         host=host or socket.gethostname(), pool=pool, migrate=migrate,
-                        local_workers=threads, notifier=notifier)
+                        local_workers=threads, notifier=notifier, cloud=cloud)
     return engine, transport
 
 

@@ -142,7 +142,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 2
     engine, transport = embedded(db_url, workers=conf.executor_thread_pool_size,
                                  options=conf.engine, host=conf.host,
-                                 pool=conf.database.pool, notifier=sends)
+                                 pool=conf.database.pool, notifier=sends, cloud=conf.cloud)
     rpc = EngineRpc(transport, host=engine.deps.host)
     cfn = start_beside(args, rpc, db_url)
     try:

@@ -7,8 +7,9 @@ builds a ``Settings``. The engine itself receives only ``EngineOptions``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from hotplate.cloud.settings import CloudSettings
 from hotplate.db.engine import PoolLimits
 from hotplate.engine.options import EngineOptions
 
@@ -68,3 +69,5 @@ class Settings:
     """[heat_api_cfn]: where the CFN-compatible API listens (port 0: off)."""
     auth: str = "token"
     """[paste_deploy]/flavor: how the API knows its callers (options.AUTH_MODES)."""
+    cloud: CloudSettings = field(default_factory=CloudSettings)
+    """How the engine reaches a cloud: [clients], [clients_<client>], [trustee]."""

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from hotplate.cloud import Clouds
 from hotplate.engine.cache import EngineCaches
 from hotplate.engine.event_sinks import EventSinks, Sinks
 from hotplate.engine.global_env import GlobalEnvironment
@@ -185,6 +186,8 @@ class EngineDeps:
     """The stack lifecycle plugins called around stack actions (lifecycle.py); none by default."""
     event_sinks: EventSinks | None = None
     """Where events go besides the event table (event_sinks.py); None: nowhere."""
+    clouds: Clouds = field(default_factory=Clouds)
+    """The client layer: a request's or a stack's view of the cloud (hotplate.cloud)."""
 
     def __post_init__(self) -> None:
         self.worker_client = WorkerClient(self.transport, ReadyInputs())
