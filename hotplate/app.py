@@ -8,9 +8,10 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from hotplate.db.engine import PoolLimits, make_engine
+from hotplate.db.engine import HEAT_TIMERS, PoolLimits, make_engine
 from hotplate.db.migrate import upgrade
 from hotplate.db.outbox import OutboxStore
+from hotplate.db.session_limits import SessionTimeouts
 from hotplate.db.store import SqlStore
 from hotplate.engine.cache import EngineCaches
 from hotplate.engine.clock import SystemClock, UuidIds
@@ -18,6 +19,7 @@ from hotplate.engine.deps import EngineDeps, ResourceTypes, Slots
 from hotplate.engine.event_sinks import EventSinks, SinkTypes
 from hotplate.engine.global_env import load_global_environment
 from hotplate.engine.heartbeat import ServiceIdentity, ServiceReporter
+from hotplate.engine.lease import lease_seconds
 from hotplate.engine.lifecycle import LifecyclePlugins
 from hotplate.engine.options import EngineOptions
 from hotplate.engine.runner import ActionRunner
@@ -94,20 +96,22 @@ class Engine:
 
 def open_store(db_url: str, clock: Clock, *, pool_size: int = 8, max_overflow: int = 0,
                pool_timeout: float = 30.0, migrate: bool = True,
-               idle_transaction_timeout: float | None = None) -> Any:
+               timeouts: SessionTimeouts | None = HEAT_TIMERS) -> Any:
     if migrate:
         upgrade(db_url)
     return SqlStore(make_engine(db_url, pool_size=pool_size, max_overflow=max_overflow,
-                                pool_timeout=pool_timeout,
-                                idle_transaction_timeout=idle_transaction_timeout), clock)
+                                pool_timeout=pool_timeout, timeouts=timeouts), clock)
 
 
-def dead_engine_silence(options: EngineOptions) -> float:
-    """Seconds after which an engine that stopped reporting is taken for dead (its
-    service row reads ``down``). A database session idle inside a transaction that
-    long is ended by the server too: it is a stopped engine's, and its row locks
-    would otherwise hold up the engine taking over its work (db/engine.py)."""
-    return 2.0 * options.periodic_interval
+def engine_lease(options: EngineOptions) -> float:
+    """Seconds an engine's report keeps its lease (engine/lease.py): ``2P - min(L, P/2)``."""
+    return lease_seconds(options.periodic_interval, options.engine_life_check_timeout)
+
+
+def session_timeouts(options: EngineOptions) -> SessionTimeouts:
+    """The database session limits of an engine: every wait a silent peer can cause ends
+    well inside the engine's lease (db/session_limits.py)."""
+    return SessionTimeouts.for_lease(engine_lease(options))
 
 
 DB_TOPICS = 2
@@ -218,7 +222,7 @@ def _engine_on(db_url: str, transport: Transport, *, threads: int,
         pool_size, max_overflow = pool.sized(connections_needed(threads))
         store = open_store(db_url, clock, pool_size=pool_size, max_overflow=max_overflow,
                            pool_timeout=pool.timeout, migrate=migrate,
-                           idle_transaction_timeout=dead_engine_silence(options))
+                           timeouts=session_timeouts(options))
         return start_engine(store, transport, clock=clock, host=host,
                             work_slots=1 if db_url.startswith("sqlite") else None,
                             options=options,
