@@ -276,8 +276,18 @@ def scale_out_engine(db_url: str, transport_url: str, *, threads: int = 16,
     return engine, transport
 
 
-def api_transport(transport_url: str, *, workers: int = 16) -> Transport:
-    """The API process's way to the engines: calls only, it serves nothing."""
-    from hotplate.rpc.messaging import OsloTransport
+def api_transport(transport_url: str, *, workers: int = 16, watch: bool = True) -> Transport:
+    """The API process's way to the engines: calls only, it serves nothing.
 
-    return OsloTransport(transport_url, workers_per_server=workers)
+    ``watch``: its calls give up at once while the broker is unreachable
+    (rpc/watched.py; the API answers 503 with Retry-After), found by a round trip
+    each second on a connection of its own.
+    """
+    from hotplate.rpc.broker_watch import AmqpProbe, BrokerWatch
+    from hotplate.rpc.messaging import OsloTransport
+    from hotplate.rpc.watched import WatchedTransport
+
+    transport = OsloTransport(transport_url, workers_per_server=workers)
+    if not watch or not transport_url.startswith("rabbit"):
+        return transport
+    return WatchedTransport(transport, BrokerWatch(AmqpProbe(transport_url)).start())
