@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +20,7 @@ from hotplate.engine.deps import EngineDeps, ResourceTypes, Slots
 from hotplate.engine.event_sinks import EventSinks, SinkTypes
 from hotplate.engine.global_env import load_global_environment
 from hotplate.engine.heartbeat import ServiceIdentity, ServiceReporter
-from hotplate.engine.lease import lease_seconds
+from hotplate.engine.lease import Fence, Lease, lease_seconds
 from hotplate.engine.lifecycle import LifecyclePlugins
 from hotplate.engine.options import EngineOptions
 from hotplate.engine.runner import ActionRunner
@@ -78,6 +79,8 @@ class Engine:
         return handed
 
     def stop(self) -> None:
+        if self.reporter.lease is not None:  # a clean stop: nothing to fence any more
+            self.reporter.lease.release()
         if self.deps.parked is not None:
             self.deps.parked.stop()
         transport = self.deps.transport
@@ -143,6 +146,7 @@ def start_engine(
     options: EngineOptions | None = None,
     notifier: Notifier | None = None,
     local_workers: int = 0,
+    fence: Fence | None = None,
 ) -> Engine:
     """Build one engine and serve its endpoints.
 
@@ -155,6 +159,9 @@ def start_engine(
     (engine_worker ``check_resources``; 0: no batches, one message per node).
     ``notifier`` receives Heat's notifications (``rpc.notifier.build_notifier``);
     the engine closes it when it stops. None, the embedded default: none are sent.
+    ``fence``: what the engine does if its lease runs out (engine/lease.py: no
+    report reached the database for ``engine_lease(options)`` seconds, so others
+    may soon take its work over); None, the embedded default: it holds no lease.
     """
     clock = clock or SystemClock()
     ids = ids or UuidIds()
@@ -185,9 +192,11 @@ def start_engine(
                     gate=deps.slots if deps.slots.limited else None)
     transport.serve(LISTENER_TOPIC, deps.engine_id, ListenerService(), ListenerService.ALLOWED)
     transport.serve(ENGINE_TOPIC, host, service, EngineService.ALLOWED)
+    lease = None if fence is None else Lease(
+        engine_lease(options), fence, name=f"hotplate-lease-{deps.engine_id[:8]}")
     reporter = ServiceReporter.start(
         store, ServiceIdentity(deps.engine_id, host, socket.gethostname()),
-        options.periodic_interval, clock)
+        options.periodic_interval, clock, lease)
     return Engine(deps=deps, service=service, worker=worker, reporter=reporter,
                   recovery=Recovery.start(deps), delivery=_sink_delivery(deps))
 
@@ -204,7 +213,8 @@ def _sink_delivery(deps: EngineDeps) -> SinkDelivery | None:
 def _engine_on(db_url: str, transport: Transport, *, threads: int,
                options: EngineOptions | None, host: str = "hotplate",
                pool: PoolLimits | None = None, migrate: bool = True,
-               local_workers: int = 0, notifier: Notifier | None = None) -> Engine:
+               local_workers: int = 0, notifier: Notifier | None = None,
+               fence: Fence | None = None) -> Engine:
     """An engine on ``db_url`` served on ``transport``, as ``embedded`` and
     ``scale_out_engine`` both build it; the transport (and the notifier) are
     stopped if it fails.
@@ -226,7 +236,7 @@ def _engine_on(db_url: str, transport: Transport, *, threads: int,
         return start_engine(store, transport, clock=clock, host=host,
                             work_slots=1 if db_url.startswith("sqlite") else None,
                             options=options,
-                            local_workers=local_workers, notifier=notifier)
+                            local_workers=local_workers, notifier=notifier, fence=fence)
     except BaseException:
         transport.stop()
         if notifier is not None:
@@ -272,8 +282,31 @@ def scale_out_engine(db_url: str, transport_url: str, *, threads: int = 16,
                             os.environ)
     engine = _engine_on(db_url, transport, threads=threads, options=options,
                         host=host or socket.gethostname(), pool=pool, migrate=migrate,
-                        local_workers=threads, notifier=notifier)
+                        local_workers=threads, notifier=notifier, fence=exit_fenced)
     return engine, transport
+
+
+EXIT_FENCED = 75
+"""A scale-out engine process's exit status when its lease ran out (EX_TEMPFAIL): its
+parent (``hotplate engine``) starts another, with a new engine id."""
+
+
+def exit_fenced(reason: str) -> None:
+    """A scale-out engine's fence: the process ends at once, without a goodbye.
+
+    Nothing of it runs any more (no thread calls a cloud, no write is tried), its
+    broker connections close, so the broker drops its consumers and hands what it
+    had not acknowledged to the other engines, and it stops answering the liveness
+    probe. Its service row stays, stale: the others take its locks over as from a
+    dead engine. Exiting is the one stop that needs neither the database nor the
+    broker, which may be what it lost.
+    """
+    try:
+        sys.stderr.write(f"hotplate engine pid {os.getpid()} fenced itself: {reason}; "
+                         "exiting\n")
+        sys.stderr.flush()
+    finally:
+        os._exit(EXIT_FENCED)
 
 
 def api_transport(transport_url: str, *, workers: int = 16, watch: bool = True) -> Transport:

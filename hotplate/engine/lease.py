@@ -77,6 +77,10 @@ class Lease:
         self._thread.start()
         return self
 
+    def now(self) -> float:
+        """The lease's clock (monotonic): a report notes it as it starts."""
+        return self._monotonic()
+
     def renewed(self, started: float) -> bool:
         """A report that started at ``started`` (monotonic) wrote the row: the lease runs
         to ``started + seconds``. False (and nothing renewed) once fenced, or when the

@@ -158,8 +158,10 @@ class PartitionProxy:
                 await sink.drain()
         except (ConnectionError, OSError):
             pass
-        finally:
-            self._abort(link)
+        # A connection one end closed is ended at the other only once the link is
+        # open: across a partition, not even its end gets through.
+        await self._healed.wait()
+        self._abort(link)
 
     def _abort(self, link: _Link) -> None:
         self._links.discard(link)
