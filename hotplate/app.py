@@ -49,6 +49,8 @@ class Engine:
     """The timer that takes over dead engines' work and re-sends lost messages."""
     delivery: SinkDelivery | None = None
     """The thread that hands events to their stacks' event sinks (sink_delivery.py)."""
+    watch: Any = None
+    """What tells the engine its broker is reachable (rpc/broker_watch.py), if anything."""
 
     @property
     def store(self) -> Store:
@@ -95,6 +97,8 @@ class Engine:
             self.delivery.stop()
         if self.deps.notifier is not None:  # after the servers: what they sent goes out
             self.deps.notifier.close()
+        if self.watch is not None:
+            self.watch.stop()
 
 
 def open_store(db_url: str, clock: Clock, *, pool_size: int = 8, max_overflow: int = 0,
@@ -109,6 +113,15 @@ def open_store(db_url: str, clock: Clock, *, pool_size: int = 8, max_overflow: i
 def engine_lease(options: EngineOptions) -> float:
     """Seconds an engine's report keeps its lease (engine/lease.py): ``2P - min(L, P/2)``."""
     return lease_seconds(options.periodic_interval, options.engine_life_check_timeout)
+
+
+def amqp_heartbeat(options: EngineOptions) -> int:
+    """An engine's default ``[oslo_messaging_rabbit] heartbeat_timeout_threshold``: half
+    the report interval (30 s on Heat's timers; at least 2). An engine cut off from the
+    broker keeps its consumers there until the broker drops its connection: what they
+    took meanwhile (up to the prefetch count each) waits that long for another engine,
+    well within the takeover time of 3P + L."""
+    return max(2, min(60, round(options.periodic_interval / 2)))
 
 
 def session_timeouts(options: EngineOptions) -> SessionTimeouts:
@@ -147,6 +160,7 @@ def start_engine(
     notifier: Notifier | None = None,
     local_workers: int = 0,
     fence: Fence | None = None,
+    watch: Any = None,
 ) -> Engine:
     """Build one engine and serve its endpoints.
 
@@ -162,6 +176,8 @@ def start_engine(
     ``fence``: what the engine does if its lease runs out (engine/lease.py: no
     report reached the database for ``engine_lease(options)`` seconds, so others
     may soon take its work over); None, the embedded default: it holds no lease.
+    ``watch``: a started BrokerWatch; while it finds the broker unreachable the
+    engine does not report (its lease runs out as if the database were away).
     """
     clock = clock or SystemClock()
     ids = ids or UuidIds()
@@ -196,9 +212,10 @@ def start_engine(
         engine_lease(options), fence, name=f"hotplate-lease-{deps.engine_id[:8]}")
     reporter = ServiceReporter.start(
         store, ServiceIdentity(deps.engine_id, host, socket.gethostname()),
-        options.periodic_interval, clock, lease)
+        options.periodic_interval, clock, lease,
+        reachable=None if watch is None else lambda: bool(watch.up))
     return Engine(deps=deps, service=service, worker=worker, reporter=reporter,
-                  recovery=Recovery.start(deps), delivery=_sink_delivery(deps))
+                  recovery=Recovery.start(deps), delivery=_sink_delivery(deps), watch=watch)
 
 
 def _sink_delivery(deps: EngineDeps) -> SinkDelivery | None:
@@ -214,7 +231,7 @@ def _engine_on(db_url: str, transport: Transport, *, threads: int,
                options: EngineOptions | None, host: str = "hotplate",
                pool: PoolLimits | None = None, migrate: bool = True,
                local_workers: int = 0, notifier: Notifier | None = None,
-               fence: Fence | None = None) -> Engine:
+               fence: Fence | None = None, watch: Any = None) -> Engine:
     """An engine on ``db_url`` served on ``transport``, as ``embedded`` and
     ``scale_out_engine`` both build it; the transport (and the notifier) are
     stopped if it fails.
@@ -236,7 +253,8 @@ def _engine_on(db_url: str, transport: Transport, *, threads: int,
         return start_engine(store, transport, clock=clock, host=host,
                             work_slots=1 if db_url.startswith("sqlite") else None,
                             options=options,
-                            local_workers=local_workers, notifier=notifier, fence=fence)
+                            local_workers=local_workers, notifier=notifier, fence=fence,
+                            watch=watch)
     except BaseException:
         transport.stop()
         if notifier is not None:
@@ -275,14 +293,23 @@ def scale_out_engine(db_url: str, transport_url: str, *, threads: int = 16,
     Tests only: ``HOTPLATE_FAULT_DROP_CASTS`` makes it lose casts on purpose
     (rpc/fault_switch.py); no deployment sets it.
     """
+    from hotplate.rpc.broker_watch import AmqpProbe, BrokerWatch
     from hotplate.rpc.fault_switch import with_faults
     from hotplate.rpc.messaging import OsloTransport
 
-    transport = with_faults(OsloTransport(transport_url, workers_per_server=threads),
-                            os.environ)
+    options = options or EngineOptions.from_environ(os.environ)
+    transport = with_faults(OsloTransport(transport_url, workers_per_server=threads,
+                                          heartbeat=amqp_heartbeat(options)), os.environ)
+    # Probed twice per lease quarter at least: a cut broker stops the reports soon.
+    probe_every = min(1.0, engine_lease(options) / 6)
+    watch = None
+    if transport_url.startswith("rabbit"):
+        watch = BrokerWatch(AmqpProbe(transport_url, timeout=2 * probe_every),
+                            interval=probe_every).start()
     engine = _engine_on(db_url, transport, threads=threads, options=options,
                         host=host or socket.gethostname(), pool=pool, migrate=migrate,
-                        local_workers=threads, notifier=notifier, fence=exit_fenced)
+                        local_workers=threads, notifier=notifier, fence=exit_fenced,
+                        watch=watch)
     return engine, transport
 
 

@@ -10,7 +10,11 @@ reads ``down`` soon after, with no probe of the engine itself.
 
 An engine that holds a lease (lease.py) reports twice per interval, and each
 report that reached its row renews the lease: the lease then survives one
-slow or lost report however short the interval.
+slow or lost report however short the interval. Such an engine reports only
+while it can also reach the broker (``reachable``): one that cannot take
+messages is, to the others, as dead as one that cannot reach the database,
+so its row goes stale, its lease runs out and it fences itself, and its work
+is taken over in the same time as a killed engine's.
 
 The timer holds its reporter weakly: an engine dropped without ``stop``
 (a test letting its engine go) ends its timer when it is collected, instead
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -55,23 +60,27 @@ class ServiceReporter:
     """Registers an engine, reports it every interval, and removes it at a clean stop."""
 
     def __init__(self, store: ServiceStorage, identity: ServiceIdentity, interval: int,
-                 lease: Lease | None = None) -> None:
+                 lease: Lease | None = None,
+                 reachable: Callable[[], bool] | None = None) -> None:
         self._store = store
         self.identity = identity
         self.interval = interval
         self.lease = lease
         """Renewed by every report that reached the row; None: the engine holds none."""
+        self.reachable = reachable
+        """Whether the engine's other links hold (the broker); None: not asked."""
         self._timer: PeriodicTimer | None = None
 
     @classmethod
     def start(cls, store: ServiceStorage, identity: ServiceIdentity, interval: int,
-              clock: Clock, lease: Lease | None = None) -> ServiceReporter:
+              clock: Clock, lease: Lease | None = None,
+              reachable: Callable[[], bool] | None = None) -> ServiceReporter:
         """Clean up this host's dead rows, register, report once and start the timer.
 
         The cleanup and the registration raise (the engine cannot start
         without its row); the reports after them only log their failures.
         """
-        reporter = cls(store, identity, interval, lease)
+        reporter = cls(store, identity, interval, lease, reachable)
         reporter.cleanup(clock)
         store.register_service(identity.engine_id, identity.host, identity.hostname,
                                identity.binary, identity.topic, interval)
@@ -98,6 +107,10 @@ class ServiceReporter:
         is renewed from the moment the report started. Never raises."""
         lease = self.lease
         started = lease.now() if lease is not None else 0.0
+        if self.reachable is not None and not self.reachable():
+            LOG.warning("service %s: the broker is unreachable; not reporting",
+                        self.identity.engine_id)
+            return True
         try:
             found = self._store.heartbeat_service(self.identity.engine_id)
         except Exception:

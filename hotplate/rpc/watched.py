@@ -70,6 +70,10 @@ class WatchedTransport:
             stop()
 
     @property
+    def call_timeout(self) -> float | None:
+        return getattr(self.inner, "call_timeout", None)
+
+    @property
     def counters(self) -> Any:
         return getattr(self.inner, "counters", None)
 

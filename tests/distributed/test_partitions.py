@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from hotplate.model.ids import StackId
 from tests.api.helpers import wait_until_serving
 from tests.distributed.broker_proxy import private_vhost
 from tests.distributed.engine_cluster import (
+    CTXT,
     Cluster,
     fan,
     pid_alive,
@@ -192,14 +194,60 @@ def _first_takeover(cluster: Cluster, sid: StackId, victim: str) -> float | None
     return min(times) if times else None
 
 
-@pytest.mark.parametrize("which", ["db", "all"])
+class Reads:
+    """API reads (list_stacks through the engine topic, as hotplate api sends them) made
+    all along, on a thread: how long each took, and which failed."""
+
+    def __init__(self, cluster: Cluster) -> None:
+        self._cluster = cluster
+        self.took: list[float] = []
+        self.failed: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> Reads:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(90)
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.3):
+            started = time.monotonic()
+            try:
+                self._cluster.rpc.call(CTXT, "list_stacks")
+            except Exception as exc:
+                self.failed.append(repr(exc))
+            self.took.append(time.monotonic() - started)
+
+
+@pytest.mark.parametrize("which", ["db", "broker", "all"])
 def test_an_engine_cut_off_fences_itself_before_its_work_is_taken_over(
         cluster: Cluster, links: Links, which: str) -> None:
     sid, victim = _e1_working(cluster, f"cut-{which}")
     command = cluster.commands["e1"]
     pid, announced = command.current.pid, len(command.children)
-    cut = time.time()
-    links.cut(which)
+    with Reads(cluster) as reads:
+        cut = time.time()
+        links.cut(which)
+        _cut_off(cluster, links, which, sid, victim, pid, cut)
+    print(f"cut {which}: {len(reads.took)} reads, slowest {max(reads.took):.1f} s, "
+          f"{len(reads.failed)} failed")
+    assert reads.failed == []
+    assert max(reads.took) <= BOUND + SLACK
+    stack = cluster.settle(sid, 60)
+    assert cluster.state(sid) == "CREATE_COMPLETE", stack.status_reason
+    cluster.assert_made_once(sid, 6)
+    assert cluster.locks_of(sid) == {}
+    assert "fenced itself: no report reached the database" in command.log_tail(50000)
+    command.child(after=announced, timeout=30)  # healed, its parent started another
+    cluster.assert_no_dead_locks()
+
+
+def _cut_off(cluster: Cluster, links: Links, which: str, sid: StackId, victim: str,
+             pid: int, cut: float) -> None:
     try:
         wait_until(lambda: not pid_alive(pid), "the cut-off engine fencing itself", BOUND)
         fenced = time.time()
@@ -212,10 +260,3 @@ def test_an_engine_cut_off_fences_itself_before_its_work_is_taken_over(
         time.sleep(max(0.0, CUT_SECS - (time.time() - cut)))
     finally:
         links.heal()
-    stack = cluster.settle(sid, 60)
-    assert cluster.state(sid) == "CREATE_COMPLETE", stack.status_reason
-    cluster.assert_made_once(sid, 6)
-    assert cluster.locks_of(sid) == {}
-    assert "fenced itself: no report reached the database" in command.log_tail(50000)
-    command.child(after=announced, timeout=30)  # healed, its parent started another
-    cluster.assert_no_dead_locks()
