@@ -41,14 +41,14 @@ if [ ! -x "$VENV/bin/python" ]; then
   $PY -m venv "$VENV"
   "$VENV/bin/pip" install -q -U pip setuptools wheel
 fi
-if ! (cd / && "$VENV/bin/python" -c 'import importlib.metadata as m; import nova, neutron, cinder, glance, keystone, placement, heat; m.version("hotplate-cloud-ml2")') 2>/dev/null \
+if ! (cd / && "$VENV/bin/python" -c 'import importlib.metadata as m; import nova, neutron, cinder, glance, keystone, placement, heat; m.version("hotplate-cloud-drivers")') 2>/dev/null \
    || [ "${FORCE_PIP:-0}" = 1 ]; then
   log "pip install (one venv for all services)"
   # shellcheck disable=SC2086
   # constraints.txt = the pip freeze of the validated install (2026-12-05)
   # built from a copy: the source tree stays free of setuptools' leftovers
-  rm -rf "$HOTPLATE_CLOUD_HOME/ml2-src" && cp -r "$CLOUD_DIR/ml2" "$HOTPLATE_CLOUD_HOME/ml2-src"
-  "$VENV/bin/pip" install -q -c "$CLOUD_DIR/constraints.txt" $OS_PKGS "$HOTPLATE_CLOUD_HOME/ml2-src"
+  rm -rf "$HOTPLATE_CLOUD_HOME/drivers-src" && cp -r "$CLOUD_DIR/drivers" "$HOTPLATE_CLOUD_HOME/drivers-src"
+  "$VENV/bin/pip" install -q -c "$CLOUD_DIR/constraints.txt" $OS_PKGS "$HOTPLATE_CLOUD_HOME/drivers-src"
   "$VENV/bin/pip" freeze > "$HOTPLATE_CLOUD_HOME/pip-freeze.txt"
 fi
 "$VENV/bin/pip" check >/dev/null || { "$VENV/bin/pip" check; exit 1; }

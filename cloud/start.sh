@@ -58,6 +58,7 @@ start_daemon nova-scheduler  $B/nova-scheduler  --config-file $ETC/nova/nova.con
 start_daemon nova-compute    $B/nova-compute    --config-file $ETC/nova/nova.conf
 start_daemon cinder-scheduler $B/cinder-scheduler --config-file $ETC/cinder/cinder.conf
 start_daemon cinder-volume   $B/cinder-volume   --config-file $ETC/cinder/cinder.conf
+start_daemon cinder-backup   $B/cinder-backup   --config-file $ETC/cinder/cinder.conf
 [ "${CLOUD_HEAT:-0}" = 1 ] && start_daemon heat-engine $B/heat-engine --config-file $ETC/heat/heat.conf
 
 wait_http placement   "http://127.0.0.1:$PLACEMENT_PORT/"
@@ -81,7 +82,7 @@ wait_svc() { # label cmd-producing-list expected-substring count
   log "$label services up"
 }
 wait_svc nova "$OSC compute service list -f value -c Binary -c Host -c State | sed 's/\$/ /'" 3
-wait_svc cinder "$OSC volume service list -f value -c Binary -c Host -c State | sed 's/\$/ /'" 2
+wait_svc cinder "$OSC volume service list -f value -c Binary -c Host -c State | sed 's/\$/ /'" 3
 
 # ---- map the compute host into cell1 (the scheduler also does this every 10 s) ----
 $B/nova-manage --config-file $ETC/nova/nova.conf cell_v2 discover_hosts >/dev/null

@@ -238,7 +238,7 @@ cat > $ETC/neutron/plugins/ml2/ml2_conf.ini <<EOF
 [ml2]
 type_drivers = flat,vlan,vxlan
 tenant_network_types = vxlan
-# cloud/ml2 (hotplate-cloud-ml2): binds every port, no L2 agent, no dataplane
+# cloud/drivers (hotplate-cloud-drivers): binds every port, no L2 agent, no dataplane
 mechanism_drivers = bindall
 extension_drivers = port_security,qos,dns
 
@@ -275,9 +275,12 @@ quota_gigabytes = 20000
 quota_backups = 2000
 quota_backup_gigabytes = 20000
 
+backup_driver = cinder.backup.drivers.posix.PosixBackupDriver
+backup_posix_path = $STATE/cinder/backups
+
 [fake]
-# shipped in the cinder wheel (cinder/tests/fake_driver.py): logs, stores nothing
-volume_driver = cinder.tests.fake_driver.FakeLoggingVolumeDriver
+# cloud/drivers (hotplate-cloud-drivers): each volume a sparse file, so backups have bytes
+volume_driver = hotplate_cloud_drivers.cinder.FileBackedVolumeDriver
 volume_backend_name = fake
 
 [database]
@@ -291,6 +294,11 @@ lock_path = $STATE/locks
 
 [coordination]
 backend_url = file://$STATE/cinder
+
+[privsep_osbrick]
+# os-brick asks privsep for the host's connector properties; everything here already runs
+# as root, with no sudo to go through
+helper_command = $VENV/bin/privsep-helper --config-file $ETC/cinder/cinder.conf
 
 $(notif_noop)
 EOF

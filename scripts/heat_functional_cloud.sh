@@ -67,6 +67,8 @@ for _ in $(seq 60); do
 done
 
 set +e
+# RegionOne: the project's cloud also has real Heat's region, HeatRegion (cloud/README.md)
+OS_REGION_NAME=${OS_REGION_NAME:-RegionOne} \
 OS_CLOUD=${OS_CLOUD:-hotplate-demo} OS_ADMIN_CLOUD=${OS_ADMIN_CLOUD:-hotplate-admin} \
     AUTH_MODE=keystone TEST_LIST=${TEST_LIST:-$SUITE_DIR/cloud_tests.txt} \
     HEAT_MIRROR=$HEAT_MIRROR "$SUITE_DIR/run_functional.sh"

@@ -9,12 +9,13 @@ from tests.cloud.locate import Cloud
 SERVICES = ("identity", "compute", "network", "image", "volumev3", "placement")
 
 
-def test_the_catalog_has_each_service_and_hotplate_as_orchestration(admin_conn: Any) -> None:
+def test_the_catalog_has_each_service_and_hotplate_as_orchestration(
+        cloud: Cloud, admin_conn: Any) -> None:
     types = {service.type for service in admin_conn.identity.services()}
     assert set(SERVICES) <= types
     assert {"orchestration", "cloudformation"} <= types
-    session = admin_conn.session
-    url = session.get_endpoint(service_type="orchestration", interface="public")
+    url = admin_conn.session.get_endpoint(service_type="orchestration", interface="public",
+                                          region_name=cloud.region)
     assert url.startswith("http://127.0.0.1:8004/v1/")
 
 
@@ -62,3 +63,39 @@ def test_glance_imports_an_image_served_on_loopback(user_conn: Any) -> None:
             user_conn.image.delete_image(image, ignore_missing=True)
             server.shutdown()
             server.server_close()
+
+
+def test_cinder_backs_a_volume_up_and_restores_it(user_conn: Any) -> None:
+    """A backup service with bytes to read: Volume's deletion_policy Snapshot needs it."""
+    import time
+    import uuid
+
+    storage = user_conn.block_storage
+    name = f"hotplate-test-{uuid.uuid4().hex[:8]}"
+
+    def settled(get: Any, thing: Any, *, want: str) -> Any:
+        deadline = time.monotonic() + 120
+        while (found := get(thing)).status != want:
+            assert "error" not in found.status, found
+            assert time.monotonic() < deadline, found.status
+            time.sleep(1)
+        return found
+
+    volume = storage.create_volume(name=name, size=1)
+    backup = None
+    try:
+        settled(storage.get_volume, volume, want="available")
+        backup = storage.create_backup(volume_id=volume.id, name=name)
+        assert settled(storage.get_backup, backup, want="available").size == 1
+        storage.restore_backup(backup, volume_id=volume.id)
+        settled(storage.get_volume, volume, want="available")
+    finally:
+        if backup is not None:
+            deadline = time.monotonic() + 120
+            while storage.get_backup(backup).status not in ("available", "error"):
+                assert time.monotonic() < deadline
+                time.sleep(1)
+            storage.delete_backup(backup, ignore_missing=True)
+            storage.wait_for_delete(backup)
+        storage.delete_volume(volume, ignore_missing=True)
+        storage.wait_for_delete(volume)
