@@ -29,7 +29,7 @@ from hotplate.model.ids import EngineId, ResourceId
 from hotplate.model.records import NewEvent, NewResource, ResourceRecord
 
 _r = s.resource
-_DATA_COLUMNS = ("resource_id", "key", "value", "redact", "created_at")
+_DATA_COLUMNS = ("resource_id", "key", "value", "redact", "decrypt_method", "created_at")
 
 
 class _Keep(Enum):
@@ -44,7 +44,7 @@ class ResourceLockStore(StoreBase):
     if TYPE_CHECKING:
         # Provided by ResourceStore, the mixin SqlStore combines this one with.
         def _upsert_resource_data(
-            self, row: dict[str, Any], changes: dict[str, Any]
+            self, resource_id: ResourceId, key: str, value: str, redact: bool, now: datetime
         ) -> tuple[Insert, dict[str, Any]]: ...
 
     def acquire_resource(
@@ -199,10 +199,7 @@ class ResourceLockStore(StoreBase):
                                       now)
             for key, (value, redact) in (values.get("resource_data") or {}).items():
                 upsert, upsert_params = self._upsert_resource_data(
-                    {"resource_id": resource_id, "key": key, "value": value,
-                     "redact": redact, "created_at": now},
-                    {"value": value, "redact": redact, "updated_at": now},
-                )
+                    resource_id, key, value, redact, now)
                 self._fast.send(conn, upsert, upsert_params, set_keys=_DATA_COLUMNS)
             if event is None or isinstance(event, NewEvent):
                 insert_event(conn, event, now, self._fast)
