@@ -8,7 +8,9 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from hotplate.db.crypt import SecretBox
 from hotplate.db.engine import PoolLimits, make_engine
+from hotplate.db.key_check import verify_key
 from hotplate.db.migrate import upgrade
 from hotplate.db.outbox import OutboxStore
 from hotplate.db.store import SqlStore
@@ -94,12 +96,25 @@ class Engine:
 
 def open_store(db_url: str, clock: Clock, *, pool_size: int = 8, max_overflow: int = 0,
                pool_timeout: float = 30.0, migrate: bool = True,
-               idle_transaction_timeout: float | None = None) -> Any:
+               idle_transaction_timeout: float | None = None,
+               secrets: SecretBox | None = None) -> Any:
+    """The store on ``db_url``, migrated first unless ``migrate`` is false.
+
+    ``secrets``: the key (checked against the database's) and what to encrypt;
+    None: Heat's default key, unchecked (tests and library use; the commands
+    always pass one).
+
+    Raises:
+        EncryptionKeyError: ``secrets`` is not the key of the database's secrets.
+    """
     if migrate:
-        upgrade(db_url)
-    return SqlStore(make_engine(db_url, pool_size=pool_size, max_overflow=max_overflow,
-                                pool_timeout=pool_timeout,
-                                idle_transaction_timeout=idle_transaction_timeout), clock)
+        upgrade(db_url, key=secrets)
+    engine = make_engine(db_url, pool_size=pool_size, max_overflow=max_overflow,
+                         pool_timeout=pool_timeout,
+                         idle_transaction_timeout=idle_transaction_timeout)
+    if secrets is not None and not migrate:
+        verify_key(engine, secrets)
+    return SqlStore(engine, clock, secrets)
 
 
 def dead_engine_silence(options: EngineOptions) -> float:
@@ -200,7 +215,8 @@ def _sink_delivery(deps: EngineDeps) -> SinkDelivery | None:
 def _engine_on(db_url: str, transport: Transport, *, threads: int,
                options: EngineOptions | None, host: str = "hotplate",
                pool: PoolLimits | None = None, migrate: bool = True,
-               local_workers: int = 0, notifier: Notifier | None = None) -> Engine:
+               local_workers: int = 0, notifier: Notifier | None = None,
+               secrets: SecretBox | None = None) -> Engine:
     """An engine on ``db_url`` served on ``transport``, as ``embedded`` and
     ``scale_out_engine`` both build it; the transport (and the notifier) are
     stopped if it fails.
@@ -218,7 +234,8 @@ def _engine_on(db_url: str, transport: Transport, *, threads: int,
         pool_size, max_overflow = pool.sized(connections_needed(threads))
         store = open_store(db_url, clock, pool_size=pool_size, max_overflow=max_overflow,
                            pool_timeout=pool.timeout, migrate=migrate,
-                           idle_transaction_timeout=dead_engine_silence(options))
+                           idle_transaction_timeout=dead_engine_silence(options),
+                           secrets=secrets)
         return start_engine(store, transport, clock=clock, host=host,
                             work_slots=1 if db_url.startswith("sqlite") else None,
                             options=options,
@@ -232,24 +249,27 @@ def _engine_on(db_url: str, transport: Transport, *, threads: int,
 
 def embedded(db_url: str, *, workers: int = 16, options: EngineOptions | None = None,
              host: str | None = None, pool: PoolLimits | None = None,
-             notifier: Notifier | None = None) -> tuple[Engine, InProcessTransport]:
+             notifier: Notifier | None = None,
+             secrets: SecretBox | None = None) -> tuple[Engine, InProcessTransport]:
     """The all-in-one engine: SQLite (or any URL), the in-process transport.
 
     ``workers`` is the thread count of each (topic, server), the in-process
     counterpart of oslo.messaging's executor_thread_pool_size. ``host`` is the
     engine topic's server (default: ``hotplate``). ``notifier``: as for
-    ``start_engine`` (none by default).
+    ``start_engine`` (none by default). ``secrets``: as for ``open_store``.
     """
     transport = InProcessTransport(workers_per_server=workers)
     engine = _engine_on(db_url, transport, threads=workers, options=options,
-                        host=host or "hotplate", pool=pool, notifier=notifier)
+                        host=host or "hotplate", pool=pool, notifier=notifier,
+                        secrets=secrets)
     return engine, transport
 
 
 def scale_out_engine(db_url: str, transport_url: str, *, threads: int = 16,
                      host: str | None = None, options: EngineOptions | None = None,
                      pool: PoolLimits | None = None, migrate: bool = True,
-                     notifier: Notifier | None = None) -> tuple[Engine, Transport]:
+                     notifier: Notifier | None = None,
+                     secrets: SecretBox | None = None) -> tuple[Engine, Transport]:
     """One engine of many: a shared database and the broker at ``transport_url``.
 
     ``threads`` is oslo.messaging's executor_thread_pool_size, per RPC server.
@@ -257,7 +277,7 @@ def scale_out_engine(db_url: str, transport_url: str, *, threads: int = 16,
     machine's name). ``migrate=False`` when the database is known to be up to
     date (``hotplate engine`` migrates once, before it forks its engines).
     ``notifier``: as for ``start_engine``; build it in the engine's own process
-    (it runs a thread).
+    (it runs a thread). ``secrets``: as for ``open_store``.
     Tests only: ``HOTPLATE_FAULT_DROP_CASTS`` makes it lose casts on purpose
     (rpc/fault_switch.py); no deployment sets it.
     """
@@ -268,7 +288,7 @@ def scale_out_engine(db_url: str, transport_url: str, *, threads: int = 16,
                             os.environ)
     engine = _engine_on(db_url, transport, threads=threads, options=options,
                         host=host or socket.gethostname(), pool=pool, migrate=migrate,
-                        local_workers=threads, notifier=notifier)
+                        local_workers=threads, notifier=notifier, secrets=secrets)
     return engine, transport
 
 

@@ -7,7 +7,7 @@ builds a ``Settings``. The engine itself receives only ``EngineOptions``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hotplate.db.engine import PoolLimits
 from hotplate.engine.options import EngineOptions
@@ -51,6 +51,15 @@ class NotificationSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class SecretSettings:
+    """``auth_encryption_key`` and ``encrypt_parameters_and_properties``."""
+
+    auth_encryption_key: str | None = field(default=None, repr=False)
+    """None: the key file of the command's data directory (db/crypt.py)."""
+    encrypt_parameters_and_properties: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     """Every setting a hotplate process needs, after files, variables and flags."""
 
@@ -66,3 +75,5 @@ class Settings:
     sources: Sources = Sources()
     cfn: ApiSettings = ApiSettings("127.0.0.1", 8000)
     """[heat_api_cfn]: where the CFN-compatible API listens (port 0: off)."""
+    secrets: SecretSettings = SecretSettings()
+    """What is encrypted in the database, and with which key."""
