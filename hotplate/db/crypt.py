@@ -49,6 +49,11 @@ use). The commands never use it: they use the option or the data directory's key
 file."""
 KEY_FILE = "auth_encryption_key"
 """The file in the data directory holding the key made when the option is unset."""
+SEALED = "__encrypted__"
+"""The one key of a JSON document whose values are stored encrypted: resource
+properties and attributes with ``encrypt_parameters_and_properties``, as
+``{"__encrypted__": {name: [method, token], ...}}`` (Heat marks the same shape with a
+column of its own)."""
 KEY_LENGTHS = (16, 24, 32)
 """The lengths Heat accepts; 16 and 24 only with a warning."""
 
@@ -160,6 +165,21 @@ class SecretBox:
         if not (isinstance(pair, list | tuple) and len(pair) == 2):
             raise EncryptionKeyError(f"cannot decrypt {what}: not an encrypted value")
         return json.loads(self.decrypt(pair[0], pair[1], what=what))
+
+    def seal(self, document: dict[str, Any]) -> dict[str, Any]:
+        """``document`` with each value encrypted (``is_sealed`` tells it apart)."""
+        return {SEALED: {name: self.encrypt_json(value) for name, value in document.items()}}
+
+    def unseal(self, document: dict[str, Any], *, what: str) -> dict[str, Any]:
+        """The document ``seal`` was given."""
+        return {name: self.decrypt_json(pair, what=f"{what} ({name!r})")
+                for name, pair in document[SEALED].items()}
+
+
+def is_sealed(document: Any) -> bool:
+    """Whether ``document`` is one ``SecretBox.seal`` made (cheap: the read path asks
+    it of every resource row)."""
+    return type(document) is dict and SEALED in document
 
 
 def wrong_key_text(what: str, source: str) -> str:

@@ -73,7 +73,7 @@ class ResourceStore(StoreBase):
             lambda conn: conn.execute(q.GET_RESOURCE, params).mappings().first(),
             single_statement=True,
         )
-        return to_resource(row) if row is not None else None
+        return to_resource(row, secrets=self._secrets) if row is not None else None
 
     def load_node(
         self, resource_id: ResourceId
@@ -87,7 +87,7 @@ class ResourceStore(StoreBase):
         if not rows:
             return None, None
         tags = tuple(row["s_tag"] for row in rows if row["s_tag"] is not None)
-        return to_resource(rows[0], "r_"), to_stack(rows[0], tags, "s_")
+        return to_resource(rows[0], "r_", secrets=self._secrets), to_stack(rows[0], tags, "s_")
 
     def load_nodes(
         self, resource_ids: Sequence[ResourceId]
@@ -104,7 +104,7 @@ class ResourceStore(StoreBase):
         for _, group in groupby(rows, key=lambda row: row["r_id"]):
             same = list(group)
             tags = tuple(row["s_tag"] for row in same if row["s_tag"] is not None)
-            resource = to_resource(same[0], "r_")
+            resource = to_resource(same[0], "r_", secrets=self._secrets)
             found[resource.id] = (resource, to_stack(same[0], tags, "s_"))
         return found
 
@@ -114,7 +114,7 @@ class ResourceStore(StoreBase):
             lambda conn: conn.execute(q.LIST_RESOURCES, params).mappings().all(),
             single_statement=True,
         )
-        return [to_resource(row) for row in rows]
+        return [to_resource(row, secrets=self._secrets) for row in rows]
 
     def resources_named(self, stack_id: StackId, name: str) -> list[ResourceRecord]:
         params = {"b_stack_id": stack_id, "b_name": name}
@@ -122,7 +122,7 @@ class ResourceStore(StoreBase):
             lambda conn: conn.execute(q.LIST_RESOURCES_NAMED, params).mappings().all(),
             single_statement=True,
         )
-        return [to_resource(row) for row in rows]
+        return [to_resource(row, secrets=self._secrets) for row in rows]
 
     def delete_resource(self, resource_id: ResourceId) -> None:
         """Remove the row, its resource_data and its attribute data."""

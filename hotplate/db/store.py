@@ -98,7 +98,7 @@ class SqlStore(StackStore, ResourceStore, ResourceLockStore, SyncStore, EventSto
         if row is None:
             return None, []
         results = [self.settle(pending) for pending in row.pop("after")]
-        return to_resource(row), results
+        return to_resource(row, secrets=self._secrets), results
 
     def settle_resource(
         self,
@@ -122,4 +122,4 @@ class SqlStore(StackStore, ResourceStore, ResourceLockStore, SyncStore, EventSto
         if row is None:
             return None, []
         results = [self.settle(pending) for pending in row.pop("after")]
-        return to_resource(row), results
+        return to_resource(row, secrets=self._secrets), results
