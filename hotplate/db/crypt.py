@@ -186,5 +186,4 @@ def wrong_key_text(what: str, source: str) -> str:
     """The error text for a value another key encrypted."""
     return (f"cannot decrypt {what}: {OPTION} ({source}) is not the key it was "
             "encrypted with. Set auth_encryption_key (HOTPLATE_AUTH_ENCRYPTION_KEY) to "
-            "the key in use when it was written, or change keys with 'hotplate db "
-            "rekey'")
+            "the key in use when it was written")

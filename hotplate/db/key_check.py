@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import Connection, Engine, delete, insert, select
+from sqlalchemy import Connection, Engine, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from hotplate.db.crypt import OPTION, EncryptionKeyError, SecretBox
@@ -53,15 +53,7 @@ def verify_key(db: Connection | Engine, box: SecretBox) -> None:
             f"{OPTION} ({box.source}) is not the key this database's secrets are "
             "encrypted with: every process on one database needs the same key. Set "
             "auth_encryption_key (HOTPLATE_AUTH_ENCRYPTION_KEY) to the key they were "
-            "written with, or change keys with 'hotplate db rekey'")
-
-
-def record_key(conn: Connection, box: SecretBox) -> None:
-    """Make ``box``'s key the database's (after its secrets were re-encrypted with it)."""
-    conn.execute(delete(auth_key_check))
-    method, value = box.encrypt(CHECK_TEXT)
-    conn.execute(insert(auth_key_check).values(
-        id=_ROW, decrypt_method=method, value=value, created_at=datetime.now(UTC)))
+            "written with")
 
 
 def _stored(conn: Connection) -> tuple[str, str] | None:

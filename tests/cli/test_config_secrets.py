@@ -70,7 +70,7 @@ def test_another_key_stops_the_command_with_one_line(tmp_path: Path) -> None:
             "error: [DEFAULT]/auth_encryption_key (as configured) is not the key this "
             "database's secrets are encrypted with: every process on one database needs "
             "the same key. Set auth_encryption_key (HOTPLATE_AUTH_ENCRYPTION_KEY) to the "
-            "key they were written with, or change keys with 'hotplate db rekey'")
+            "key they were written with")
         assert KEY not in done.stderr
 
 
