@@ -33,9 +33,10 @@ import logging
 import os
 import secrets
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cryptography.fernet import Fernet, InvalidToken
+if TYPE_CHECKING:
+    from cryptography.fernet import Fernet
 
 LOG = logging.getLogger(__name__)
 
@@ -122,18 +123,29 @@ class SecretBox:
     ``source`` names where the key came from, for error texts (never the key).
     """
 
-    __slots__ = ("_fernet", "parameters_and_properties", "source")
+    __slots__ = ("_cipher", "_key", "parameters_and_properties", "source")
 
     def __init__(self, key: str = HEAT_DEFAULT_KEY, *,
                  encrypt_parameters_and_properties: bool = False,
                  source: str = "Heat's default key") -> None:
-        self._fernet = Fernet(fernet_key(key))
+        self._key = fernet_key(key)
+        self._cipher: Fernet | None = None
         self.parameters_and_properties = encrypt_parameters_and_properties
         """Whether hidden parameters and resource properties are encrypted when written."""
         self.source = source
 
     def __repr__(self) -> str:  # never the key
         return f"SecretBox(source={self.source!r})"
+
+    @property
+    def _fernet(self) -> Fernet:
+        # Made (and cryptography imported, ~7 MB) only when a secret is first touched:
+        # an engine converging stacks without secrets never pays for it.
+        if self._cipher is None:
+            from cryptography.fernet import Fernet
+
+            self._cipher = Fernet(self._key)
+        return self._cipher
 
     def encrypt(self, value: str) -> tuple[str, str]:
         """``(decrypt_method, token)`` of ``value``."""
@@ -149,6 +161,8 @@ class SecretBox:
         if method != METHOD:
             raise EncryptionKeyError(f"cannot decrypt {what}: unknown decrypt_method "
                                      f"{method!r} (hotplate reads {METHOD})")
+        from cryptography.fernet import InvalidToken
+
         try:
             return self._fernet.decrypt(data.encode("ascii")).decode("utf-8")
         except (InvalidToken, UnicodeError):
