@@ -10,6 +10,7 @@ from tests.real_services import summary_lines
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     lines = summary_lines()
     if lines:
-        terminalreporter.section("real services (PostgreSQL, MariaDB, RabbitMQ, the OpenStack cloud)")
+        terminalreporter.section(
+            "real services (PostgreSQL, MariaDB, RabbitMQ, the OpenStack cloud)")
         for line in lines:
             terminalreporter.line(line)

@@ -93,6 +93,16 @@ class HTTPError(Exception):
         self.error_type = error_type
 
 
+class PassedOn(Exception):
+    """An answer made in front of the API (keystonemiddleware's 401 or 503), sent as it is."""
+
+    def __init__(self, status: int, headers: tuple[tuple[str, str], ...], body: bytes) -> None:
+        super().__init__(status)
+        self.status = status
+        self.headers = headers
+        self.body = body
+
+
 def bad_request(message: str) -> HTTPError:
     return HTTPError(400, message)
 
@@ -137,6 +147,13 @@ async def _handle_http_error(request: Request, exc: Exception) -> Response:
     return fault_response(exc.status, error_type, exc.message, exc.headers)
 
 
+async def _handle_passed_on(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, PassedOn)
+    skip = {"content-length"}
+    headers = {k: v for k, v in exc.headers if k.lower() not in skip}
+    return Response(exc.body, status_code=exc.status, headers=headers)
+
+
 async def _handle_starlette(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
     if exc.status_code == 405:
@@ -168,6 +185,7 @@ async def _handle_any(request: Request, exc: Exception) -> Response:
 def install(app: Any) -> None:
     """Route every error of ``app`` through the fault wrapper."""
     app.add_exception_handler(HTTPError, _handle_http_error)
+    app.add_exception_handler(PassedOn, _handle_passed_on)
     app.add_exception_handler(StarletteHTTPException, _handle_starlette)
     app.add_exception_handler(RequestValidationError, _handle_validation)
     # Expected errors are answered here; anything else is a 500, logged with its traceback.

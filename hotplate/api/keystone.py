@@ -1,12 +1,18 @@
-"""Keystone deployments: trust the identity headers keystonemiddleware sets.
+"""A gateway's Keystone mode: trust the identity headers keystonemiddleware sets in front.
+
+This is ``--auth keystone-headers`` (``--keystone``), for a gateway that runs
+the ``auth_token`` filter and proxies on. hotplate validating the tokens
+itself is ``--auth keystone`` (``hotplate.api.keystone_tokens``).
 
 keystonemiddleware's ``auth_token`` filter, run in front of hotplate,
 validates the caller's Keystone token and passes the request on with
 ``X-Identity-Status: Confirmed``, ``X-Project-Id`` and ``X-Roles`` (and
 strips any such headers the caller sent). hotplate maps them exactly as it
 maps its own tokens: the project is the token's project, ``admin`` among
-the roles makes an admin, only ``reader`` makes a reader, anything else a
-member. hotplate itself cannot tell a forged header from a real one, so this
+the roles makes an admin, only ``reader`` makes a reader, only
+``heat_stack_user`` a stack user (Heat's ``deny_stack_user``: signals and
+metadata), anything else a member; then Heat's policy defaults apply to that
+role as to a token's. hotplate itself cannot tell a forged header from a real one, so this
 mode only makes sense behind the filter (``hotplate serve --keystone``
 listens on loopback unless forced).
 """
@@ -38,4 +44,6 @@ def role_of(roles: set[str]) -> str:
         return "admin"
     if roles and roles <= {"reader"}:
         return "reader"
+    if roles and roles <= {"heat_stack_user"}:
+        return "heat_stack_user"
     return "member"

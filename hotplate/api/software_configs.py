@@ -13,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from hotplate.api import params
+from hotplate.api.auth import enforce
 from hotplate.api.calls import engine
 from hotplate.api.faults import HTTPError
 
@@ -23,6 +24,7 @@ CREATE_KEYS = ("name", "group", "config", "inputs", "outputs", "options")
 @router.get("/software_configs")
 async def list_configs(request: Request, project_id: str) -> JSONResponse:
     if params.query_bool(request, "global_tenant", False):
+        enforce(request, "software_configs:global_index")
         # Heat's policy for listing every project's configs denies everybody.
         raise HTTPError(403, "Access was denied to this resource.")
     limit = params.query_int(request, "limit")

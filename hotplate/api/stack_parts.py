@@ -10,6 +10,7 @@ from starlette.responses import JSONResponse
 
 from hotplate import __version__
 from hotplate.api import params, views
+from hotplate.api.auth import enforce
 from hotplate.api.calls import canonical, engine
 from hotplate.api.faults import HTTPError, bad_request
 
@@ -157,6 +158,7 @@ async def stack_action(request: Request, project_id: str, stack_name: str,
     action = next(iter(body))
     if action not in ACTIONS:
         raise bad_request(f"Invalid action {action} specified")
+    enforce(request, f"actions:{action}")
     identity = await _identity(request, project_id, stack_name, stack_id)
     if action in ("suspend", "resume", "check"):
         await engine(request, project_id, f"stack_{action}", stack_identity=identity)

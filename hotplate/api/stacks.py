@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from hotplate.api import bodies, params, views
+from hotplate.api.auth import enforce
 from hotplate.api.calls import canonical, engine, identify
 from hotplate.api.faults import HTTPError, bad_request
 
@@ -37,6 +38,8 @@ async def list_stacks(request: Request, project_id: str) -> JSONResponse:
     limit = params.query_int(request, "limit")
     filters = _stack_filters(request)
     global_tenant = params.query_bool(request, "global_tenant", False)
+    if global_tenant:
+        enforce(request, "stacks:global_index")
     query: dict[str, Any] = {
         "filters": filters or None,
         "sort_keys": [SORT_KEYS[k] for k in params.query_list(request, "sort_keys")

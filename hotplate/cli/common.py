@@ -23,6 +23,7 @@ FLAGS = {
     "host": ("heat_api", "bind_host"),
     "port": ("heat_api", "bind_port"),
     "cfn_port": ("heat_api_cfn", "bind_port"),
+    "auth": ("paste_deploy", "flavor"),
 }
 """Command-line flag (argparse dest) -> the option it overrides."""
 

@@ -21,6 +21,8 @@ from hotplate.cli.common import (
 from hotplate.cli.engine_command import cmd_engine
 
 _LOOPBACK = ("127.0.0.1", "::1", "localhost")
+AUTH_MODES = ("token", "keystone", "keystone-headers", "noauth")
+"""hotplate.config.options.AUTH_MODES, without importing oslo.config for every command."""
 
 
 def _exit_quietly(signum: int, frame: Any) -> None:
@@ -28,13 +30,26 @@ def _exit_quietly(signum: int, frame: Any) -> None:
 
 
 def _auth_mode(args: argparse.Namespace) -> int | None:
-    """Check --noauth/--keystone against the listening address; 2 when refused."""
+    """Settle the API's mode (``args.auth``) and check it against the listening address;
+    2 when refused."""
     import ipaddress
 
-    if args.noauth and args.keystone:
-        print("error: --noauth and --keystone exclude each other", file=sys.stderr)
+    aliases = [mode for mode, given in (("noauth", args.noauth),
+                                        ("keystone-headers", args.keystone)) if given]
+    if len(aliases) > 1 or (aliases and args.auth and args.auth != aliases[0]):
+        print("error: --auth, --noauth and --keystone exclude each other", file=sys.stderr)
         return 2
-    if not (args.noauth or args.keystone):
+    if aliases:
+        args.auth = aliases[0]
+    mode = settings(args).auth
+    args.auth = mode
+    if mode == "keystone":
+        args.keystone_tokens = _keystone_tokens(args)
+        print("keystone mode: validating Keystone tokens with keystonemiddleware's auth_token "
+              f"([keystone_authtoken], Keystone at {args.keystone_tokens.auth_url})",
+              file=sys.stderr)
+        return None
+    if mode not in ("noauth", "keystone-headers"):
         return None
     host = settings(args).api.bind_host
     try:
@@ -42,27 +57,49 @@ def _auth_mode(args: argparse.Namespace) -> int | None:
     except ValueError:
         loopback = False
     if not loopback and not args.force:
-        mode = "--noauth" if args.noauth else "--keystone"
-        print(f"error: refusing to listen on non-loopback host {host} with {mode}: "
+        flag = "--noauth" if mode == "noauth" else "--auth keystone-headers (--keystone)"
+        print(f"error: refusing to listen on non-loopback host {host} with {flag}: "
               "anyone could claim any identity (pass --force to do it anyway)",
               file=sys.stderr)
         return 2
-    if args.noauth:
+    if mode == "noauth":
         print("WARNING: noauth mode: there is NO authentication; every caller is an "
               "admin of every project.", file=sys.stderr)
     else:
-        print("keystone mode: trusting X-Identity-Status/X-Project-Id/X-Roles from "
+        print("keystone-headers mode: trusting X-Identity-Status/X-Project-Id/X-Roles from "
               "keystonemiddleware in front; never expose this port directly.",
               file=sys.stderr)
     return None
 
 
+def _keystone_tokens(args: argparse.Namespace) -> Any:
+    """keystonemiddleware's auth_token, configured by the files' [keystone_authtoken]."""
+    from keystoneauth1 import exceptions as ksa_exceptions
+
+    from hotplate.api.keystone_tokens import KeystoneTokens
+    from hotplate.config import ConfigError
+    from hotplate.config.keystone import authtoken_conf, check_authtoken
+
+    conf = authtoken_conf(settings(args).sources)
+    try:
+        tokens = KeystoneTokens(conf)
+    except ksa_exceptions.MissingRequiredOptions as exc:
+        names = ", ".join(opt.dest for opt in exc.options)
+        raise ConfigError(f"[keystone_authtoken] is missing {names}") from None
+    except ksa_exceptions.NoMatchingPlugin as exc:
+        raise ConfigError(f"[keystone_authtoken]/auth_type: {exc}") from None
+    check_authtoken(conf)
+    return tokens
+
+
 def _authenticator(args: argparse.Namespace, db_url: str) -> Any:
-    if args.keystone:
+    if args.auth == "keystone":
+        return args.keystone_tokens
+    if args.auth == "keystone-headers":
         from hotplate.api.keystone import KeystoneHeaders
 
         return KeystoneHeaders()
-    return None if args.noauth else auth_store(db_url)
+    return None if args.auth == "noauth" else auth_store(db_url)
 
 
 def _serve_api(args: argparse.Namespace, rpc: Any, auth: Any) -> None:
@@ -77,7 +114,7 @@ def _serve_api(args: argparse.Namespace, rpc: Any, auth: Any) -> None:
     shown_host = f"[{host}]" if ":" in host else host
     endpoint = f"http://{shown_host}:{port}/v1/admin"
     print(f"hotplate API at {endpoint}", flush=True)
-    if auth is not None and not args.keystone and not auth.has_tokens():
+    if args.auth == "token" and not auth.has_tokens():
         token = auth.create_token("admin", "admin")
         print("First start: created an admin token for project admin (shown only once):\n"
               f"  openstack --os-auth-type admin_token --os-token {token} "
@@ -140,7 +177,7 @@ def cmd_api(args: argparse.Namespace) -> int:
     url = _transport_url(args)
     if url is None:
         return 2
-    tokens = not (args.noauth or args.keystone)
+    tokens = args.auth == "token"
     db_url = database_url(args) if tokens else ""  # only the token tables live there
     if tokens:
         upgrade(db_url, key=secret_box(args, make=False))
@@ -183,14 +220,21 @@ def add_commands(sub: Any) -> None:
         command.add_argument("--port", type=int, default=_env_port(env.get("HOTPLATE_PORT")),
                              help="port to listen on, [heat_api]/bind_port (default: 8004; "
                                   "HOTPLATE_PORT)")
+        command.add_argument("--auth", choices=AUTH_MODES, default=None,
+                             help="how callers are known, [paste_deploy]/flavor: token "
+                                  "(hotplate's API tokens, the default), keystone "
+                                  "(Keystone tokens, validated with [keystone_authtoken]), "
+                                  "keystone-headers (the identity headers of an auth_token "
+                                  "filter in front; loopback only), noauth (loopback only)")
         command.add_argument("--noauth", action="store_true",
-                             help="no authentication: every caller is an admin (loopback "
-                                  "only)")
+                             help="the same as --auth noauth")
         command.add_argument("--keystone", action="store_true",
-                             help="trust keystonemiddleware's identity headers: run behind "
-                                  "its auth_token filter (loopback only)")
+                             help="the same as --auth keystone-headers: trust the identity "
+                                  "headers of keystonemiddleware's filter in front (a "
+                                  "gateway's mode; loopback only)")
         command.add_argument("--force", action="store_true",
-                             help="with --noauth or --keystone, allow a non-loopback address")
+                             help="with --auth noauth or keystone-headers, allow a "
+                                  "non-loopback address")
     engine = sub.add_parser("engine", help="run engine processes taking work from the "
                                            "message broker (scale-out)")
     engine.add_argument("--workers", type=int, default=None,

@@ -35,6 +35,7 @@ from hotplate.config.options import (
     HEAT_API,
     HEAT_API_CFN,
     NOTIFICATIONS,
+    PASTE_DEPLOY,
     default_engine_workers,
     env_name,
     is_multi,
@@ -194,6 +195,7 @@ def _settings(value: _Reader, sources: Sources) -> Settings:
         notifications=notifications,
         sources=sources,
         cfn=cfn,
+        auth=value(PASTE_DEPLOY, "flavor") or "token",
     )
 
 

@@ -25,6 +25,7 @@ HEAT_API = "heat_api"
 HEAT_API_CFN = "heat_api_cfn"
 CLIENTS_HEAT = "clients_heat"
 NOTIFICATIONS = "oslo_messaging_notifications"
+PASTE_DEPLOY = "paste_deploy"
 
 
 def default_engine_workers() -> int:
@@ -199,6 +200,20 @@ NOTIFICATION_OPTS = [
         help="The topics notifications are sent on."),
 ]
 
+AUTH_MODES = ("token", "keystone", "keystone-headers", "noauth")
+"""How 'hotplate serve' and 'hotplate api' know their callers (README, Commands)."""
+
+PASTE_DEPLOY_OPTS: list[cfg.Opt] = [
+    cfg.StrOpt(
+        "flavor", choices=AUTH_MODES, sample_default="token",
+        help="How the API authenticates its callers (heat-api picks its pipeline by "
+             "this option; hotplate names its own): 'token', hotplate's API tokens; "
+             "'keystone', Keystone tokens validated by keystonemiddleware's auth_token "
+             "with [keystone_authtoken]; 'keystone-headers', the identity headers of an "
+             "auth_token filter in front (loopback only); 'noauth', none (loopback "
+             "only). The --auth flag wins. Default: token."),
+]
+
 GROUPS: list[tuple[str, list[cfg.Opt]]] = [
     (DEFAULT, ENGINE_OPTS + SECRETS_OPTS),
     (DATABASE, DATABASE_OPTS),
@@ -206,6 +221,7 @@ GROUPS: list[tuple[str, list[cfg.Opt]]] = [
     (HEAT_API_CFN, API_CFN_OPTS),
     (CLIENTS_HEAT, CLIENTS_HEAT_OPTS),
     (NOTIFICATIONS, NOTIFICATION_OPTS),
+    (PASTE_DEPLOY, PASTE_DEPLOY_OPTS),
 ]
 """Every option, by section, in the order the sample lists them."""
 
@@ -219,7 +235,8 @@ ENV_NAMES = {
 before [DEFAULT]/host was read; it stays the API's)."""
 
 _ENV_SECTIONS = {DEFAULT: "", DATABASE: "DB_", HEAT_API: "API_", NOTIFICATIONS: "NOTIFICATIONS_",
-                 HEAT_API_CFN: "API_CFN_", CLIENTS_HEAT: "CLIENTS_HEAT_"}
+                 HEAT_API_CFN: "API_CFN_", CLIENTS_HEAT: "CLIENTS_HEAT_",
+                 PASTE_DEPLOY: "PASTE_DEPLOY_"}
 
 
 def env_name(group: str, name: str) -> str:
@@ -238,6 +255,6 @@ def is_multi(opt: cfg.Opt) -> bool:
     return isinstance(opt.type, types.List | types.MultiString)
 
 
-__all__ = ["CLIENTS_HEAT", "DATABASE", "DEFAULT", "GROUPS", "HEAT_API", "HEAT_API_CFN",
-           "NOTIFICATIONS",
+__all__ = ["AUTH_MODES", "CLIENTS_HEAT", "DATABASE", "DEFAULT", "GROUPS", "HEAT_API",
+           "HEAT_API_CFN", "NOTIFICATIONS", "PASTE_DEPLOY",
            "default_engine_workers", "env_name", "is_multi", "register"]

@@ -77,3 +77,5 @@ class Settings:
     """[heat_api_cfn]: where the CFN-compatible API listens (port 0: off)."""
     secrets: SecretSettings = SecretSettings()
     """What is encrypted in the database, and with which key."""
+    auth: str = "token"
+    """[paste_deploy]/flavor: how the API knows its callers (options.AUTH_MODES)."""

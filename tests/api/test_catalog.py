@@ -231,7 +231,9 @@ def test_services_are_for_admins_only(api: Api, http: Any, tmp_path: Any) -> Non
         with BackgroundServer(app) as base:
             member = http.get(f"{base}/v1/p1/services", headers={"X-Auth-Token": "member"})
             assert member.status_code == 403
-            assert member.json()["error"]["type"] == "HTTPForbidden"
+            assert member.json()["error"]["type"] == "Forbidden"
+            assert member.json()["error"]["message"] == ("You are not authorized to use "
+                                                         "service:index.")
             admin = http.get(f"{base}/v1/p1/services", headers={"X-Auth-Token": "admin"})
             assert admin.status_code == 200
             assert [s["status"] for s in admin.json()["services"]] == ["up"]

@@ -58,14 +58,51 @@ def test_projects_and_roles_map_as_tokens_do(base: str) -> None:
     assert httpx.get(f"{base}/v1/p1/stacks", headers=admin).status_code == 200
 
 
+def test_heats_policy_applies_behind_the_filter(base: str) -> None:
+    stack_user = confirmed("p3", "heat_stack_user")
+    refused = httpx.get(f"{base}/v1/p3/stacks", headers=stack_user)
+    assert refused.status_code == 403
+    assert refused.json()["error"]["message"] == "You are not authorized to use stacks:index."
+    metadata = f"{base}/v1/p3/software_deployments/metadata/some-server"
+    assert httpx.get(metadata, headers=stack_user).status_code == 200
+    assert httpx.get(f"{base}/v1/p3/services",
+                     headers=confirmed("p3", "member")).status_code == 403
+
+
 def test_role_mapping() -> None:
     assert role_of({"admin", "reader"}) == "admin"
     assert role_of({"reader"}) == "reader"
     assert role_of({"reader", "member"}) == "member"
     assert role_of(set()) == "member"
+    assert role_of({"heat_stack_user"}) == "heat_stack_user"
 
 
 def test_serve_keeps_keystone_mode_on_loopback(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["serve", "--keystone", "--host", "0.0.0.0"]) == 2
     assert "--keystone" in capsys.readouterr().err
     assert main(["serve", "--keystone", "--noauth"]) == 2
+    assert main(["serve", "--keystone", "--auth", "keystone"]) == 2
+    assert main(["serve", "--auth", "keystone-headers", "--host", "0.0.0.0"]) == 2
+
+
+def test_keystone_mode_needs_its_section(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--auth", "keystone"]) == 2
+    assert "[keystone_authtoken]" in capsys.readouterr().err
+    conf = tmp_path / "hotplate.conf"
+    conf.write_text("[keystone_authtoken]\nauth_type = password\nusername = heat\n"
+                    "password = never-shown\n")
+    assert main(["serve", "--auth", "keystone", "--config-file", str(conf)]) == 2
+    err = capsys.readouterr().err
+    assert "[keystone_authtoken] is missing auth_url" in err
+    assert "never-shown" not in err
+    conf.write_text("[paste_deploy]\nflavor = standalone\n")
+    assert main(["serve", "--config-file", str(conf)]) == 2
+    assert "[paste_deploy]/flavor" in capsys.readouterr().err
+
+
+def test_the_cli_knows_every_mode() -> None:
+    from hotplate.cli.servers import AUTH_MODES
+    from hotplate.config.options import AUTH_MODES as OPTION_CHOICES
+
+    assert AUTH_MODES == OPTION_CHOICES
