@@ -164,6 +164,10 @@ class _Reader:
             where = found.group(1) if found else "the configuration"
             reason = text.rpartition("is not valid: ")[2] or text
             raise ConfigError(f"{_name(group, name)} in {where}: {reason}") from None
+        except (cfg.NoSuchOptError, cfg.TemplateSubstitutionError):
+            # oslo.config substitutes $name in values; an unknown one fails here.
+            raise ConfigError(f"{_name(group, name)}: its value names an option that does "
+                              "not exist ($name); write $$ for a literal $") from None
 
 
 def _settings(value: _Reader, sources: Sources) -> Settings:

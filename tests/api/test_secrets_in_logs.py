@@ -176,9 +176,10 @@ def test_no_secret_in_logs_events_notifications_or_errors(world: World) -> None:
                                      parameters={"db_password": PASSWORD})
     stack_id = created["stack"]["id"]
     deadline = time.monotonic() + 30
-    while world.hc.resources.get(stack_id, "cfn_handle").resource_status != "CREATE_COMPLETE":
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    for handle in ("handle", "cfn_handle"):
+        while world.hc.resources.get(stack_id, handle).resource_status != "CREATE_COMPLETE":
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
     secrets = [PASSWORD, KEY, world.admin, _signal_token_handle(world, stack_id, errors),
                _signal_cfn_handle(world, stack_id, errors)]
     done = wait_status(world.hc, stack_id)

@@ -30,6 +30,14 @@ def test_the_file_sets_the_key_and_the_switch(tmp_path: Path) -> None:
         None, False)
 
 
+def test_a_key_naming_an_unknown_option_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "h.conf"
+    path.write_text("[DEFAULT]\nauth_encryption_key = $nonesuch\n")
+    with pytest.raises(ConfigError,
+                       match=r"^\[DEFAULT\]/auth_encryption_key: its value names an option"):
+        load([str(path)], environ={}, search=())
+
+
 def test_a_key_of_another_length_is_refused_as_heat_refuses_it() -> None:
     with pytest.raises(ConfigError) as caught:
         load([], environ={"HOTPLATE_AUTH_ENCRYPTION_KEY": "tooshort"}, search=())
