@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench heat-functional clean cloud cloud-stop cloud-clean
+.PHONY: run test lint bench heat-functional heat-functional-cloud clean cloud cloud-stop cloud-clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,11 @@ bench: $(STAMP)
 # Heat's own functional tests against a fresh server; needs HEAT_MIRROR (not part of `test`).
 heat-functional: $(STAMP)
 	BIN=$(BIN) scripts/heat_functional.sh
+
+# The same in Keystone mode, hotplate serving as the project's cloud's orchestration service
+# (`make cloud` first); TEST_LIST defaults to the tests that need the cloud.
+heat-functional-cloud: $(STAMP)
+	BIN=$(BIN) scripts/heat_functional_cloud.sh
 
 clean:
 	rm -rf $(VENV) var .pytest_cache

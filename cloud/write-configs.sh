@@ -174,9 +174,9 @@ filesystem_store_datadir = $STATE/glance/images/
 
 [import_filtering_opts]
 # loopback is refused unless its host is allowed by name; any port
-allowed_schemes = http,https
-allowed_hosts = 127.0.0.1,localhost
-allowed_ports =
+allowed_schemes = [http,https]
+allowed_hosts = [127.0.0.1,localhost]
+allowed_ports = []
 
 [os_glance_staging_store]
 filesystem_store_datadir = $STATE/glance/staging/

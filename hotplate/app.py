@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 import threading
 from dataclasses import dataclass
 from typing import Any
 
+from hotplate.cloud import Clouds, CloudSettings
 from hotplate.db.crypt import SecretBox
-from hotplate.db.engine import PoolLimits, make_engine
+from hotplate.db.engine import HEAT_TIMERS, PoolLimits, make_engine
 from hotplate.db.key_check import verify_key
 from hotplate.db.migrate import upgrade
 from hotplate.db.outbox import OutboxStore
+from hotplate.db.session_limits import SessionTimeouts
 from hotplate.db.store import SqlStore
 from hotplate.engine.cache import EngineCaches
 from hotplate.engine.clock import SystemClock, UuidIds
@@ -20,6 +23,7 @@ from hotplate.engine.deps import EngineDeps, ResourceTypes, Slots
 from hotplate.engine.event_sinks import EventSinks, SinkTypes
 from hotplate.engine.global_env import load_global_environment
 from hotplate.engine.heartbeat import ServiceIdentity, ServiceReporter
+from hotplate.engine.lease import Fence, Lease, lease_seconds
 from hotplate.engine.lifecycle import LifecyclePlugins
 from hotplate.engine.options import EngineOptions
 from hotplate.engine.runner import ActionRunner
@@ -48,6 +52,8 @@ class Engine:
     """The timer that takes over dead engines' work and re-sends lost messages."""
     delivery: SinkDelivery | None = None
     """The thread that hands events to their stacks' event sinks (sink_delivery.py)."""
+    watch: Any = None
+    """What tells the engine its broker is reachable (rpc/broker_watch.py), if anything."""
 
     @property
     def store(self) -> Store:
@@ -78,6 +84,8 @@ class Engine:
         return handed
 
     def stop(self) -> None:
+        if self.reporter.lease is not None:  # a clean stop: nothing to fence any more
+            self.reporter.lease.release()
         if self.deps.parked is not None:
             self.deps.parked.stop()
         transport = self.deps.transport
@@ -92,11 +100,13 @@ class Engine:
             self.delivery.stop()
         if self.deps.notifier is not None:  # after the servers: what they sent goes out
             self.deps.notifier.close()
+        if self.watch is not None:
+            self.watch.stop()
 
 
 def open_store(db_url: str, clock: Clock, *, pool_size: int = 8, max_overflow: int = 0,
                pool_timeout: float = 30.0, migrate: bool = True,
-               idle_transaction_timeout: float | None = None,
+               timeouts: SessionTimeouts | None = HEAT_TIMERS,
                secrets: SecretBox | None = None) -> Any:
     """The store on ``db_url``, migrated first unless ``migrate`` is false.
 
@@ -110,19 +120,30 @@ def open_store(db_url: str, clock: Clock, *, pool_size: int = 8, max_overflow: i
     if migrate:
         upgrade(db_url, key=secrets)
     engine = make_engine(db_url, pool_size=pool_size, max_overflow=max_overflow,
-                         pool_timeout=pool_timeout,
-                         idle_transaction_timeout=idle_transaction_timeout)
+                         pool_timeout=pool_timeout, timeouts=timeouts)
     if secrets is not None and not migrate:
         verify_key(engine, secrets)
     return SqlStore(engine, clock, secrets)
 
 
-def dead_engine_silence(options: EngineOptions) -> float:
-    """Seconds after which an engine that stopped reporting is taken for dead (its
-    service row reads ``down``). A database session idle inside a transaction that
-    long is ended by the server too: it is a stopped engine's, and its row locks
-    would otherwise hold up the engine taking over its work (db/engine.py)."""
-    return 2.0 * options.periodic_interval
+def engine_lease(options: EngineOptions) -> float:
+    """Seconds an engine's report keeps its lease (engine/lease.py): ``2P - min(L, P/2)``."""
+    return lease_seconds(options.periodic_interval, options.engine_life_check_timeout)
+
+
+def amqp_heartbeat(options: EngineOptions) -> int:
+    """An engine's default ``[oslo_messaging_rabbit] heartbeat_timeout_threshold``: half
+    the report interval (30 s on Heat's timers; at least 2). An engine cut off from the
+    broker keeps its consumers there until the broker drops its connection: what they
+    took meanwhile (up to the prefetch count each) waits that long for another engine,
+    well within the takeover time of 3P + L."""
+    return max(2, min(60, round(options.periodic_interval / 2)))
+
+
+def session_timeouts(options: EngineOptions) -> SessionTimeouts:
+    """The database session limits of an engine: every wait a silent peer can cause ends
+    well inside the engine's lease (db/session_limits.py)."""
+    return SessionTimeouts.for_lease(engine_lease(options))
 
 
 DB_TOPICS = 2
@@ -154,6 +175,9 @@ def start_engine(
     options: EngineOptions | None = None,
     notifier: Notifier | None = None,
     local_workers: int = 0,
+    cloud: CloudSettings | None = None,
+    fence: Fence | None = None,
+    watch: Any = None,
 ) -> Engine:
     """Build one engine and serve its endpoints.
 
@@ -166,6 +190,12 @@ def start_engine(
     (engine_worker ``check_resources``; 0: no batches, one message per node).
     ``notifier`` receives Heat's notifications (``rpc.notifier.build_notifier``);
     the engine closes it when it stops. None, the embedded default: none are sent.
+    ``cloud``: how to reach an OpenStack cloud (``[clients]``, ``[trustee]``...).
+    ``fence``: what the engine does if its lease runs out (engine/lease.py: no
+    report reached the database for ``engine_lease(options)`` seconds, so others
+    may soon take its work over); None, the embedded default: it holds no lease.
+    ``watch``: a started BrokerWatch; while it finds the broker unreachable the
+    engine does not report (its lease runs out as if the database were away).
     """
     clock = clock or SystemClock()
     ids = ids or UuidIds()
@@ -188,6 +218,7 @@ def start_engine(
         local_workers=local_workers,
         lifecycle=LifecyclePlugins.from_entry_points(),
         event_sinks=EventSinks(SinkTypes.from_entry_points()),
+        clouds=Clouds(cloud),
     )
     deps.parked = ParkedActions(deps.redrive)
     worker = WorkerService(deps)
@@ -196,11 +227,14 @@ def start_engine(
                     gate=deps.slots if deps.slots.limited else None)
     transport.serve(LISTENER_TOPIC, deps.engine_id, ListenerService(), ListenerService.ALLOWED)
     transport.serve(ENGINE_TOPIC, host, service, EngineService.ALLOWED)
+    lease = None if fence is None else Lease(
+        engine_lease(options), fence, name=f"hotplate-lease-{deps.engine_id[:8]}")
     reporter = ServiceReporter.start(
         store, ServiceIdentity(deps.engine_id, host, socket.gethostname()),
-        options.periodic_interval, clock)
+        options.periodic_interval, clock, lease,
+        reachable=None if watch is None else lambda: bool(watch.up))
     return Engine(deps=deps, service=service, worker=worker, reporter=reporter,
-                  recovery=Recovery.start(deps), delivery=_sink_delivery(deps))
+                  recovery=Recovery.start(deps), delivery=_sink_delivery(deps), watch=watch)
 
 
 def _sink_delivery(deps: EngineDeps) -> SinkDelivery | None:
@@ -216,7 +250,8 @@ def _engine_on(db_url: str, transport: Transport, *, threads: int,
                options: EngineOptions | None, host: str = "hotplate",
                pool: PoolLimits | None = None, migrate: bool = True,
                local_workers: int = 0, notifier: Notifier | None = None,
-               secrets: SecretBox | None = None) -> Engine:
+               cloud: CloudSettings | None = None, fence: Fence | None = None,
+               watch: Any = None, secrets: SecretBox | None = None) -> Engine:
     """An engine on ``db_url`` served on ``transport``, as ``embedded`` and
     ``scale_out_engine`` both build it; the transport (and the notifier) are
     stopped if it fails.
@@ -234,12 +269,12 @@ def _engine_on(db_url: str, transport: Transport, *, threads: int,
         pool_size, max_overflow = pool.sized(connections_needed(threads))
         store = open_store(db_url, clock, pool_size=pool_size, max_overflow=max_overflow,
                            pool_timeout=pool.timeout, migrate=migrate,
-                           idle_transaction_timeout=dead_engine_silence(options),
-                           secrets=secrets)
+                           timeouts=session_timeouts(options), secrets=secrets)
         return start_engine(store, transport, clock=clock, host=host,
                             work_slots=1 if db_url.startswith("sqlite") else None,
                             options=options,
-                            local_workers=local_workers, notifier=notifier)
+                            local_workers=local_workers, notifier=notifier, cloud=cloud,
+                            fence=fence, watch=watch)
     except BaseException:
         transport.stop()
         if notifier is not None:
@@ -249,7 +284,7 @@ def _engine_on(db_url: str, transport: Transport, *, threads: int,
 
 def embedded(db_url: str, *, workers: int = 16, options: EngineOptions | None = None,
              host: str | None = None, pool: PoolLimits | None = None,
-             notifier: Notifier | None = None,
+             notifier: Notifier | None = None, cloud: CloudSettings | None = None,
              secrets: SecretBox | None = None) -> tuple[Engine, InProcessTransport]:
     """The all-in-one engine: SQLite (or any URL), the in-process transport.
 
@@ -260,7 +295,7 @@ def embedded(db_url: str, *, workers: int = 16, options: EngineOptions | None = 
     """
     transport = InProcessTransport(workers_per_server=workers)
     engine = _engine_on(db_url, transport, threads=workers, options=options,
-                        host=host or "hotplate", pool=pool, notifier=notifier,
+                        host=host or "hotplate", pool=pool, notifier=notifier, cloud=cloud,
                         secrets=secrets)
     return engine, transport
 
@@ -268,7 +303,7 @@ def embedded(db_url: str, *, workers: int = 16, options: EngineOptions | None = 
 def scale_out_engine(db_url: str, transport_url: str, *, threads: int = 16,
                      host: str | None = None, options: EngineOptions | None = None,
                      pool: PoolLimits | None = None, migrate: bool = True,
-                     notifier: Notifier | None = None,
+                     notifier: Notifier | None = None, cloud: CloudSettings | None = None,
                      secrets: SecretBox | None = None) -> tuple[Engine, Transport]:
     """One engine of many: a shared database and the broker at ``transport_url``.
 
@@ -281,19 +316,61 @@ def scale_out_engine(db_url: str, transport_url: str, *, threads: int = 16,
     Tests only: ``HOTPLATE_FAULT_DROP_CASTS`` makes it lose casts on purpose
     (rpc/fault_switch.py); no deployment sets it.
     """
+    from hotplate.rpc.broker_watch import AmqpProbe, BrokerWatch
     from hotplate.rpc.fault_switch import with_faults
     from hotplate.rpc.messaging import OsloTransport
 
-    transport = with_faults(OsloTransport(transport_url, workers_per_server=threads),
-                            os.environ)
+    options = options or EngineOptions.from_environ(os.environ)
+    transport = with_faults(OsloTransport(transport_url, workers_per_server=threads,
+                                          heartbeat=amqp_heartbeat(options)), os.environ)
+    # Probed twice per lease quarter at least: a cut broker stops the reports soon.
+    probe_every = min(1.0, engine_lease(options) / 6)
+    watch = None
+    if transport_url.startswith("rabbit"):
+        watch = BrokerWatch(AmqpProbe(transport_url, timeout=2 * probe_every),
+                            interval=probe_every).start()
     engine = _engine_on(db_url, transport, threads=threads, options=options,
                         host=host or socket.gethostname(), pool=pool, migrate=migrate,
-                        local_workers=threads, notifier=notifier, secrets=secrets)
+                        local_workers=threads, notifier=notifier, cloud=cloud,
+                        fence=exit_fenced, watch=watch, secrets=secrets)
     return engine, transport
 
 
-def api_transport(transport_url: str, *, workers: int = 16) -> Transport:
-    """The API process's way to the engines: calls only, it serves nothing."""
-    from hotplate.rpc.messaging import OsloTransport
+EXIT_FENCED = 75
+"""A scale-out engine process's exit status when its lease ran out (EX_TEMPFAIL): its
+parent (``hotplate engine``) starts another, with a new engine id."""
 
-    return OsloTransport(transport_url, workers_per_server=workers)
+
+def exit_fenced(reason: str) -> None:
+    """A scale-out engine's fence: the process ends at once, without a goodbye.
+
+    Nothing of it runs any more (no thread calls a cloud, no write is tried), its
+    broker connections close, so the broker drops its consumers and hands what it
+    had not acknowledged to the other engines, and it stops answering the liveness
+    probe. Its service row stays, stale: the others take its locks over as from a
+    dead engine. Exiting is the one stop that needs neither the database nor the
+    broker, which may be what it lost.
+    """
+    try:
+        sys.stderr.write(f"hotplate engine pid {os.getpid()} fenced itself: {reason}; "
+                         "exiting\n")
+        sys.stderr.flush()
+    finally:
+        os._exit(EXIT_FENCED)
+
+
+def api_transport(transport_url: str, *, workers: int = 16, watch: bool = True) -> Transport:
+    """The API process's way to the engines: calls only, it serves nothing.
+
+    ``watch``: its calls give up at once while the broker is unreachable
+    (rpc/watched.py; the API answers 503 with Retry-After), found by a round trip
+    each second on a connection of its own.
+    """
+    from hotplate.rpc.broker_watch import AmqpProbe, BrokerWatch
+    from hotplate.rpc.messaging import OsloTransport
+    from hotplate.rpc.watched import WatchedTransport
+
+    transport = OsloTransport(transport_url, workers_per_server=workers)
+    if not watch or not transport_url.startswith("rabbit"):
+        return transport
+    return WatchedTransport(transport, BrokerWatch(AmqpProbe(transport_url)).start())

@@ -9,7 +9,8 @@ An exception's class name is looked up in Heat's map first, then the names
 of its base classes; nothing found means 500, and then the message is
 omitted (an unexpected error's text is not for users). Errors the engine
 raised that are not ours arrive as RemoteError and are mapped by the remote
-class name, as heat-api does with oslo.messaging's remote errors.
+class name, as heat-api does with oslo.messaging's remote errors. A broker
+this API process cannot reach is a 503 with ``Retry-After`` (rpc/watched.py).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from starlette.routing import Match
 
 from hotplate.api.versions import versions_response, wrong_version
 from hotplate.model.errors import HotplateError
-from hotplate.rpc.errors import MessagingTimeout, RemoteError, RpcError
+from hotplate.rpc.errors import BrokerUnavailable, MessagingTimeout, RemoteError, RpcError
 
 LOG = logging.getLogger(__name__)
 
@@ -175,6 +176,13 @@ async def _handle_validation(request: Request, exc: Exception) -> Response:
     return fault_response(400, "HTTPBadRequest", str(exc))
 
 
+async def _handle_unavailable(request: Request, exc: Exception) -> Response:
+    """The broker is unreachable: Heat's fault body, 503, and when to try again."""
+    assert isinstance(exc, BrokerUnavailable)
+    return fault_response(503, "HTTPServiceUnavailable", str(exc),
+                          {"Retry-After": str(exc.retry_after)})
+
+
 async def _handle_any(request: Request, exc: Exception) -> Response:
     status, error_type, message = status_for(exc)
     if status == 500:
@@ -188,6 +196,7 @@ def install(app: Any) -> None:
     app.add_exception_handler(PassedOn, _handle_passed_on)
     app.add_exception_handler(StarletteHTTPException, _handle_starlette)
     app.add_exception_handler(RequestValidationError, _handle_validation)
+    app.add_exception_handler(BrokerUnavailable, _handle_unavailable)
     # Expected errors are answered here; anything else is a 500, logged with its traceback.
     for klass in (HotplateError, RpcError, ValueError, AttributeError, Exception):
         app.add_exception_handler(klass, _handle_any)

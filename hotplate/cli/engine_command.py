@@ -78,7 +78,8 @@ def run_engine_process(conf: Settings, db_url: str, transport_url: str,
         engine, transport = scale_out_engine(
             db_url, transport_url, threads=threads, host=host, options=conf.engine,
             pool=conf.database.pool, migrate=False,
-            notifier=notifier(conf, transport_url, host), secrets=secrets)
+            notifier=notifier(conf, transport_url, host), cloud=conf.cloud,
+            secrets=secrets)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_CONFIG

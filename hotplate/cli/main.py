@@ -63,7 +63,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     db_url = database_url(args)
     engine, transport = embedded(db_url, workers=conf.executor_thread_pool_size,
                                  options=conf.engine, host=conf.host,
-                                 pool=conf.database.pool, secrets=secret_box(args))
+                                 pool=conf.database.pool, cloud=conf.cloud,
+                                 secrets=secret_box(args))
     ctxt = {"project_id": "admin", "username": "admin", "is_admin": True}
     service = engine.service
     template_text = Path(args.template).read_text()

@@ -143,7 +143,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 2
     engine, transport = embedded(db_url, workers=conf.executor_thread_pool_size,
                                  options=conf.engine, host=conf.host,
-                                 pool=conf.database.pool, notifier=sends,
+                                 pool=conf.database.pool, notifier=sends, cloud=conf.cloud,
                                  secrets=secret_box(args))
     rpc = EngineRpc(transport, host=engine.deps.host)
     cfn = start_beside(args, rpc, db_url)

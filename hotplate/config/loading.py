@@ -28,6 +28,7 @@ from typing import Any
 
 from oslo_config import cfg
 
+from hotplate.config.cloud_options import cloud_settings
 from hotplate.config.options import (
     DATABASE,
     DEFAULT,
@@ -200,6 +201,7 @@ def _settings(value: _Reader, sources: Sources) -> Settings:
         sources=sources,
         cfn=cfn,
         auth=value(PASTE_DEPLOY, "flavor") or "token",
+        cloud=cloud_settings(value),
     )
 
 

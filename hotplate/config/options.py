@@ -19,6 +19,8 @@ import os
 
 from oslo_config import cfg, types
 
+from hotplate.config import cloud_options
+
 DEFAULT = "DEFAULT"
 DATABASE = "database"
 HEAT_API = "heat_api"
@@ -215,13 +217,18 @@ PASTE_DEPLOY_OPTS: list[cfg.Opt] = [
 ]
 
 GROUPS: list[tuple[str, list[cfg.Opt]]] = [
-    (DEFAULT, ENGINE_OPTS + SECRETS_OPTS),
+    (DEFAULT, ENGINE_OPTS + cloud_options.DEFAULT_OPTS + SECRETS_OPTS),
     (DATABASE, DATABASE_OPTS),
     (HEAT_API, API_OPTS),
     (HEAT_API_CFN, API_CFN_OPTS),
-    (CLIENTS_HEAT, CLIENTS_HEAT_OPTS),
+    (CLIENTS_HEAT, CLIENTS_HEAT_OPTS + cloud_options.client_opts(defaults=False)),
     (NOTIFICATIONS, NOTIFICATION_OPTS),
     (PASTE_DEPLOY, PASTE_DEPLOY_OPTS),
+    (cloud_options.CLIENTS, cloud_options.client_opts(defaults=True)),
+    *[(group, cloud_options.client_opts(defaults=False)
+       + (cloud_options.KEYSTONE_OPTS if group == "clients_keystone" else []))
+      for group in cloud_options.CLIENT_GROUPS if group != CLIENTS_HEAT],
+    (cloud_options.TRUSTEE, cloud_options.TRUSTEE_OPTS),
 ]
 """Every option, by section, in the order the sample lists them."""
 
@@ -236,7 +243,7 @@ before [DEFAULT]/host was read; it stays the API's)."""
 
 _ENV_SECTIONS = {DEFAULT: "", DATABASE: "DB_", HEAT_API: "API_", NOTIFICATIONS: "NOTIFICATIONS_",
                  HEAT_API_CFN: "API_CFN_", CLIENTS_HEAT: "CLIENTS_HEAT_",
-                 PASTE_DEPLOY: "PASTE_DEPLOY_"}
+                 PASTE_DEPLOY: "PASTE_DEPLOY_", **cloud_options.env_sections()}
 
 
 def env_name(group: str, name: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from hotplate.cloud.settings import CloudSettings
 from hotplate.db.engine import PoolLimits
 from hotplate.engine.options import EngineOptions
 
@@ -79,3 +80,5 @@ class Settings:
     """What is encrypted in the database, and with which key."""
     auth: str = "token"
     """[paste_deploy]/flavor: how the API knows its callers (options.AUTH_MODES)."""
+    cloud: CloudSettings = field(default_factory=CloudSettings)
+    """How the engine reaches a cloud: [clients], [clients_<client>], [trustee]."""

@@ -24,6 +24,7 @@ rather than the ImportError SQLAlchemy raises on first connect.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 import weakref
@@ -36,11 +37,21 @@ from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import StaticPool
 
+from hotplate.db.session_limits import (
+    SessionTimeouts,
+    mysql_session_statements,
+    postgres_connect_args,
+    set_socket_timeouts,
+)
+
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 POOL_RECYCLE_SECONDS = 3600
 WRITE_OPTION = "hotplate_write"
 """Connection execution option that marks a write transaction (SQLite: BEGIN IMMEDIATE)."""
 
+
+HEAT_TIMERS = SessionTimeouts()
+"""Session timeouts for Heat's timers: what a process that is not an engine gets."""
 
 EXTRAS = {"psycopg": "postgres", "pymysql": "mysql"}
 """The drivers hotplate supports -> the extra of the package that installs each."""
@@ -195,7 +206,7 @@ def make_engine(
     max_overflow: int = 0,
     pool_timeout: float = 30.0,
     pre_ping: bool = False,
-    idle_transaction_timeout: float | None = None,
+    timeouts: SessionTimeouts | None = HEAT_TIMERS,
 ) -> Engine:
     """An engine for ``url`` with a bounded pool of ``pool_size`` connections kept
     open and up to ``max_overflow`` more opened in a burst.
@@ -207,13 +218,14 @@ def make_engine(
     trip per transaction, worth it only where connections die behind the
     pool's back (pooled connections are recycled hourly regardless).
 
-    ``idle_transaction_timeout``: the server ends a session left idle inside
-    a transaction that many seconds (PostgreSQL's
-    idle_in_transaction_session_timeout, MariaDB's idle_transaction_timeout;
-    MySQL has none, SQLite needs none). A process stopped in the middle of a
-    transaction (SIGSTOP, a frozen VM) otherwise keeps its row locks for as
-    long as its connection lives, and whoever takes over its work waits on
-    them for ever. Our transactions never wait on anything but the database.
+    ``timeouts``: how long a silent peer may hold a session (and its row
+    locks) on a database server: keepalives and TCP_USER_TIMEOUT on both
+    ends, the server ending a session idle inside a transaction, a writer
+    giving up on a lock (session_limits.py). A process stopped in the middle
+    of a transaction (SIGSTOP, a frozen VM, a partition) otherwise keeps its
+    row locks for as long as its connection lives, and whoever takes over
+    its work waits on them. Heat's timers by default; engines pass theirs
+    (``SessionTimeouts.for_lease``); None sets nothing. SQLite needs none.
 
     Raises:
         DatabaseUrlError: ``url`` is unusable, or its driver is not installed.
@@ -230,36 +242,40 @@ def make_engine(
             "pool_pre_ping": pre_ping,
             "pool_recycle": POOL_RECYCLE_SECONDS,
         }
-        if backend in ("mysql", "mariadb"):
+        mysql = backend in ("mysql", "mariadb")
+        if mysql:
             kwargs["isolation_level"] = "READ COMMITTED"
             kwargs["connect_args"] = {"charset": "utf8mb4"}
-        elif idle_transaction_timeout is not None:  # set as the session starts: no round trip
-            setting = f"-c idle_in_transaction_session_timeout={_millis(idle_transaction_timeout)}"
+            if timeouts is not None:
+                kwargs["connect_args"]["connect_timeout"] = timeouts.connect
+        elif timeouts is not None:  # set as the session starts: no round trip
             given = parsed.query.get("options")
-            kwargs["connect_args"] = {"options": f"{given} {setting}" if given else setting}
+            kwargs["connect_args"] = postgres_connect_args(
+                timeouts, " ".join(given) if isinstance(given, tuple) else given)
+            parsed = parsed.difference_update_query(["options"])
         engine = create_engine(parsed, **kwargs)
-        if backend in ("mysql", "mariadb") and idle_transaction_timeout is not None:
-            _end_idle_transactions_on_mariadb(engine, idle_transaction_timeout)
+        if mysql and timeouts is not None:
+            _limit_mysql_sessions(engine, timeouts)
     engine_state(engine)
     return engine
 
 
-def _millis(seconds: float) -> int:
-    return max(1, round(seconds * 1000))
-
-
-def _end_idle_transactions_on_mariadb(engine: Engine, seconds: float) -> None:
-    """Set MariaDB's idle_transaction_timeout on each new connection (a MySQL server,
-    which has no such variable, refuses it: its sessions go without)."""
-    whole = max(1, round(seconds))
+def _limit_mysql_sessions(engine: Engine, timeouts: SessionTimeouts) -> None:
+    """On each new MariaDB connection: the socket's keepalives and user timeout, and
+    the session's lock wait and idle-transaction limits (a MySQL server, which has no
+    idle_transaction_timeout, refuses that one: its sessions go without)."""
+    statements = mysql_session_statements(timeouts)
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, record: Any) -> None:
+        sock = getattr(dbapi_connection, "_sock", None)
+        if sock is not None:
+            set_socket_timeouts(sock, timeouts)
         cursor = dbapi_connection.cursor()
         try:
-            cursor.execute(f"SET SESSION idle_transaction_timeout = {whole}")
-        except engine.dialect.loaded_dbapi.Error:
-            pass
+            for statement in statements:
+                with contextlib.suppress(engine.dialect.loaded_dbapi.Error):
+                    cursor.execute(statement)
         finally:
             cursor.close()
 

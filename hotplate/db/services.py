@@ -56,14 +56,14 @@ class ServiceStore(StoreBase):
         }
         self._tx.write(lambda conn: conn.execute(insert(s.service), row))
 
-    def heartbeat_service(self, engine_id: EngineId) -> None:
+    def heartbeat_service(self, engine_id: EngineId) -> bool:
         sv = s.service
         statement = (
             update(sv)
             .where(sv.c.engine_id == engine_id, sv.c.deleted_at.is_(None))
             .values(updated_at=self._now())
         )
-        self._tx.write(lambda conn: conn.execute(statement))
+        return bool(self._tx.write(lambda conn: conn.execute(statement).rowcount))
 
     def delete_service(self, engine_id: EngineId) -> None:
         """Soft delete, as Heat does: the row stays, hidden from list_services."""

@@ -9,7 +9,9 @@ A write the server aborts as a deadlock victim or a serialisation failure is
 run again from the start (a few times): the whole transaction is the unit,
 so a rerun is safe. This is not a compare-and-swap retry: no condition is
 re-checked in a loop, the server merely chose this transaction to break a
-lock cycle.
+lock cycle. A write that waited longer than the session's lock timeout
+(session_limits.py) is run again the same way: its lock's holder was a
+silent session, which the server ends sooner than that.
 
 A connection that dies under a transaction (the server restarted, or ended
 the session: ``pg_terminate_backend``, an idle-in-transaction timeout) is
@@ -53,8 +55,10 @@ from hotplate.ports import StoreUnavailable
 T = TypeVar("T")
 
 DEADLOCK_RETRIES = 3
-_PG_RETRYABLE = frozenset({"40001", "40P01"})  # serialization_failure, deadlock_detected
-_MYSQL_RETRYABLE = frozenset({1213})  # ER_LOCK_DEADLOCK
+_PG_RETRYABLE = frozenset({"40001", "40P01", "55P03"})
+"""serialization_failure, deadlock_detected, lock_not_available (lock_timeout)."""
+_MYSQL_RETRYABLE = frozenset({1213, 1205})
+"""ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT (innodb_lock_wait_timeout)."""
 _PG_ENDED_BETWEEN_COMMANDS = frozenset({"57P01", "25P03"})
 """admin_shutdown (pg_terminate_backend, a smart or fast shutdown) and
 idle_in_transaction_session_timeout: the server ended the session while it waited
@@ -79,7 +83,8 @@ class Rollback(Exception):
 
 
 def is_retryable(exc: BaseException) -> bool:
-    """True when the server aborted the transaction to break a deadlock.
+    """True when the server aborted the transaction to break a deadlock, or a
+    statement gave up waiting for a row lock.
 
     Takes SQLAlchemy's wrapped errors and the drivers' own alike.
     """

@@ -7,8 +7,10 @@ from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from hotplate.cloud import Clouds
 from hotplate.engine.cache import EngineCaches
 from hotplate.engine.event_sinks import EventSinks, Sinks
 from hotplate.engine.global_env import GlobalEnvironment
@@ -185,6 +187,8 @@ class EngineDeps:
     """The stack lifecycle plugins called around stack actions (lifecycle.py); none by default."""
     event_sinks: EventSinks | None = None
     """Where events go besides the event table (event_sinks.py); None: nowhere."""
+    clouds: Clouds = field(default_factory=Clouds)
+    """The client layer: a request's or a stack's view of the cloud (hotplate.cloud)."""
 
     def __post_init__(self) -> None:
         self.worker_client = WorkerClient(self.transport, ReadyInputs())
@@ -239,6 +243,13 @@ class EngineDeps:
         self.worker_client.check_resource(parked.row.id, parked.work.traversal_id,
                                           parked.work.is_update, server=self.engine_id)
 
+    def _reports_fresh(self, engine_id: EngineId) -> bool:
+        now = self.clock.now()
+        return any(service.engine_id == engine_id and now - (
+            service.updated_at or service.created_at) <= timedelta(
+                seconds=2 * service.report_interval)
+            for service in self.store.list_services())
+
     def wake_waiters(self, stack: Any) -> None:
         """A stack's traversal ended: re-check at once the parked action waiting on it
         (here, or on the engine holding its parent resource)."""
@@ -252,8 +263,14 @@ class EngineDeps:
                 self.worker_client.wake_parked(stack.id, row.engine_id)
 
     def is_engine_alive(self, engine_id: EngineId) -> bool:
-        """Heat's liveness rule: the holder answers ``listening`` in time, or it is gone."""
-        if engine_id == self.engine_id:
+        """Alive while its service row is fresh (reported within two of its intervals),
+        else Heat's liveness rule: it answers ``listening`` in time, or it is gone.
+
+        The row comes first so that no engine is taken for dead while its lease may
+        still hold (engine/lease.py): an engine cut off from the broker fails the probe
+        at once, yet it may still be working, and writing, until its lease runs out.
+        """
+        if engine_id == self.engine_id or self._reports_fresh(engine_id):
             return True
         try:
             with self.slots.released():

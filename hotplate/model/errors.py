@@ -91,7 +91,13 @@ class UnknownUserParameter(StackValidationFailed):
 
 
 class ResourceTypeUnavailable(StackValidationFailed):
-    pass
+    """An unknown type ("could not be found"), or, with ``error_code`` "99001", a type
+    whose service the caller's catalog lacks ("HEAT-E99001 Service nova is not
+    available for resource type ..."): Heat's code, which validation may ignore."""
+
+    error_code: str | None = None
+    resource_type: str | None = None
+    """The type name that was looked up (after the environment's mappings)."""
 
 
 class NotSupported(HotplateError):

@@ -144,6 +144,14 @@ class Resource:
     """The name of Heat's class for this type where it differs from this class's
     (Heat prints it in a timed-out action's reason); read it with ``heat_class_name``,
     which a subclass does not inherit it through."""
+    default_client_name: ClassVar[str | None] = None
+    """The cloud service the type needs, by Heat's client name (``"nova"``,
+    ``"neutron"``, ``"cinder"``...; ``resources.heat_types.CLIENT_SERVICES`` lists
+    them): a caller whose catalog lacks it neither sees the type listed nor may use
+    it (Heat's ``ResourceTypeUnavailable``). None, for types the engine implements
+    itself: always available, and nothing is asked of the catalog."""
+    required_service_extension: ClassVar[str | None] = None
+    """An extension the service must offer too (Neutron's ``trunk``), as in Heat."""
     local_only: ClassVar[bool] = False
     """True when the handlers change nothing outside hotplate's own database.
 
@@ -168,6 +176,17 @@ class Resource:
         self.ctx = ctx
         self.resource_id = resource_id
         self.attempt = FIRST_TRY
+
+    @property
+    def cloud(self) -> Any:
+        """The cloud as the stack's owner sees it, from the engine (``ctx.cloud``): a
+        ``hotplate.cloud.Cloud`` with ``compute``, ``network``, ``image``,
+        ``block_storage``, ``identity``..., ``call`` (retried, classified) and ``find``
+        (by name or id, Heat's errors). Plugins never build a session themselves."""
+        cloud = getattr(self.ctx, "cloud", None)
+        if cloud is None:
+            raise RuntimeError(f"{type(self).__name__}: this context gives no cloud")
+        return cloud
 
     # -- declarations -------------------------------------------------------------
     @classmethod

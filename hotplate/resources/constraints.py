@@ -8,7 +8,9 @@
     ├── Modulo          Integer, Number          '5 is not a multiple of 2 with an offset of 0)'
     ├── AllowedValues   String, Integer, Number, Boolean, List
     │                                            '"x" is not an allowed value [a, b]'
-    └── AllowedPattern  String                   '"x" does not match pattern "[a-z]+1"'
+    ├── AllowedPattern  String                   '"x" does not match pattern "[a-z]+1"'
+    └── CustomConstraint  String, Integer, Number, Boolean, List
+                                                 "Error validating value 'x': Invalid IP address"
 
 Users see these texts in stack errors and scripts match on them, so they are
 Heat's, byte for byte (including Modulo's unbalanced parenthesis). A
@@ -16,6 +18,11 @@ constraint given a ``description`` reports that instead, as in Heat.
 
 A constraint that cannot work (no bounds, a bad pattern) is a plugin bug and
 raises ``InvalidSchemaError`` when the schema is declared, never at run time.
+
+A ``CustomConstraint`` names one of Heat's registered checks
+(``custom_constraints``): the pure ones (``ip_addr``...) are checked with the
+others; the ones that ask a cloud (``nova.flavor``...) are skipped here and
+checked by the engine, which has the caller's cloud (``cloud_checks``).
 """
 
 from __future__ import annotations
@@ -23,14 +30,17 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, ClassVar
 
+from hotplate.resources import custom_constraints
 from hotplate.template.coercion import str_to_num  # Heat's one number rule
 
 __all__ = [
     "AllowedPattern",
     "AllowedValues",
     "Constraint",
+    "CustomConstraint",
     "InvalidSchemaError",
     "Length",
     "Modulo",
@@ -258,3 +268,38 @@ class AllowedPattern(Constraint):
 
     def _body(self) -> Any:
         return self.pattern
+
+
+@dataclass(frozen=True)
+class CustomConstraint(Constraint):
+    """One of Heat's registered checks, by name (``CustomConstraint("ip_addr")``).
+
+    ``check`` runs the pure ones; a cloud one passes here (``needs_cloud``) and
+    is checked by ``check_with`` when the engine has a cloud to ask.
+    """
+
+    constraint: str = ""
+    description: str | None = None
+
+    valid_types: ClassVar[frozenset[str]] = frozenset(
+        {"String", "Integer", "Number", "Boolean", "List"})
+    name: ClassVar[str] = "custom_constraint"
+
+    @property
+    def needs_cloud(self) -> bool:
+        return not custom_constraints.is_pure(self.constraint)
+
+    def check(self, value: Any, schema_type: str | None = None) -> str | None:
+        if self.needs_cloud:
+            return None
+        return self.check_with(value, custom_constraints.CheckContext(datetime.now(UTC)))
+
+    def check_with(self, value: Any, ctx: custom_constraints.CheckContext) -> str | None:
+        """The check with a cloud (and a clock) to ask; None when ``value`` passes."""
+        message = custom_constraints.check_custom(self.constraint, value, ctx)
+        if message is None:
+            return None
+        return self.description or message
+
+    def _body(self) -> Any:
+        return self.constraint

@@ -8,7 +8,8 @@ Built-in and third-party types register the same way (pyproject.toml)::
 Entry points are listed once per process and each is imported the first
 time its type is asked for, so one broken plugin costs only its own type:
 it is logged and then reported as not found, as Heat skips plugins that
-fail to load. Tests add classes with ``Registry.with_extra``.
+fail to load. Tests add classes with ``Registry.with_extra``. The types Heat keeps
+only as do-nothing stand-ins (a retired service's) resolve to one (``retired``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from importlib.metadata import EntryPoint, entry_points
 
 from hotplate.model.errors import ResourceTypeUnavailable
 from hotplate.resources.base import Resource
+from hotplate.resources.retired import placeholder_class
 
 __all__ = ["ENTRY_POINT_GROUP", "Registry"]
 
@@ -30,7 +32,9 @@ ENTRY_POINT_GROUP = "hotplate.resources"
 
 def not_found(type_name: str) -> ResourceTypeUnavailable:
     """Heat's text for an unknown type; callers add the template path."""
-    return ResourceTypeUnavailable(f"The Resource Type ({type_name}) could not be found.")
+    error = ResourceTypeUnavailable(f"The Resource Type ({type_name}) could not be found.")
+    error.resource_type = type_name
+    return error
 
 
 class Registry:
@@ -97,7 +101,11 @@ class Registry:
                 return found
             ep = self._pending.get(type_name)
             if ep is None or type_name in self._broken:
-                raise not_found(type_name)
+                stand_in = placeholder_class(type_name)
+                if stand_in is None:
+                    raise not_found(type_name)
+                self._classes[type_name] = stand_in
+                return stand_in
             loaded = self._load(type_name, ep)
             if loaded is None:
                 self._broken.add(type_name)

@@ -4,6 +4,7 @@
 
     RpcError
     ├── MessagingTimeout      no answer in time (or nobody serves the target)
+    ├── BrokerUnavailable     the message broker cannot be reached now (the API's 503)
     ├── RemoteError           the endpoint raised something that is not a model error
     │   └── NoSuchMethod      refused: not allowlisted, private, or not a method
     └── NotSerializable       (also a TypeError) a value JSON cannot carry, at the sender
@@ -26,6 +27,22 @@ class RpcError(Exception):
 
 class MessagingTimeout(RpcError):
     """A call got no reply in time; the engine may be dead (Heat's liveness rule)."""
+
+
+class BrokerUnavailable(RpcError):
+    """The broker is unreachable (rpc/broker_watch.py): nothing was, or will be, answered.
+
+    ``retry_after``: seconds after which the broker may be back, as a client is told.
+    """
+
+    def __init__(self, method: str, retry_after: int) -> None:
+        super().__init__(method, retry_after)
+        self.method = method
+        self.retry_after = retry_after
+
+    def __str__(self) -> str:
+        return ("The message broker is unreachable: no engine can be asked now. "
+                f"Try again in {self.retry_after} s.")
 
 
 class RemoteError(RpcError):

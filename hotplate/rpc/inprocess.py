@@ -114,6 +114,11 @@ class InProcessTransport:
             LOG.warning("cast %s to %s/%s dropped: nobody serves it",
                         method, topic, server or "*")
 
+    @property
+    def call_timeout(self) -> float:
+        """Seconds a call waits when it gives no timeout (oslo's rpc_response_timeout)."""
+        return self._call_timeout
+
     def call(
         self, ctxt: Mapping[str, Any], topic: str, method: str,
         kwargs: Mapping[str, Any], *, server: str | None = None, timeout: float | None = None,

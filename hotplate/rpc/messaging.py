@@ -211,11 +211,15 @@ class OsloTransport:
     """ports.Transport over oslo.messaging; see the module docstring."""
 
     def __init__(self, url: str, *, workers_per_server: int = 16, call_timeout: float = 60.0,
-                 exchange: str = DEFAULT_EXCHANGE) -> None:
+                 exchange: str = DEFAULT_EXCHANGE, heartbeat: int | None = None) -> None:
+        """``heartbeat``: the default of ``[oslo_messaging_rabbit]
+        heartbeat_timeout_threshold`` (a configuration file's value wins): how long the
+        broker waits on a silent connection before it drops it, with its consumers,
+        and hands what they had not acknowledged to the others. None: oslo's (60)."""
         if workers_per_server < 1:
             raise ValueError("workers_per_server must be at least 1")
         self._workers = workers_per_server
-        self._conf = _sized_conf(workers_per_server)
+        self._conf = _sized_conf(workers_per_server, heartbeat)
         try:
             self._transport = oslo_messaging.get_rpc_transport(
                 self._conf, url=url, allowed_remote_exmods=[__name__])
@@ -324,6 +328,11 @@ class OsloTransport:
             raise _remote_error(exc, method)
 
     @property
+    def call_timeout(self) -> float:
+        """Seconds a call waits when it gives no timeout (oslo's rpc_response_timeout)."""
+        return self._call_timeout
+
+    @property
     def counters(self) -> Counters:
         with self._lock:
             return Counters(**self._tally)
@@ -347,7 +356,7 @@ class OsloTransport:
             self._tally.update(keys)
 
 
-def _sized_conf(workers: int) -> cfg.ConfigOpts:
+def _sized_conf(workers: int, heartbeat: int | None = None) -> cfg.ConfigOpts:
     """oslo's process-wide configuration, sized to ``workers``.
 
     oslo.messaging registers some of its options (tracing, metrics) on the
@@ -365,6 +374,9 @@ def _sized_conf(workers: int) -> cfg.ConfigOpts:
         conf.register_opts(opts, group=group)
     conf.set_override("executor_thread_pool_size", workers)
     conf.set_override("rabbit_qos_prefetch_count", workers, group="oslo_messaging_rabbit")
+    if heartbeat is not None:
+        conf.set_default("heartbeat_timeout_threshold", heartbeat,
+                         group="oslo_messaging_rabbit")
     return conf
 
 

@@ -29,3 +29,36 @@ def test_the_test_user_reaches_each_service(user_conn: Any) -> None:
 def test_the_test_user_is_a_member_not_an_admin(cloud: Cloud, user_conn: Any) -> None:
     roles = set(user_conn.session.auth.get_access(user_conn.session).role_names)
     assert "member" in roles and "admin" not in roles, (cloud.user, roles)
+
+
+def test_glance_imports_an_image_served_on_loopback(user_conn: Any) -> None:
+    """web-download from a URL a test serves: what OS::Glance::WebImage's tests need."""
+    import functools
+    import http.server
+    import tempfile
+    import threading
+    import time
+    import uuid
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as served:
+        (Path(served) / "disk.raw").write_bytes(b"\0" * 65536)
+        handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=served)
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        image = user_conn.image.create_image(
+            name=f"hotplate-test-{uuid.uuid4().hex[:8]}", disk_format="raw",
+            container_format="bare", allow_duplicates=True)
+        try:
+            url = f"http://127.0.0.1:{server.server_address[1]}/disk.raw"
+            user_conn.image.import_image(image, method="web-download", uri=url)
+            deadline = time.monotonic() + 60
+            while (found := user_conn.image.get_image(image)).status != "active":
+                assert found.status in ("queued", "importing"), found.status
+                assert time.monotonic() < deadline, found.status
+                time.sleep(0.5)
+            assert found.size == 65536
+        finally:
+            user_conn.image.delete_image(image, ignore_missing=True)
+            server.shutdown()
+            server.server_close()

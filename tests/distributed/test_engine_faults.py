@@ -177,9 +177,10 @@ def test_an_engine_killed_mid_delete_is_taken_over(engines: Cluster) -> None:
 # -- 2. SIGSTOP past the life check -------------------------------------------------
 def test_a_paused_engine_wakes_to_find_its_writes_refused(engines: Cluster) -> None:
     """The paused engine stays stopped until the new holders have finished its
-    resources; woken, each of its threads finds its wait long over and tries to
-    write the outcome under the lock it had. Every such write must be refused:
-    nothing it writes afterwards reaches a row or an event."""
+    resources; woken, each of its threads finds its wait long over and may try to
+    write the outcome under the lock it had before its lease's watchdog fences it.
+    Every such write must be refused: nothing it writes afterwards reaches a row or
+    an event."""
     sid = engines.create("pause", fan(4, "s", wait_secs=3))
     victim = engines.busiest(sid, 1)
     command = engines.command_of(victim)
@@ -202,10 +203,13 @@ def test_a_paused_engine_wakes_to_find_its_writes_refused(engines: Cluster) -> N
     completes = Counter(e.resource_name for e in engines.events(sid)
                         if (e.resource_action, e.resource_status) == ("CREATE", "COMPLETE"))
     assert all(completes[f"r{n}"] == 1 for n in range(4)), completes
-    # It stepped aside and went on: the same process, reporting again, no error.
-    assert pid_alive(paused.pid) and command.current == paused
-    wait_until(lambda: _reported_since(engines, victim, woken), "the woken engine reporting",
-               10)
+    # Its lease ran out while it was stopped: woken, it fenced itself (the process
+    # exits) and its parent started another, with a new engine id.
+    wait_until(lambda: not pid_alive(paused.pid), "the woken engine fencing itself", 10)
+    assert "fenced itself" in command.log_tail(20000)
+    replacement = command.child(after=command.children.index(paused) + 1)
+    assert replacement.engine_id != victim
+    assert not _reported_since(engines, victim, woken), "the fenced engine reported again"
     assert "unexpected error" not in command.log_tail(20000)
     engines.assert_no_dead_locks()
 

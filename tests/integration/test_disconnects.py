@@ -22,6 +22,7 @@ from sqlalchemy.exc import DBAPIError
 from hotplate.db import queries as q
 from hotplate.db import schema as s
 from hotplate.db.engine import make_engine
+from hotplate.db.session_limits import SessionTimeouts
 from hotplate.db.store import SqlStore
 from hotplate.model.ids import ResourceId, TraversalId
 from tests.integration.helpers import FakeClock, make_resource, make_stack
@@ -86,12 +87,13 @@ def test_reads_and_writes_survive_their_connection_ending(
 def test_a_transaction_left_idle_is_ended_and_its_row_locks_freed(
         db_url: str, store: SqlStore) -> None:
     """A session stopped inside a transaction (its process paused) holds a row lock;
-    with ``idle_transaction_timeout`` the server ends it, and a writer waiting on the
+    with ``SessionTimeouts.idle_in_transaction`` the server ends it, and a writer waiting on the
     row goes on instead of waiting as long as the paused process does."""
     if db_url.startswith("sqlite"):
         pytest.skip("SQLite sessions live in the process: a stopped one stops its locks too")
     stack = make_stack(store, FakeClock())
-    paused = make_engine(db_url, pool_size=1, idle_transaction_timeout=1)
+    paused = make_engine(db_url, pool_size=1,
+                         timeouts=SessionTimeouts(idle_in_transaction=1))
     held = paused.connect()
     try:
         held.begin()

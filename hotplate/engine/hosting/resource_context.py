@@ -50,6 +50,7 @@ class EngineResourceContext:
         notify_scaling: Callable[[ScalingNotice], None] | None = None,
         software: Callable[[], SoftwareConfigs] | None = None,
         signals: Callable[[EngineResourceContext], EngineSignalEndpoints] | None = None,
+        cloud: Callable[[], Any] | None = None,
     ) -> None:
         self._store = store
         self._nested = nested
@@ -69,6 +70,19 @@ class EngineResourceContext:
         self.stack_name = stack_name
         self.project_id = project_id
         self._signals = signals(self) if signals is not None else None
+        self._cloud_factory = cloud
+        self._cloud: Any = None
+
+    @property
+    def cloud(self) -> Any:
+        """The cloud as the stack's owner sees it (``hotplate.cloud.Cloud``): service
+        proxies, finders, retried and classified calls. Built on first use, so a plugin
+        that never calls a cloud costs nothing."""
+        if self._cloud is None:
+            if self._cloud_factory is None:
+                raise RuntimeError("this context gives no cloud")
+            self._cloud = self._cloud_factory()
+        return self._cloud
 
     def nested_stacks(self) -> NestedStacks:
         """Child stacks, for stack-backed plugins (template resources, OS::Heat::Stack)."""

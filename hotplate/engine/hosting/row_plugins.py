@@ -49,6 +49,7 @@ def row_context(deps: EngineDeps, row: ResourceRecord, stack: StackRecord
         notify_scaling=(None if deps.notifier is None
                         else lambda notice: notify.scaling_changed(deps, stack, notice)),
         software=lambda: EngineSoftwareConfigs(deps, stack),
+        cloud=lambda: deps.clouds.for_stack(stack),
         signals=lambda ctx: EngineSignalEndpoints(
             deps.store, deps.options, ctx,  # type: ignore[arg-type]
             ResourceOwner(row.id, stack.id, stack.name, row.name, stack.project_id),

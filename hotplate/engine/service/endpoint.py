@@ -30,6 +30,7 @@ from hotplate.engine.service.preview_update import preview_update
 from hotplate.engine.service.service_catalog import CatalogMethods
 from hotplate.engine.service.service_resources import ResourceMethods
 from hotplate.engine.service.software_configs import SoftwareMethods
+from hotplate.engine.service.type_access import TypeAccess
 from hotplate.engine.service.validation import check_tree_size, located_in, validate_stack_request
 from hotplate.engine.views import format_event, format_stack, parameter_texts
 from hotplate.engine.worker import stack_actions
@@ -64,6 +65,11 @@ class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods):
         self._worker = worker
         self._outputs = OutputResolver(deps)
 
+    def _access(self, ctxt: Mapping[str, Any], *, nested: bool = False) -> TypeAccess | None:
+        """The caller's gates (policy, catalog) for a request; none for the engine's own
+        nested stacks, whose whole tree the root's request validated."""
+        return None if nested else TypeAccess.for_context(ctxt, self._deps.clouds)
+
     # -- lookups -----------------------------------------------------------------
     def identify_stack(self, ctxt: Mapping[str, Any], stack_name: str) -> dict[str, str]:
         """By id (deleted stacks too, as Heat), else by name (live stacks only)."""
@@ -91,7 +97,8 @@ class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods):
             env = with_adopt_parameters(env, adopt_data)
         with located_in(template):
             parsed = validate_stack_request(deps, template, env, files or {},
-                                            stack_name=stack_name, nested=bool(owner_id))
+                                            stack_name=stack_name, nested=bool(owner_id),
+                                            access=self._access(ctxt, nested=bool(owner_id)))
         check_event_sinks(deps.event_sinks, env)
         parent = deps.store.get_stack(StackId(owner_id)) if owner_id else None
         if parent is not None:
@@ -137,7 +144,9 @@ class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods):
             parsed = validate_stack_request(deps, template, env, files or {},
                                             stack_name=stack.name,
                                             nested=stack.owner_id is not None,
-                                            existing=bool(args.get("existing")))
+                                            existing=bool(args.get("existing")),
+                                            access=self._access(
+                                                ctxt, nested=stack.owner_id is not None))
         check_event_sinks(deps.event_sinks, env)
         if stack.owner_id is not None:
             check_tree_size(deps, stack, parsed, len(deps.store.list_resources(stack.id)))
@@ -188,7 +197,8 @@ class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods):
         env = request_environment(params, files or {}, environment_files)
         with located_in(template):
             parsed = validate_stack_request(deps, template, env, files or {},
-                                            stack_name=stack_name)
+                                            stack_name=stack_name,
+                                            access=self._access(ctxt))
         identity = {"stack_name": stack_name, "stack_id": None, "tenant": project, "path": ""}
         stack_keys = {
             "disable_rollback": bool(args.get("disable_rollback", True)),
@@ -216,7 +226,9 @@ class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods):
         show_nested = bool((args or {}).get("show_nested"))
         with located_in(template):
             parsed = validate_stack_request(deps, template, env, files or {},
-                                            stack_name=stack.name)
+                                            stack_name=stack.name,
+                                            access=self._access(
+                                                ctxt, nested=stack.owner_id is not None))
             return preview_update(deps, stack, parsed, env, files or {},
                                   self._current_rows(stack), show_nested=show_nested)
 

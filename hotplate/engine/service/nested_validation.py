@@ -18,7 +18,8 @@ from typing import Any
 
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.hosting.nested import MAX_NESTED_DEPTH
-from hotplate.model.errors import StackValidationFailed
+from hotplate.engine.service.type_access import TypeAccess
+from hotplate.model.errors import ResourceTypeUnavailable, StackValidationFailed
 from hotplate.resources.base import Resource
 from hotplate.resources.stack_resource import StackResource
 from hotplate.resources.template_resource import TemplateResource
@@ -88,8 +89,10 @@ def _reads_resources(node: Node) -> bool:
 
 def validate_child(deps: EngineDeps, cls: type[Resource], name: str,
                    props: Mapping[str, Any], environment: Mapping[str, Any],
-                   files: Mapping[str, Any], depth: int = 1) -> None:
-    """Validate the child stack of resource ``name`` (if its type has one).
+                   files: Mapping[str, Any], depth: int = 1,
+                   access: TypeAccess | None = None) -> None:
+    """Validate the child stack of resource ``name`` (if its type has one), its types
+    against the root caller's ``access`` (policy, catalog).
 
     Raises:
         StackValidationFailed: naming the resource and its child's template.
@@ -112,14 +115,19 @@ def validate_child(deps: EngineDeps, cls: type[Resource], name: str,
                  "parameter_defaults": environment.get("parameter_defaults") or {},
                  "resource_registry": registry}
     try:
-        _validate_stack(deps, template, child_env, files, depth)
+        _validate_stack(deps, template, child_env, files, depth, access)
     except StackValidationFailed as exc:
+        if isinstance(exc, ResourceTypeUnavailable) and exc.error_code is not None:
+            raise  # Heat's E99001 keeps its class and text, nested or not
         raise _within(exc, name, url) from None
 
 
 def _validate_stack(deps: EngineDeps, template: Any, environment: Mapping[str, Any],
-                    files: Mapping[str, Any], depth: int) -> None:
+                    files: Mapping[str, Any], depth: int,
+                    access: TypeAccess | None = None) -> None:
     parsed = parse_template(template, files=files)
+    if access is not None:
+        access.check_policy(sorted({defn.type for defn in parsed.resources.values()}))
     env = parse_environment(environment)
     params = resolve_parameters(parsed, environment.get("parameters") or {},
                                 param_defaults=environment.get("parameter_defaults") or {})
@@ -132,11 +140,18 @@ def _validate_stack(deps: EngineDeps, template: Any, environment: Mapping[str, A
     for name, defn in decided.resources.items():
         try:
             cls = deps.types.for_resource(env, name, defn.type, files)
+            if access is not None:
+                access.check_available(defn.type, cls)
+        except ResourceTypeUnavailable as exc:
+            refusal = access.unimplemented(exc) if access is not None else None
+            if exc.error_code is not None or refusal is not None:
+                raise refusal or exc from None
+            raise StackValidationFailed(exc.detail, ("resources", name, "type")) from None
         except StackValidationFailed as exc:
             raise StackValidationFailed(exc.detail, ("resources", name, "type")) from None
         props = validate_resource(cls, defn, ctx)
         if props is not None:
-            validate_child(deps, cls, name, props, environment, files, depth + 1)
+            validate_child(deps, cls, name, props, environment, files, depth + 1, access)
 
 
 def _within(exc: StackValidationFailed, name: str, url: str) -> StackValidationFailed:

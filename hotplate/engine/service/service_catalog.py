@@ -14,6 +14,7 @@ from hotplate.engine.deps import EngineDeps
 from hotplate.engine.service import template_catalog, type_schemas
 from hotplate.engine.service.lookups import request_environment
 from hotplate.engine.service.template_check import validate_template
+from hotplate.engine.service.type_access import TypeAccess
 from hotplate.engine.views import format_service
 from hotplate.model.errors import HotplateError
 
@@ -37,7 +38,8 @@ class CatalogMethods:
         except HotplateError as exc:
             return {"Error": str(exc)}
         return validate_template(self._deps, template, env, files or {}, ignorable_errors,
-                                 show_nested=bool(show_nested))
+                                 show_nested=bool(show_nested),
+                                 access=TypeAccess.for_context(ctxt, self._deps.clouds))
 
     def list_template_versions(self, ctxt: Mapping[str, Any]) -> list[dict[str, Any]]:
         return template_catalog.list_template_versions()
@@ -51,15 +53,20 @@ class CatalogMethods:
                             with_description: bool = False) -> list[Any]:
         return type_schemas.list_resource_types(
             self._deps.types, support_status=support_status, type_name=type_name,
-            heat_version=heat_version, with_description=with_description)
+            heat_version=heat_version, with_description=with_description,
+            access=TypeAccess.for_context(ctxt, self._deps.clouds))
 
     def resource_schema(self, ctxt: Mapping[str, Any], type_name: str,
                         with_description: bool = False) -> dict[str, Any]:
-        return type_schemas.resource_schema(self._deps.types, type_name, with_description)
+        return type_schemas.resource_schema(
+            self._deps.types, type_name, with_description,
+            access=TypeAccess.for_context(ctxt, self._deps.clouds))
 
     def generate_template(self, ctxt: Mapping[str, Any], type_name: str,
                           template_type: str = "cfn") -> dict[str, Any]:
-        return type_schemas.generate_template(self._deps.types, type_name, template_type)
+        return type_schemas.generate_template(
+            self._deps.types, type_name, template_type,
+            access=TypeAccess.for_context(ctxt, self._deps.clouds))
 
     def list_services(self, ctxt: Mapping[str, Any]) -> list[dict[str, Any]]:
         """The engines registered in the service table, ``up`` or ``down`` by their

@@ -23,13 +23,19 @@ from typing import Any
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.event_sinks import check_environment as check_event_sinks
 from hotplate.engine.hosting.nested import MAX_NESTED_DEPTH
+from hotplate.engine.service.type_access import TypeAccess
 from hotplate.engine.service.validation import (
     attribute_names,
     located_in,
     parse_checked,
     resource_classes,
 )
-from hotplate.model.errors import HotplateError, StackValidationFailed, UnknownUserParameter
+from hotplate.model.errors import (
+    HotplateError,
+    ResourceTypeUnavailable,
+    StackValidationFailed,
+    UnknownUserParameter,
+)
 from hotplate.resources.base import Resource
 from hotplate.resources.template_resource import TemplateResource
 from hotplate.template import (
@@ -59,9 +65,18 @@ API_TYPES = {"string": "String", "number": "Number", "comma_delimited_list": "Co
 
 def validate_template(deps: EngineDeps, template: Any, environment: Mapping[str, Any],
                       files: Mapping[str, Any], ignorable_errors: Any = None,
-                      show_nested: bool = False) -> dict[str, Any]:
+                      show_nested: bool = False, access: TypeAccess | None = None,
+                      ) -> dict[str, Any]:
     """Heat's answer: the template's description, parameters, groups and environment,
-    or ``{"Error": message}`` (which heat-api turns into a 400)."""
+    or ``{"Error": message}`` (which heat-api turns into a 400).
+
+    With the caller's ``access``, a type whose service its catalog lacks is refused
+    with Heat's ResourceTypeUnavailable (raised: heat-api answers it as a 400 of that
+    class), unless ``ignorable_errors`` holds its code, 99001.
+
+    Raises:
+        ResourceTypeUnavailable: HEAT-E99001.
+    """
     if template is None:
         return {"Error": "No Template provided."}
     invalid = sorted(set(ignorable_errors or ()) - IGNORABLE_ERROR_CODES)
@@ -69,7 +84,12 @@ def validate_template(deps: EngineDeps, template: Any, environment: Mapping[str,
         return {"Error": f"Invalid codes in ignore_errors : {invalid}"}
     try:
         with located_in(template):
-            parsed, env = _check(deps, template, environment, files)
+            parsed, env = _check(deps, template, environment, files, access,
+                                 frozenset(ignorable_errors or ()))
+    except ResourceTypeUnavailable as exc:
+        if exc.error_code is not None:
+            raise
+        return {"Error": str(exc)}
     except HotplateError as exc:  # template errors and request limits alike
         return {"Error": str(exc)}
     result: dict[str, Any] = {
@@ -95,7 +115,10 @@ def _nested_parameters(deps: EngineDeps, parsed: Template, env: Environment,
     if depth > MAX_NESTED_DEPTH:
         return found
     for name, defn in parsed.resources.items():
-        cls = deps.types.for_resource(env, name, defn.type, files)
+        try:
+            cls = deps.types.for_resource(env, name, defn.type, files)
+        except ResourceTypeUnavailable:  # a type left out (ignorable_errors)
+            continue
         if not issubclass(cls, TemplateResource):
             continue
         child = parse_template(cls.template_source, files=files)
@@ -118,7 +141,8 @@ def _nested_parameters(deps: EngineDeps, parsed: Template, env: Environment,
 
 
 def _check(deps: EngineDeps, template: Any, environment: Mapping[str, Any],
-           files: Mapping[str, Any]) -> tuple[Template, Environment]:
+           files: Mapping[str, Any], access: TypeAccess | None = None,
+           ignorable: frozenset[str] = frozenset()) -> tuple[Template, Environment]:
     parsed = parse_checked(deps, template, files)
     env = parse_environment(environment)
     check_event_sinks(deps.event_sinks, env)
@@ -130,11 +154,13 @@ def _check(deps: EngineDeps, template: Any, environment: Mapping[str, Any],
     for schema in parsed.parameters.values():
         _check_default(schema)
     parsed.dependencies()
-    classes = resource_classes(deps, env, parsed, files)
+    classes = resource_classes(deps, env, parsed, files, access, ignorable)
     validate_functions(parsed, attribute_names(classes))
     data = parsed.to_dict()
     raw = data.get("resources") or data.get("Resources") or {}
     for name in parsed.resources:
+        if name not in classes:
+            continue  # its type's error was ignorable
         cls = classes[name]
         if _checks_own_properties(cls):
             continue

@@ -9,7 +9,11 @@
   parameter and every attribute as an output, in HOT or CFN form.
 
 An unknown type is Heat's 404 "The Resource Type (X) could not be found.";
-a HIDDEN one is "X is not supported." (400).
+a HIDDEN one is "X is not supported." (400). With the caller's ``TypeAccess``,
+Heat's gates apply too: a type the caller may not use (admin-only) or whose
+service its catalog lacks is not listed, and showing it is Heat's 403 or
+``HEAT-E99001 ... reason: Service endpoint not in service catalog.``; a type
+Heat has and no plugin here implements yet is refused the same way.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 
 from hotplate.engine.deps import ResourceTypes
 from hotplate.engine.errors import Invalid
+from hotplate.engine.service.type_access import TypeAccess
 from hotplate.model.errors import EntityNotFound, NotSupported, ResourceTypeUnavailable
 from hotplate.resources import (
     AllowedPattern,
@@ -31,6 +36,7 @@ from hotplate.resources import (
     Schema,
     Status,
 )
+from hotplate.resources.heat_types import HEAT_TYPES
 
 NO_DESCRIPTION = "No description available"
 HOT_GENERATED_VERSION = "2016-10-14"
@@ -56,7 +62,8 @@ def description_of(cls: type[Resource]) -> str:
 
 def list_resource_types(types: ResourceTypes, *, support_status: str | None = None,
                         type_name: str | None = None, heat_version: str | None = None,
-                        with_description: bool = False) -> list[Any]:
+                        with_description: bool = False, access: TypeAccess | None = None,
+                        ) -> list[Any]:
     """The registered types that match every filter given, sorted by name.
 
     Raises:
@@ -84,18 +91,35 @@ def list_resource_types(types: ResourceTypes, *, support_status: str | None = No
             continue
         if heat_version is not None and status.version != heat_version:
             continue
+        if access is not None and not access.listed(name, cls):
+            continue
         listed.append({"resource_type": name, "description": description_of(cls)}
                       if with_description else name)
     return listed
 
 
-def _plugin(types: ResourceTypes, type_name: str) -> type[Resource]:
+def _plugin(types: ResourceTypes, type_name: str, access: TypeAccess | None = None,
+            ) -> type[Resource]:
+    """The type's plugin, after Heat's checks in Heat's order: policy, known, hidden,
+    service available."""
+    if access is not None:
+        access.check_policy((type_name,))
     try:
-        cls = types.get(type_name)
+        cls: type[Resource] | None = types.get(type_name)
     except ResourceTypeUnavailable:
-        raise EntityNotFound("Resource Type", type_name) from None
-    if cls.support_status.status is Status.HIDDEN:
+        cls = None
+    known = HEAT_TYPES.get(type_name)
+    if cls is not None:
+        status = cls.support_status.status
+    elif known is not None and access is not None:
+        status = known.status
+    else:
+        raise EntityNotFound("Resource Type", type_name)
+    if status is Status.HIDDEN:
         raise NotSupported(f"{type_name} is not supported.")
+    if access is not None:
+        access.check_available(type_name, cls, show=True)
+    assert cls is not None  # an unimplemented type is never available
     return cls
 
 
@@ -105,9 +129,9 @@ def _visible_properties(cls: type[Resource]) -> dict[str, Schema]:
 
 
 def resource_schema(types: ResourceTypes, type_name: str, with_description: bool = False,
-                    ) -> dict[str, Any]:
+                    access: TypeAccess | None = None) -> dict[str, Any]:
     """Heat's schema view of one type (``openstack orchestration resource type show``)."""
-    cls = _plugin(types, type_name)
+    cls = _plugin(types, type_name, access)
     result: dict[str, Any] = {
         "resource_type": type_name,
         "properties": {name: schema.as_dict()
@@ -123,12 +147,12 @@ def resource_schema(types: ResourceTypes, type_name: str, with_description: bool
 
 
 def generate_template(types: ResourceTypes, type_name: str, template_type: str = "cfn",
-                      ) -> dict[str, Any]:
+                      access: TypeAccess | None = None) -> dict[str, Any]:
     """A template mirroring the type: a parameter per property, an output per attribute.
 
     The resource is named after the plugin class, as Heat names it.
     """
-    cls = _plugin(types, type_name)
+    cls = _plugin(types, type_name, access)
     props = _visible_properties(cls)
     attributes = {name: attribute for name, attribute in cls.all_attributes().items()
                   if attribute.support_status.status is not Status.HIDDEN}

@@ -1,12 +1,14 @@
 """Whole-request validation before anything is stored: limits, template, parameters, types.
 
 Checks run in Heat's order: the template's size, its structure, the number
-of resources it declares (``max_resources_per_stack``), parameter groups,
-then parameters, the calls of template functions (``validate_functions``:
-references, attribute names, what Heat validates before a create) and each
-resource. A template error names its path; when
-the template came as text, ``located_in`` adds where in the text
-("... at line 12, column 5").
+of resources it declares (``max_resources_per_stack``), the caller's right
+to each type it names (Heat's ``resource_types:<type>`` policy), parameter
+groups, then parameters (their custom constraints too), each type's service
+in the caller's catalog, the calls of template functions
+(``validate_functions``: references, attribute names, what Heat validates
+before a create) and each resource (its properties' cloud constraints too).
+A template error names its path; when the template came as text,
+``located_in`` adds where in the text ("... at line 12, column 5").
 """
 
 from __future__ import annotations
@@ -19,14 +21,20 @@ from typing import Any
 from hotplate.engine.cache import FACADE
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.options import UNLIMITED, EngineOptions
+from hotplate.engine.service import constraint_checks
 from hotplate.engine.service.nested_validation import (
     NoResources,
     check_facade,
     validate_child,
     validate_resource,
 )
+from hotplate.engine.service.type_access import TypeAccess
 from hotplate.engine.worker.traversal import root_stack_id
-from hotplate.model.errors import RequestLimitExceeded, StackValidationFailed
+from hotplate.model.errors import (
+    RequestLimitExceeded,
+    ResourceTypeUnavailable,
+    StackValidationFailed,
+)
 from hotplate.model.records import StackRecord
 from hotplate.resources.base import Resource
 from hotplate.template import (
@@ -122,15 +130,24 @@ def validate_stack_request(
     stack_name: str,
     nested: bool = False,
     existing: bool = False,
+    access: TypeAccess | None = None,
 ) -> Template:
     """Parse and check a stack request; raises StackValidationFailed naming the path,
     or RequestLimitExceeded.
 
     ``existing`` (a PATCH): parameters the template does not declare are dropped,
     not refused, as the stored ones a new template no longer takes are in Heat.
+    ``access``: the caller's (policy, catalog, cloud); None for the engine's own
+    nested stacks, whose tree the root's request validated already.
+
+    Raises:
+        Forbidden: a type only admins may use (Heat's 403).
+        ResourceTypeUnavailable: a type whose service the catalog lacks (HEAT-E99001).
     """
     check_stack_name(stack_name)
     parsed = parse_checked(deps, template, files)
+    if access is not None:
+        access.check_policy(sorted({defn.type for defn in parsed.resources.values()}))
     env = parse_environment(environment)
     given = dict(environment.get("parameters") or {})
     if existing:
@@ -140,12 +157,15 @@ def validate_stack_request(
         given,
         param_defaults=environment.get("parameter_defaults") or {},
     )
+    if access is not None and parsed.parameters:
+        constraint_checks.check_parameters(
+            parsed, params, access.check_context(deps.clock.now()))
     params.update({"OS::stack_name": stack_name, "OS::stack_id": "", "OS::project_id": ""})
     if nested:  # the parent resource's facade is known once the stack exists
         params[FACADE] = {"metadata": {}, "deletion_policy": "Delete", "update_policy": {}}
     decided = parsed.with_parameters(params)
     decided.dependencies()
-    classes = resource_classes(deps, env, decided, files)
+    classes = resource_classes(deps, env, decided, files, access)
     for name, cls in classes.items():  # resources first, then what reads them (Heat's order)
         check_facade(deps, env, name, decided.resources[name].type, cls, files)
     validate_functions(decided, attribute_names(classes))
@@ -153,21 +173,47 @@ def validate_stack_request(
     for name, defn in decided.resources.items():
         cls = classes[name]
         props = validate_resource(cls, defn, ctx)  # None: some values await other resources
+        if props is not None and access is not None and \
+                constraint_checks.has_cloud_constraints(cls.properties_schema):
+            constraint_checks.check_properties(
+                cls.properties_schema, props, ("resources", name, "properties"),
+                access.check_context(deps.clock.now()))
         if props is not None and not nested:  # the root validates the whole tree, as Heat's
-            validate_child(deps, cls, name, props, environment, files)
+            validate_child(deps, cls, name, props, environment, files, access=access)
     return parsed
 
 
 def resource_classes(deps: EngineDeps, env: Environment, template: Template,
-                     files: Mapping[str, Any]) -> dict[str, type[Resource]]:
-    """Each enabled resource's plugin class; an unknown type fails at its ``type``."""
+                     files: Mapping[str, Any], access: TypeAccess | None = None,
+                     ignorable: frozenset[str] = frozenset()) -> dict[str, type[Resource]]:
+    """Each enabled resource's plugin class; an unknown type fails at its ``type``.
+
+    With the caller's ``access``, a type whose service its catalog lacks (or that Heat
+    has and no plugin here implements) is Heat's ResourceTypeUnavailable, unless its
+    code is ``ignorable`` (the resource is then left out).
+    """
     classes = {}
     for name, defn in template.resources.items():
         try:
-            classes[name] = deps.types.for_resource(env, name, defn.type, files)
+            cls = deps.types.for_resource(env, name, defn.type, files)
+            if access is not None:
+                access.check_available(defn.type, cls)
+            classes[name] = cls
+        except ResourceTypeUnavailable as exc:
+            if exc.error_code is not None and exc.error_code in ignorable:
+                continue
+            if exc.error_code is not None:
+                raise
+            unimplemented = access.unimplemented(exc) if access is not None else None
+            if unimplemented is not None:
+                if unimplemented.error_code in ignorable:
+                    continue
+                raise unimplemented from None
+            raise StackValidationFailed(exc.detail, ("resources", name, "type")) from None
         except StackValidationFailed as exc:
             raise StackValidationFailed(exc.detail, ("resources", name, "type")) from None
     return classes
+
 
 
 def attribute_names(classes: Mapping[str, type[Resource]]) -> dict[str, frozenset[str]]:

@@ -13,7 +13,10 @@ Every engine runs ``Recovery.run_once`` each ``periodic_interval``:
    in a new worker (plan RESUME), told that it is a retry. The first engine
    to claim the takeover (``takeover:<engine>`` in engine_claim) also sends
    again, at once, every ready node nobody works on: the dead engine may
-   have taken their messages off the queue before it died.
+   have taken their messages off the queue before it died. What recovery
+   sends again goes to this engine's own worker queue: the broker may still
+   count a dead or cut-off engine's consumers as live, and a node sent to the
+   shared queue could land on one of them.
 2. **The sweep**, by one engine at a time (the ``sweep`` claim): signals
    stored but not applied within ``stalled_traversal_timeout`` are applied
    again (signal_delivery.py); in every
@@ -112,12 +115,18 @@ def take_over_row(deps: EngineDeps, row: ResourceRecord, dead: EngineId, *,
     LOG.warning("resource %s (%s): took over from dead engine %s (%s)", row.name, row.id,
                 dead, decision)
     if stack is not None:
-        redrive_row(deps, row, stack)
+        # Taken from another engine: run it here. The broker may still count the dead
+        # (or cut-off) engine's consumers as live for a while, and a node sent to the
+        # shared queue could land on one of them. Handed over by this engine itself
+        # (it is stopping, or lost its database): to any live engine.
+        redrive_row(deps, row, stack, here=dead != deps.engine_id)
     return True
 
 
-def redrive_row(deps: EngineDeps, row: ResourceRecord, stack: StackRecord) -> bool:
-    """Cast the row's node of the stack's current traversal, if that node is ready."""
+def redrive_row(deps: EngineDeps, row: ResourceRecord, stack: StackRecord, *,
+                here: bool = False) -> bool:
+    """Cast the row's node of the stack's current traversal, if that node is ready
+    (``here``: to this engine's own worker queue, else to any engine's)."""
     traversal = stack.current_traversal
     if traversal == NO_TRAVERSAL or stack.status is not Status.IN_PROGRESS:
         return False
@@ -132,7 +141,8 @@ def redrive_row(deps: EngineDeps, row: ResourceRecord, stack: StackRecord) -> bo
     if state.outcome is not SyncOutcome.READY:
         return False
     target = row.id if key.resource_id in (row.id, row.replaces) else key.resource_id
-    deps.cast_check_resource(target, traversal, key.is_update, inputs=state.inputs)
+    deps.worker_client.check_resource(target, traversal, key.is_update, inputs=state.inputs,
+                                      server=deps.engine_id if here else None)
     return True
 
 
@@ -280,8 +290,11 @@ class Recovery:
             if state.outcome is not SyncOutcome.READY:
                 continue
             LOG.info("stack %s: re-sending %s of traversal %s", stack.id, key, traversal)
-            deps.cast_check_resource(_working_row(key, rows), traversal, key.is_update,
-                                     inputs=state.inputs)
+            # To this engine, which is alive (it runs this sweep): the node's first
+            # message may sit with an engine the broker still thinks is.
+            deps.worker_client.check_resource(_working_row(key, rows), traversal,
+                                              key.is_update, inputs=state.inputs,
+                                              server=deps.engine_id)
         deps.store.touch_sync_points(traversal, [(str(k.resource_id), k.is_update)
                                                  for k in stalled])
         return len(stalled)

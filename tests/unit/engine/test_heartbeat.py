@@ -35,12 +35,13 @@ class RecordingStore:
         self.calls.append(("register", engine_id, host, hostname, binary, topic,
                            report_interval))
 
-    def heartbeat_service(self, engine_id: EngineId) -> None:
+    def heartbeat_service(self, engine_id: EngineId) -> bool:
         self.calls.append(("report", engine_id))
         if self.failures:
             self.failures -= 1
             raise ConnectionError("database away")
         self.reported.set()
+        return True
 
     def delete_service(self, engine_id: EngineId) -> None:
         self.calls.append(("delete", engine_id))
@@ -98,3 +99,23 @@ def test_the_cleanup_window_follows_the_interval() -> None:
     reporter = ServiceReporter(store, ME, 1)  # type: ignore[arg-type]
     assert reporter.cleanup(clock) == 2
     assert store.calls[0][-1] == datetime(2026, 1, 1, 12, tzinfo=UTC) - timedelta(seconds=3)
+
+
+def test_a_report_renews_the_lease_from_its_start_and_a_missing_row_does_not() -> None:
+    from hotplate.engine.lease import Lease
+
+    ticks = [100.0]
+    fenced: list[str] = []
+    lease = Lease(3.0, fenced.append, monotonic=lambda: ticks[0])
+    store = RecordingStore()
+    reporter = ServiceReporter(store, ME, 2, lease)  # type: ignore[arg-type]
+    assert reporter.period == 1.0  # twice per interval while leased
+    ticks[0] = 102.0
+    reporter.report()
+    assert lease.remaining() == 3.0
+    store.heartbeat_service = lambda engine_id: False  # type: ignore[method-assign]
+    ticks[0] = 104.0
+    reporter.report()  # the row is gone: nothing renewed
+    assert lease.remaining() == 1.0
+    ticks[0] = 105.5
+    assert not lease.check() and len(fenced) == 1

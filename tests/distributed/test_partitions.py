@@ -1,0 +1,262 @@
+"""Network partitions, with real processes: an engine or the API cut off from the
+database, the broker or both, for longer than an engine's lease, then healed.
+
+Each process reaches each server through a ``PartitionProxy`` of its own
+(partition_proxy.py), so a test cuts one link and leaves the others alone: a
+held link delivers nothing and refuses nothing, as a real partition does.
+Timers are short (engine_cluster.py ``TIMERS``, with P = 2 s): an engine's
+lease is 3 s, and work resumes within 3P + L = 7 s of a cut.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from hotplate.api.background import free_port
+from hotplate.model.ids import StackId
+from tests.api.helpers import wait_until_serving
+from tests.distributed.broker_proxy import private_vhost
+from tests.distributed.engine_cluster import (
+    CTXT,
+    Cluster,
+    fan,
+    pid_alive,
+    private_database,
+    wait_until,
+)
+from tests.distributed.partition_proxy import PartitionProxy
+from tests.real_services import POSTGRES, RABBIT, url_or_skip
+
+pytestmark = pytest.mark.timeout(180)
+
+NOAUTH = {"X-Auth-Token": "noauth"}
+
+
+@pytest.fixture(scope="module")
+def services() -> tuple[str, str]:
+    return url_or_skip(POSTGRES), url_or_skip(RABBIT)
+
+
+PERIOD, LIFE_CHECK = 2, 1
+BOUND = 3 * PERIOD + LIFE_CHECK
+"""Seconds from a cut within which work resumes: the same bound as for a killed engine."""
+SLACK = 8.0
+"""What a loaded two-core machine adds to the bound (processes waiting for a core: this
+machine's load is often twice its cores); the figures are printed, and measured on a
+quiet machine by benchmarks/chaos.py."""
+CUT_SECS = 10.0
+"""How long a partition lasts: longer than the lease (3 s) and the bound."""
+
+
+@dataclass
+class Links:
+    """The cut-off engine's own links: to the database, and to the broker."""
+
+    db: PartitionProxy
+    broker: PartitionProxy
+
+    def cut(self, which: str, how: str = "hold") -> None:
+        for name in ("db", "broker") if which == "all" else (which,):
+            getattr(getattr(self, name), how)()
+
+    def heal(self) -> None:
+        self.db.heal()
+        self.broker.heal()
+
+
+@pytest.fixture(scope="module")
+def cluster(services: tuple[str, str],
+            tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    postgres, rabbit = services
+    with private_database(postgres, "hotplate_partitions") as db_url, \
+            private_vhost(rabbit, "hotplate-partitions") as broker:
+        made = Cluster(db_url, broker, broker, tmp_path_factory.mktemp("partitions"))
+        made.env.update(HOTPLATE_PERIODIC_INTERVAL=str(PERIOD),
+                        HOTPLATE_ENGINE_LIFE_CHECK_TIMEOUT=str(LIFE_CHECK))
+        try:
+            made.start_all("e2")
+            yield made
+        finally:
+            made.stop()
+
+
+@pytest.fixture(scope="module")
+def links(cluster: Cluster) -> Iterator[Links]:
+    """Engine command e1, reaching the database and the broker through proxies."""
+    made = Links(PartitionProxy.for_url(cluster.db_url, 5432).start(),
+                 PartitionProxy.for_url(cluster.env["HOTPLATE_TRANSPORT_URL"], 5672).start())
+    cluster.start("e1", HOTPLATE_DB_URL=made.db.url(cluster.db_url),
+                  HOTPLATE_TRANSPORT_URL=made.broker.url(cluster.env["HOTPLATE_TRANSPORT_URL"]))
+    try:
+        yield made
+    finally:
+        made.heal()
+        made.db.stop()
+        made.broker.stop()
+
+
+class ApiProcess:
+    """``hotplate api --noauth`` reaching the broker through a proxy of its own."""
+
+    def __init__(self, cluster: Cluster, root: Path) -> None:
+        broker = cluster.env["HOTPLATE_TRANSPORT_URL"]
+        self.proxy = PartitionProxy.for_url(broker, 5672).start()
+        port = free_port()
+        self.base = f"http://127.0.0.1:{port}/v1/admin"
+        log = root / "api.log"
+        env = {**cluster.env, "HOTPLATE_TRANSPORT_URL": self.proxy.url(broker)}
+        with log.open("w") as sink:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "hotplate.cli.main", "api", "--noauth", "--port",
+                 str(port)], env=env, stdout=subprocess.DEVNULL, stderr=sink, text=True)
+        wait_until_serving(f"http://127.0.0.1:{port}/", self.proc, timeout=30,
+                           log=log.read_text)
+
+    def get(self, path: str, timeout: float = 30) -> httpx.Response:
+        return httpx.get(self.base + path, headers=NOAUTH, timeout=timeout)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(10)
+        self.proxy.stop()
+
+
+@pytest.fixture
+def api(cluster: Cluster, tmp_path: Path) -> Iterator[ApiProcess]:
+    made = ApiProcess(cluster, tmp_path)
+    try:
+        yield made
+    finally:
+        made.stop()
+
+
+# -- the API cut from the broker ----------------------------------------------------
+def _timed(api: ApiProcess, path: str) -> tuple[httpx.Response, float]:
+    started = time.monotonic()
+    response = api.get(path)
+    return response, time.monotonic() - started
+
+
+@pytest.mark.parametrize("how", ["hold", "drop"])
+def test_the_api_cut_from_the_broker_answers_503_and_recovers(api: ApiProcess,
+                                                               how: str) -> None:
+    assert api.get("/stacks").status_code == 200
+    getattr(api.proxy, how)()
+    try:
+        answers = [_timed(api, "/stacks") for _ in range(3)]
+    finally:
+        api.proxy.heal()
+    for response, took in answers:
+        assert response.status_code == 503, response.text
+        assert took < 5.0, took
+        assert int(response.headers["Retry-After"]) >= 1
+        body = response.json()
+        assert body["code"] == 503 and body["title"] == "Service Unavailable"
+        assert body["error"]["type"] == "HTTPServiceUnavailable"
+        assert "broker is unreachable" in body["error"]["message"]
+    started = time.monotonic()
+    while api.get("/stacks").status_code != 200:
+        assert time.monotonic() - started < 20, "the API did not recover"
+        time.sleep(0.2)
+
+
+# -- an engine cut off ------------------------------------------------------------
+def _e1_working(cluster: Cluster, name: str) -> tuple[StackId, str]:
+    """A stack created with e1 holding some of its locks: the stack, e1's engine id."""
+    e1 = cluster.commands["e1"].current.engine_id
+    for attempt in range(5):
+        sid = cluster.create(f"{name}-{attempt}", fan(6, name, wait_secs=4))
+        try:
+            wait_until(lambda sid=sid: e1 in cluster.locks_of(sid).values(), "e1 working", 8,
+                       every=0.05)
+            return sid, e1
+        except AssertionError:
+            cluster.settle(sid, 60)  # e2 took every node: another try
+    raise AssertionError("e1 never took a node")
+
+
+def _first_takeover(cluster: Cluster, sid: StackId, victim: str) -> float | None:
+    times = [e.created_at.timestamp() for e in cluster.events(sid)
+             if f"engine {victim} stopped answering" in (e.resource_status_reason or "")]
+    return min(times) if times else None
+
+
+class Reads:
+    """API reads (list_stacks through the engine topic, as hotplate api sends them) made
+    all along, on a thread: how long each took, and which failed."""
+
+    def __init__(self, cluster: Cluster) -> None:
+        self._cluster = cluster
+        self.took: list[float] = []
+        self.failed: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> Reads:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(90)
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.3):
+            started = time.monotonic()
+            try:
+                self._cluster.rpc.call(CTXT, "list_stacks")
+            except Exception as exc:
+                self.failed.append(repr(exc))
+            self.took.append(time.monotonic() - started)
+
+
+@pytest.mark.parametrize("which", ["db", "broker", "all"])
+def test_an_engine_cut_off_fences_itself_before_its_work_is_taken_over(
+        cluster: Cluster, links: Links, which: str) -> None:
+    sid, victim = _e1_working(cluster, f"cut-{which}")
+    command = cluster.commands["e1"]
+    pid, announced = command.current.pid, len(command.children)
+    with Reads(cluster) as reads:
+        cut = time.time()
+        links.cut(which)
+        _cut_off(cluster, links, which, sid, victim, pid, cut)
+    print(f"cut {which}: {len(reads.took)} reads, slowest {max(reads.took):.1f} s, "
+          f"{len(reads.failed)} failed")
+    assert reads.failed == []
+    assert max(reads.took) <= BOUND + SLACK
+    stack = cluster.settle(sid, 60)
+    assert cluster.state(sid) == "CREATE_COMPLETE", stack.status_reason
+    cluster.assert_made_once(sid, 6)
+    assert cluster.locks_of(sid) == {}
+    assert "fenced itself: no report reached the database" in command.log_tail(50000)
+    command.child(after=announced, timeout=30)  # healed, its parent started another
+    cluster.assert_no_dead_locks()
+
+
+def _cut_off(cluster: Cluster, links: Links, which: str, sid: StackId, victim: str,
+             pid: int, cut: float) -> None:
+    try:
+        wait_until(lambda: not pid_alive(pid), "the cut-off engine fencing itself", BOUND)
+        fenced = time.time()
+        taken = wait_until(lambda: _first_takeover(cluster, sid, victim),
+                           "its work taken over", BOUND + SLACK)
+        assert taken >= fenced - 0.1, (taken - cut, fenced - cut)  # the fence came first
+        assert taken - cut <= BOUND + SLACK, taken - cut
+        print(f"cut {which}: fenced after {fenced - cut:.1f} s, taken over after "
+              f"{taken - cut:.1f} s (bound {BOUND} s)")
+        time.sleep(max(0.0, CUT_SECS - (time.time() - cut)))
+    finally:
+        links.heal()
