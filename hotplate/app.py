@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from hotplate.cloud import Clouds, CloudSettings
+from hotplate.db.crypt import SecretBox
 from hotplate.db.engine import HEAT_TIMERS, PoolLimits, make_engine
+from hotplate.db.key_check import verify_key
 from hotplate.db.migrate import upgrade
 from hotplate.db.outbox import OutboxStore
 from hotplate.db.session_limits import SessionTimeouts
@@ -104,11 +106,24 @@ class Engine:
 
 def open_store(db_url: str, clock: Clock, *, pool_size: int = 8, max_overflow: int = 0,
                pool_timeout: float = 30.0, migrate: bool = True,
-               timeouts: SessionTimeouts | None = HEAT_TIMERS) -> Any:
+               timeouts: SessionTimeouts | None = HEAT_TIMERS,
+               secrets: SecretBox | None = None) -> Any:
+    """The store on ``db_url``, migrated first unless ``migrate`` is false.
+
+    ``secrets``: the key (checked against the database's) and what to encrypt;
+    None: Heat's default key, unchecked (tests and library use; the commands
+    always pass one).
+
+    Raises:
+        EncryptionKeyError: ``secrets`` is not the key of the database's secrets.
+    """
     if migrate:
-        upgrade(db_url)
-    return SqlStore(make_engine(db_url, pool_size=pool_size, max_overflow=max_overflow,
-                                pool_timeout=pool_timeout, timeouts=timeouts), clock)
+        upgrade(db_url, key=secrets)
+    engine = make_engine(db_url, pool_size=pool_size, max_overflow=max_overflow,
+                         pool_timeout=pool_timeout, timeouts=timeouts)
+    if secrets is not None and not migrate:
+        verify_key(engine, secrets)
+    return SqlStore(engine, clock, secrets)
 
 
 def engine_lease(options: EngineOptions) -> float:
@@ -236,7 +251,7 @@ def _engine_on(db_url: str, transport: Transport, *, threads: int,
                pool: PoolLimits | None = None, migrate: bool = True,
                local_workers: int = 0, notifier: Notifier | None = None,
                cloud: CloudSettings | None = None, fence: Fence | None = None,
-               watch: Any = None) -> Engine:
+               watch: Any = None, secrets: SecretBox | None = None) -> Engine:
     """An engine on ``db_url`` served on ``transport``, as ``embedded`` and
     ``scale_out_engine`` both build it; the transport (and the notifier) are
     stopped if it fails.
@@ -254,7 +269,7 @@ def _engine_on(db_url: str, transport: Transport, *, threads: int,
         pool_size, max_overflow = pool.sized(connections_needed(threads))
         store = open_store(db_url, clock, pool_size=pool_size, max_overflow=max_overflow,
                            pool_timeout=pool.timeout, migrate=migrate,
-                           timeouts=session_timeouts(options))
+                           timeouts=session_timeouts(options), secrets=secrets)
         return start_engine(store, transport, clock=clock, host=host,
                             work_slots=1 if db_url.startswith("sqlite") else None,
                             options=options,
@@ -270,17 +285,18 @@ def _engine_on(db_url: str, transport: Transport, *, threads: int,
 def embedded(db_url: str, *, workers: int = 16, options: EngineOptions | None = None,
              host: str | None = None, pool: PoolLimits | None = None,
              notifier: Notifier | None = None, cloud: CloudSettings | None = None,
-             ) -> tuple[Engine, InProcessTransport]:
+             secrets: SecretBox | None = None) -> tuple[Engine, InProcessTransport]:
     """The all-in-one engine: SQLite (or any URL), the in-process transport.
 
     ``workers`` is the thread count of each (topic, server), the in-process
     counterpart of oslo.messaging's executor_thread_pool_size. ``host`` is the
     engine topic's server (default: ``hotplate``). ``notifier``: as for
-    ``start_engine`` (none by default).
+    ``start_engine`` (none by default). ``secrets``: as for ``open_store``.
     """
     transport = InProcessTransport(workers_per_server=workers)
     engine = _engine_on(db_url, transport, threads=workers, options=options,
-                        host=host or "hotplate", pool=pool, notifier=notifier, cloud=cloud)
+                        host=host or "hotplate", pool=pool, notifier=notifier, cloud=cloud,
+                        secrets=secrets)
     return engine, transport
 
 
@@ -288,7 +304,7 @@ def scale_out_engine(db_url: str, transport_url: str, *, threads: int = 16,
                      host: str | None = None, options: EngineOptions | None = None,
                      pool: PoolLimits | None = None, migrate: bool = True,
                      notifier: Notifier | None = None, cloud: CloudSettings | None = None,
-                     ) -> tuple[Engine, Transport]:
+                     secrets: SecretBox | None = None) -> tuple[Engine, Transport]:
     """One engine of many: a shared database and the broker at ``transport_url``.
 
     ``threads`` is oslo.messaging's executor_thread_pool_size, per RPC server.
@@ -296,7 +312,7 @@ def scale_out_engine(db_url: str, transport_url: str, *, threads: int = 16,
     machine's name). ``migrate=False`` when the database is known to be up to
     date (``hotplate engine`` migrates once, before it forks its engines).
     ``notifier``: as for ``start_engine``; build it in the engine's own process
-    (it runs a thread).
+    (it runs a thread). ``secrets``: as for ``open_store``.
     Tests only: ``HOTPLATE_FAULT_DROP_CASTS`` makes it lose casts on purpose
     (rpc/fault_switch.py); no deployment sets it.
     """
@@ -316,7 +332,7 @@ def scale_out_engine(db_url: str, transport_url: str, *, threads: int = 16,
     engine = _engine_on(db_url, transport, threads=threads, options=options,
                         host=host or socket.gethostname(), pool=pool, migrate=migrate,
                         local_workers=threads, notifier=notifier, cloud=cloud,
-                        fence=exit_fenced, watch=watch)
+                        fence=exit_fenced, watch=watch, secrets=secrets)
     return engine, transport
 
 

@@ -11,16 +11,17 @@ import sys
 import threading
 from typing import Any
 
-from hotplate.cli.common import database_url, settings
+from hotplate.cli.common import database_url, secret_box, settings
 
 
-def key_lookup(db_url: str) -> Any:
-    """The stack users' keys, read from the shared database."""
+def key_lookup(db_url: str, secrets: Any = None) -> Any:
+    """The stack users' keys, read from the shared database (their secrets decrypted
+    with ``secrets``, a ``SecretBox``)."""
     from hotplate.db.engine import make_engine
     from hotplate.db.stack_users import StackUserStore
     from hotplate.engine.clock import SystemClock
 
-    return StackUserStore(make_engine(db_url, pool_size=4), SystemClock())
+    return StackUserStore(make_engine(db_url, pool_size=4), SystemClock(), secrets)
 
 
 def _server(args: argparse.Namespace, rpc: Any, db_url: str, *, out: Any = None) -> Any:
@@ -30,7 +31,8 @@ def _server(args: argparse.Namespace, rpc: Any, db_url: str, *, out: Any = None)
     from hotplate.api_cfn import create_cfn_app
 
     cfn = settings(args).cfn
-    config = uvicorn.Config(create_cfn_app(rpc, key_lookup(db_url)), host=cfn.bind_host,
+    keys = key_lookup(db_url, secret_box(args))
+    config = uvicorn.Config(create_cfn_app(rpc, keys), host=cfn.bind_host,
                             port=cfn.bind_port, timeout_keep_alive=KEEP_ALIVE_SECS,
                             log_level="debug" if args.verbose else "warning")
     shown = f"[{cfn.bind_host}]" if ":" in cfn.bind_host else cfn.bind_host
@@ -86,7 +88,7 @@ def cmd_api_cfn(args: argparse.Namespace) -> int:
         print("error: --cfn-port 0 leaves nothing to serve", file=sys.stderr)
         return 2
     db_url = database_url(args)
-    upgrade(db_url)
+    upgrade(db_url, key=secret_box(args))
     try:
         use_for_messaging(settings(args).sources)
         transport = api_transport(url)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from hotplate.config import Settings
+    from hotplate.db.crypt import SecretBox
 
 DEFAULT_DATA_DIR = "var"
 
@@ -75,6 +76,32 @@ def notifier(conf: Settings, rpc_url: str | None, host: str) -> Any:
     settings_ = conf.notifications
     return build_notifier(list(settings_.drivers), settings_.transport_url or rpc_url,
                           list(settings_.topics), host)
+
+
+def secret_box(args: argparse.Namespace, *, make: bool = True) -> SecretBox | None:
+    """What the command encrypts secrets with: ``[DEFAULT]/auth_encryption_key``, else
+    the key kept in ``--data-dir`` (made there, mode 0600, the first time, unless
+    ``make`` is false: then None when there is none yet).
+
+    Commands that read no secret (``api``, ``token ...``) pass ``make=False``: a key
+    they made would be refused by the database, or worse, encrypt its secrets when
+    they are the first to migrate it."""
+    cached: SecretBox | None = getattr(args, "_secret_box", None)
+    if cached is None:
+        from hotplate.db.crypt import KEY_FILE, SecretBox, key_file
+
+        conf = settings(args).secrets
+        if conf.auth_encryption_key is not None:
+            key, source = conf.auth_encryption_key, "as configured"
+        elif make or (Path(args.data_dir) / KEY_FILE).exists():
+            key, path = key_file(args.data_dir)
+            source = f"unset: the key file {path.resolve()}"
+        else:
+            return None
+        cached = SecretBox(key, source=source, encrypt_parameters_and_properties=(
+            conf.encrypt_parameters_and_properties))
+        args._secret_box = cached
+    return cached
 
 
 def default_db_url(data_dir: str) -> str:

@@ -20,11 +20,12 @@ import threading
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
-from hotplate.cli.common import database_url, notifier, settings
+from hotplate.cli.common import database_url, notifier, secret_box, settings
 from hotplate.cli.launcher import EXIT_CONFIG, Announce, ProcessLauncher
 
 if TYPE_CHECKING:
     from hotplate.config import Settings
+    from hotplate.db.crypt import SecretBox
 
 STOP_MARGIN = 10.0
 """Seconds the parent waits beyond graceful_shutdown_timeout before it kills a child."""
@@ -45,10 +46,11 @@ def cmd_engine(args: argparse.Namespace) -> int:
         print(f"error: {problem}", file=sys.stderr)
         return 2
     db_url = database_url(args)
-    upgrade(db_url)  # before the fork: one migration, and a Heat database refused here
+    box = secret_box(args)  # before the fork: the key file made once
+    upgrade(db_url, key=box)  # and one migration, and a Heat database refused here
 
     def body(announce: Announce) -> int:
-        return run_engine_process(conf, db_url, url, announce)
+        return run_engine_process(conf, db_url, url, announce, secrets=box)
 
     grace = conf.engine.graceful_shutdown_timeout
     launcher = ProcessLauncher(conf.num_engine_workers, body,
@@ -57,7 +59,7 @@ def cmd_engine(args: argparse.Namespace) -> int:
 
 
 def run_engine_process(conf: Settings, db_url: str, transport_url: str,
-                       announce: Announce) -> int:
+                       announce: Announce, *, secrets: SecretBox | None = None) -> int:
     """One engine process, from its start to its graceful stop on SIGTERM (which the
     kernel also sends when the parent dies)."""
     from hotplate.app import scale_out_engine
@@ -76,7 +78,8 @@ def run_engine_process(conf: Settings, db_url: str, transport_url: str,
         engine, transport = scale_out_engine(
             db_url, transport_url, threads=threads, host=host, options=conf.engine,
             pool=conf.database.pool, migrate=False,
-            notifier=notifier(conf, transport_url, host), cloud=conf.cloud)
+            notifier=notifier(conf, transport_url, host), cloud=conf.cloud,
+            secrets=secrets)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_CONFIG

@@ -18,6 +18,7 @@ from hotplate.cli.common import (
     add_config_arguments,
     auth_store,
     database_url,
+    secret_box,
     settings,
 )
 from hotplate.cli.remote import add_commands as add_remote_commands
@@ -62,7 +63,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     db_url = database_url(args)
     engine, transport = embedded(db_url, workers=conf.executor_thread_pool_size,
                                  options=conf.engine, host=conf.host,
-                                 pool=conf.database.pool, cloud=conf.cloud)
+                                 pool=conf.database.pool, cloud=conf.cloud,
+                                 secrets=secret_box(args))
     ctxt = {"project_id": "admin", "username": "admin", "is_admin": True}
     service = engine.service
     template_text = Path(args.template).read_text()
@@ -108,7 +110,7 @@ def cmd_db_sync(args: argparse.Namespace) -> int:
     from hotplate.db.migrate import upgrade
 
     db_url = database_url(args)
-    upgrade(db_url)
+    upgrade(db_url, key=secret_box(args))
     print(f"database at {db_url} is up to date")
     return 0
 
@@ -117,7 +119,7 @@ def cmd_token_create(args: argparse.Namespace) -> int:
     from hotplate.db.migrate import upgrade
 
     db_url = database_url(args)
-    upgrade(db_url)
+    upgrade(db_url, key=secret_box(args, make=False))
     print(auth_store(db_url).create_token(args.project, args.role))
     return 0
 
@@ -126,7 +128,7 @@ def cmd_token_list(args: argparse.Namespace) -> int:
     from hotplate.db.migrate import upgrade
 
     db_url = database_url(args)
-    upgrade(db_url)
+    upgrade(db_url, key=secret_box(args, make=False))
     rows = auth_store(db_url).list_tokens(args.project)
 
     def when(value: Any) -> str:
@@ -142,7 +144,7 @@ def cmd_token_revoke(args: argparse.Namespace) -> int:
     from hotplate.db.migrate import upgrade
 
     db_url = database_url(args)
-    upgrade(db_url)
+    upgrade(db_url, key=secret_box(args, make=False))
     if not auth_store(db_url).revoke_token(args.token):
         print(f"error: no live token {args.token!r}", file=sys.stderr)
         return 1
@@ -225,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "agent-hook":  # on every metadata change: none of the server's imports
         return int(args.func(args))
     from hotplate.config import ConfigError
+    from hotplate.db.crypt import EncryptionKeyError
     from hotplate.db.migrate import ForeignDatabaseError
 
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING)
@@ -233,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
         logging.getLogger("amqp").setLevel(logging.ERROR)
     try:
         return int(args.func(args))
-    except (ConfigError, ForeignDatabaseError) as exc:
+    except (ConfigError, ForeignDatabaseError, EncryptionKeyError) as exc:
         # What the operator must change, in one line, before anything started.
         print(f"error: {exc}", file=sys.stderr)
         return 2

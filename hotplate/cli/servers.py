@@ -15,6 +15,7 @@ from hotplate.cli.common import (
     auth_store,
     database_url,
     notifier,
+    secret_box,
     settings,
 )
 from hotplate.cli.engine_command import cmd_engine
@@ -142,7 +143,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 2
     engine, transport = embedded(db_url, workers=conf.executor_thread_pool_size,
                                  options=conf.engine, host=conf.host,
-                                 pool=conf.database.pool, notifier=sends, cloud=conf.cloud)
+                                 pool=conf.database.pool, notifier=sends, cloud=conf.cloud,
+                                 secrets=secret_box(args))
     rpc = EngineRpc(transport, host=engine.deps.host)
     cfn = start_beside(args, rpc, db_url)
     try:
@@ -178,7 +180,7 @@ def cmd_api(args: argparse.Namespace) -> int:
     tokens = args.auth == "token"
     db_url = database_url(args) if tokens else ""  # only the token tables live there
     if tokens:
-        upgrade(db_url)
+        upgrade(db_url, key=secret_box(args, make=False))
     try:
         use_for_messaging(settings(args).sources)
         transport = api_transport(url)

@@ -19,6 +19,7 @@ fails before it forks or connects to anything.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -45,11 +46,15 @@ from hotplate.config.settings import (
     ApiSettings,
     DatabaseSettings,
     NotificationSettings,
+    SecretSettings,
     Settings,
     Sources,
 )
+from hotplate.db.crypt import EncryptionKeyError, fernet_key
 from hotplate.db.engine import PoolLimits
 from hotplate.engine.options import EngineOptions
+
+LOG = logging.getLogger(__name__)
 
 SEARCH_DIRS = ("~/.hotplate", "/etc/hotplate")
 """Where the file is looked for when no --config-file is given, first found wins."""
@@ -160,6 +165,10 @@ class _Reader:
             where = found.group(1) if found else "the configuration"
             reason = text.rpartition("is not valid: ")[2] or text
             raise ConfigError(f"{_name(group, name)} in {where}: {reason}") from None
+        except (cfg.NoSuchOptError, cfg.TemplateSubstitutionError):
+            # oslo.config substitutes $name in values; an unknown one fails here.
+            raise ConfigError(f"{_name(group, name)}: its value names an option that does "
+                              "not exist ($name); write $$ for a literal $") from None
 
 
 def _settings(value: _Reader, sources: Sources) -> Settings:
@@ -180,6 +189,7 @@ def _settings(value: _Reader, sources: Sources) -> Settings:
                         timeout=float(value(DATABASE, "pool_timeout"))),
     )
     return Settings(
+        secrets=secret_settings(value),
         host=value(DEFAULT, "host") or None,
         transport_url=value(DEFAULT, "transport_url") or None,
         num_engine_workers=value(DEFAULT, "num_engine_workers") or default_engine_workers(),
@@ -193,6 +203,20 @@ def _settings(value: _Reader, sources: Sources) -> Settings:
         auth=value(PASTE_DEPLOY, "flavor") or "token",
         cloud=cloud_settings(value),
     )
+
+
+def secret_settings(value: Any) -> SecretSettings:
+    """The key (checked as Heat checks it: 32 characters, or 16 or 24 with a warning)
+    and whether parameters and properties are encrypted."""
+    key = value(DEFAULT, "auth_encryption_key") or None
+    if key is not None:
+        if len(key) in (16, 24):
+            LOG.warning("Please update auth_encryption_key to be 32 characters.")
+        try:
+            fernet_key(key)
+        except EncryptionKeyError as exc:
+            raise ConfigError(str(exc)) from None
+    return SecretSettings(key, bool(value(DEFAULT, "encrypt_parameters_and_properties")))
 
 
 _TRANSPORT_CHOICES = {

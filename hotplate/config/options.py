@@ -124,6 +124,25 @@ ENGINE_OPTS = [
              "/etc/heat/environment.d; hotplate's is none."),
 ]
 
+SECRETS_OPTS = [
+    cfg.StrOpt(
+        "auth_encryption_key", secret=True,
+        sample_default="<a key made once in --data-dir>",
+        help="Key used to encrypt authentication info in the database: stored "
+             "credentials and trust ids, stack users' secret keys, redacted resource "
+             "data, and with encrypt_parameters_and_properties hidden parameters and "
+             "resource properties. 32 characters (16 or 24 work, with a warning, as "
+             "in Heat); every process on one database needs the same key, and one "
+             "that is not the key the database's secrets were encrypted with is "
+             "refused at start. Unset: the key in <data dir>/auth_encryption_key, "
+             "made (mode 0600) the first time; set it when processes on several "
+             "hosts share a database."),
+    cfg.BoolOpt(
+        "encrypt_parameters_and_properties", default=False,
+        help="Encrypt template parameters that were marked as hidden and also all "
+             "the resource properties before storing them in database."),
+]
+
 DATABASE_OPTS = [
     cfg.StrOpt(
         "connection", secret=True, sample_default="<SQLite under --data-dir>",
@@ -198,7 +217,7 @@ PASTE_DEPLOY_OPTS: list[cfg.Opt] = [
 ]
 
 GROUPS: list[tuple[str, list[cfg.Opt]]] = [
-    (DEFAULT, ENGINE_OPTS + cloud_options.DEFAULT_OPTS),
+    (DEFAULT, ENGINE_OPTS + cloud_options.DEFAULT_OPTS + SECRETS_OPTS),
     (DATABASE, DATABASE_OPTS),
     (HEAT_API, API_OPTS),
     (HEAT_API_CFN, API_CFN_OPTS),

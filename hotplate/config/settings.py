@@ -52,6 +52,15 @@ class NotificationSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class SecretSettings:
+    """``auth_encryption_key`` and ``encrypt_parameters_and_properties``."""
+
+    auth_encryption_key: str | None = field(default=None, repr=False)
+    """None: the key file of the command's data directory (db/crypt.py)."""
+    encrypt_parameters_and_properties: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     """Every setting a hotplate process needs, after files, variables and flags."""
 
@@ -67,6 +76,8 @@ class Settings:
     sources: Sources = Sources()
     cfn: ApiSettings = ApiSettings("127.0.0.1", 8000)
     """[heat_api_cfn]: where the CFN-compatible API listens (port 0: off)."""
+    secrets: SecretSettings = SecretSettings()
+    """What is encrypted in the database, and with which key."""
     auth: str = "token"
     """[paste_deploy]/flavor: how the API knows its callers (options.AUTH_MODES)."""
     cloud: CloudSettings = field(default_factory=CloudSettings)

@@ -6,6 +6,7 @@ from datetime import datetime
 
 from sqlalchemy import Engine
 
+from hotplate.db.crypt import SecretBox
 from hotplate.db.engine import StatementStats
 from hotplate.db.fastpath import FastPath
 from hotplate.db.tx import Transactions
@@ -15,9 +16,11 @@ from hotplate.ports import Clock
 class StoreBase:
     """State shared by the SqlStore mixins (one transaction per public method)."""
 
-    def __init__(self, engine: Engine, clock: Clock) -> None:
+    def __init__(self, engine: Engine, clock: Clock, secrets: SecretBox | None = None) -> None:
         self._tx = Transactions(engine)
         self._clock = clock
+        self._secrets = secrets or SecretBox()
+        """The key secrets are encrypted with, and what else to encrypt (db/crypt.py)."""
         dialect = engine.dialect
         self._update_returning: bool = bool(dialect.update_returning)
         """SQLite >= 3.35 and PostgreSQL; MariaDB has INSERT/DELETE RETURNING only."""

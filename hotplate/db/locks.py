@@ -29,7 +29,7 @@ from hotplate.model.ids import EngineId, ResourceId
 from hotplate.model.records import NewEvent, NewResource, ResourceRecord
 
 _r = s.resource
-_DATA_COLUMNS = ("resource_id", "key", "value", "redact", "created_at")
+_DATA_COLUMNS = ("resource_id", "key", "value", "redact", "decrypt_method", "created_at")
 
 
 class _Keep(Enum):
@@ -44,7 +44,7 @@ class ResourceLockStore(StoreBase):
     if TYPE_CHECKING:
         # Provided by ResourceStore, the mixin SqlStore combines this one with.
         def _upsert_resource_data(
-            self, row: dict[str, Any], changes: dict[str, Any]
+            self, resource_id: ResourceId, key: str, value: str, redact: bool, now: datetime
         ) -> tuple[Insert, dict[str, Any]]: ...
 
     def acquire_resource(
@@ -57,7 +57,7 @@ class ResourceLockStore(StoreBase):
     ) -> ResourceRecord | None:
         """SET engine_id = ours WHERE engine_id IS NULL AND atomic_key = expected."""
         condition = {"b_atomic_key": expected_atomic_key}
-        return _record(self._write_resource(resource_id, condition, values, event, engine_id))
+        return self._record(self._write_resource(resource_id, condition, values, event, engine_id))
 
     def update_resource_locked(
         self,
@@ -71,7 +71,8 @@ class ResourceLockStore(StoreBase):
         """Write while holding the lock (WHERE engine_id = ours); ``release`` unlocks."""
         condition = {"b_engine_id": engine_id}
         new_engine = None if release else KEEP
-        return _record(self._write_resource(resource_id, condition, values, event, new_engine))
+        written = self._write_resource(resource_id, condition, values, event, new_engine)
+        return self._record(written)
 
     def update_resource_if_unlocked(
         self,
@@ -82,7 +83,7 @@ class ResourceLockStore(StoreBase):
     ) -> ResourceRecord | None:
         """Write WHERE engine_id IS NULL AND atomic_key = expected, without locking."""
         condition = {"b_atomic_key": expected_atomic_key}
-        return _record(self._write_resource(resource_id, condition, values, event, KEEP))
+        return self._record(self._write_resource(resource_id, condition, values, event, KEEP))
 
     def steal_resource_lock(
         self,
@@ -129,7 +130,7 @@ class ResourceLockStore(StoreBase):
         ]
         if expected_atomic_key is not None:
             conditions.append(_r.c.atomic_key == expected_atomic_key)
-        marks: dict[str, Any] = resource_values(old_values or {}) | {
+        marks: dict[str, Any] = self._sealed(resource_values(old_values or {})) | {
             "atomic_key": _r.c.atomic_key + 1, "updated_at": now}
         if release:
             marks["engine_id"] = None
@@ -171,7 +172,7 @@ class ResourceLockStore(StoreBase):
         under the ``"after"`` key of the returned row).
         """
         now = self._now()
-        params = resource_values(values)
+        params = self._sealed(resource_values(values))
         if engine_id is not KEEP:
             params["engine_id"] = engine_id
         params.setdefault("updated_at", now)
@@ -194,15 +195,13 @@ class ResourceLockStore(StoreBase):
                     return None
                 row = self._select_row(conn, resource_id) if need_row else {}
             if has_attrs:
-                row["attr_data"] = values["attr_data"]
-                self._store_attr_data(conn, resource_id, row["attr_data_id"], row["attr_data"],
-                                      now)
+                row["attr_data"] = attrs = values["attr_data"]
+                if attrs and self._secrets.parameters_and_properties:
+                    attrs = self._secrets.seal(attrs)
+                self._store_attr_data(conn, resource_id, row["attr_data_id"], attrs, now)
             for key, (value, redact) in (values.get("resource_data") or {}).items():
                 upsert, upsert_params = self._upsert_resource_data(
-                    {"resource_id": resource_id, "key": key, "value": value,
-                     "redact": redact, "created_at": now},
-                    {"value": value, "redact": redact, "updated_at": now},
-                )
+                    resource_id, key, value, redact, now)
                 self._fast.send(conn, upsert, upsert_params, set_keys=_DATA_COLUMNS)
             if event is None or isinstance(event, NewEvent):
                 insert_event(conn, event, now, self._fast)
@@ -213,6 +212,15 @@ class ResourceLockStore(StoreBase):
             return row
 
         return self._tx.write_raw(run)
+
+    def _record(self, row: dict[str, Any] | None) -> ResourceRecord | None:
+        return to_resource(row, secrets=self._secrets) if row is not None else None
+
+    def _sealed(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Column values with the properties encrypted, when they are to be."""
+        if self._secrets.parameters_and_properties and params.get("properties_data"):
+            params["properties_data"] = self._secrets.seal(params["properties_data"])
+        return params
 
     def _select_row(self, conn: PoolProxiedConnection, resource_id: ResourceId) -> dict[str, Any]:
         return self._fast.execute(conn, q.GET_RESOURCE, {"b_id": resource_id})[0][0]
@@ -237,8 +245,7 @@ class ResourceLockStore(StoreBase):
                      set_keys=("attr_data_id",))
 
 
-def _record(row: dict[str, Any] | None) -> ResourceRecord | None:
-    return to_resource(row) if row is not None else None
+
 
 
 _UPDATE_ATTRS = update(s.resource_properties_data).where(

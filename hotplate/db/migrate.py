@@ -26,7 +26,9 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, create_engine, inspect, pool, text
 from sqlalchemy.engine import URL, make_url
 
+from hotplate.db.crypt import SecretBox
 from hotplate.db.engine import ensure_sqlite_directory, require_driver
+from hotplate.db.key_check import verify_key
 from hotplate.db.schema import metadata
 
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -48,14 +50,25 @@ def head() -> str:
     return revision
 
 
-def upgrade(db: Database, revision: str = "head") -> None:
-    """Bring the schema up to ``revision`` (default: the newest)."""
-    _run(db, lambda cfg: command.upgrade(cfg, revision))
+def upgrade(db: Database, revision: str = "head", *, key: SecretBox | None = None) -> None:
+    """Bring the schema up to ``revision`` (default: the newest).
+
+    ``key`` encrypts the secrets a migration finds stored in plaintext (0010), and
+    is then checked against the key the database's secrets are encrypted with
+    (``key_check.verify_key``). Without it, a database holding such secrets is
+    not migrated, and no key is checked.
+
+    Raises:
+        EncryptionKeyError: ``key`` is not the database's key, or a migration
+            needed one.
+    """
+    _run(db, lambda cfg: command.upgrade(cfg, revision), key)
 
 
-def downgrade(db: Database, revision: str = "base") -> None:
-    """Take the schema down to ``revision`` (default: no tables at all)."""
-    _run(db, lambda cfg: command.downgrade(cfg, revision))
+def downgrade(db: Database, revision: str = "base", *, key: SecretBox | None = None) -> None:
+    """Take the schema down to ``revision`` (default: no tables at all); ``key``
+    decrypts what a migration going back stores in plaintext again."""
+    _run(db, lambda cfg: command.downgrade(cfg, revision), key, check=False)
 
 
 def current(db: Database) -> str | None:
@@ -115,14 +128,18 @@ def refuse_foreign(conn: Connection) -> None:
         "(an empty one is set up on first start)")
 
 
-def _run(db: Database, action: Callable[[Config], None]) -> None:
+def _run(db: Database, action: Callable[[Config], None], key: SecretBox | None, *,
+         check: bool = True) -> None:
     with _connection(db) as conn:
         _lock_migrations(conn, take=True)
         try:
             refuse_foreign(conn)
             cfg = config()
             cfg.attributes["connection"] = conn
+            cfg.attributes["secret_box"] = key
             action(cfg)
+            if check and key is not None and inspect(conn).has_table("auth_key_check"):
+                verify_key(conn, key)
             conn.commit()
         finally:
             conn.rollback()

@@ -89,7 +89,7 @@ class RecoveryStore(StoreBase):
                  .where(_r.c.engine_id == engine_id).order_by(_r.c.id))
         rows = self._tx.read(lambda conn: conn.execute(query).mappings().all(),
                              single_statement=True)
-        return [to_resource(row) for row in rows]
+        return [to_resource(row, secrets=self._secrets) for row in rows]
 
     # -- traversals --------------------------------------------------------------
     def stacks_in_progress(self) -> list[StackRecord]:

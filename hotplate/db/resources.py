@@ -73,7 +73,7 @@ class ResourceStore(StoreBase):
             lambda conn: conn.execute(q.GET_RESOURCE, params).mappings().first(),
             single_statement=True,
         )
-        return to_resource(row) if row is not None else None
+        return to_resource(row, secrets=self._secrets) if row is not None else None
 
     def load_node(
         self, resource_id: ResourceId
@@ -87,7 +87,7 @@ class ResourceStore(StoreBase):
         if not rows:
             return None, None
         tags = tuple(row["s_tag"] for row in rows if row["s_tag"] is not None)
-        return to_resource(rows[0], "r_"), to_stack(rows[0], tags, "s_")
+        return to_resource(rows[0], "r_", secrets=self._secrets), to_stack(rows[0], tags, "s_")
 
     def load_nodes(
         self, resource_ids: Sequence[ResourceId]
@@ -104,7 +104,7 @@ class ResourceStore(StoreBase):
         for _, group in groupby(rows, key=lambda row: row["r_id"]):
             same = list(group)
             tags = tuple(row["s_tag"] for row in same if row["s_tag"] is not None)
-            resource = to_resource(same[0], "r_")
+            resource = to_resource(same[0], "r_", secrets=self._secrets)
             found[resource.id] = (resource, to_stack(same[0], tags, "s_"))
         return found
 
@@ -114,7 +114,7 @@ class ResourceStore(StoreBase):
             lambda conn: conn.execute(q.LIST_RESOURCES, params).mappings().all(),
             single_statement=True,
         )
-        return [to_resource(row) for row in rows]
+        return [to_resource(row, secrets=self._secrets) for row in rows]
 
     def resources_named(self, stack_id: StackId, name: str) -> list[ResourceRecord]:
         params = {"b_stack_id": stack_id, "b_name": name}
@@ -122,7 +122,7 @@ class ResourceStore(StoreBase):
             lambda conn: conn.execute(q.LIST_RESOURCES_NAMED, params).mappings().all(),
             single_statement=True,
         )
-        return [to_resource(row) for row in rows]
+        return [to_resource(row, secrets=self._secrets) for row in rows]
 
     def delete_resource(self, resource_id: ResourceId) -> None:
         """Remove the row, its resource_data and its attribute data."""
@@ -176,17 +176,10 @@ class ResourceStore(StoreBase):
         self, resource_id: ResourceId, key: str, value: str, *, redact: bool = False,
         event: NewEvent | None = None,
     ) -> None:
-        """Insert or overwrite one key (a single upsert), with ``event`` in the same commit."""
+        """Insert or overwrite one key (a single upsert), with ``event`` in the same commit.
+        A ``redact`` value is stored encrypted, as Heat stores it."""
         now = self._now()
-        row = {
-            "resource_id": resource_id,
-            "key": key,
-            "value": value,
-            "redact": redact,
-            "created_at": now,
-        }
-        changes = {"value": value, "redact": redact, "updated_at": now}
-        statement, params = self._upsert_resource_data(row, changes)
+        statement, params = self._upsert_resource_data(resource_id, key, value, redact, now)
 
         def run(conn: Connection) -> None:
             conn.execute(statement, params)
@@ -195,10 +188,22 @@ class ResourceStore(StoreBase):
         self._tx.write(run)
 
     def get_resource_data(self, resource_id: ResourceId) -> dict[str, str]:
+        """Every key of the resource, redacted values decrypted.
+
+        Raises:
+            EncryptionKeyError: a redacted value another key encrypted.
+        """
         rd = s.resource_data
-        query = select(rd.c.key, rd.c.value).where(rd.c.resource_id == resource_id)
+        query = select(rd.c.key, rd.c.value, rd.c.redact, rd.c.decrypt_method).where(
+            rd.c.resource_id == resource_id)
         rows = self._tx.read(lambda conn: conn.execute(query).all())
-        return {row.key: row.value for row in rows}
+        return {row.key: self._data_value(resource_id, row) for row in rows}
+
+    def _data_value(self, resource_id: ResourceId, row: Any) -> Any:
+        if not (row.redact and row.decrypt_method and row.value is not None):
+            return row.value
+        what = f"resource data {row.key!r} of resource {resource_id}"
+        return self._secrets.decrypt(row.decrypt_method, row.value, what=what)
 
     def delete_resource_data(
         self, resource_id: ResourceId, key: str, *, event: NewEvent | None = None
@@ -217,10 +222,19 @@ class ResourceStore(StoreBase):
         return self._tx.write(run)
 
     def _upsert_resource_data(
-        self, row: dict[str, Any], changes: dict[str, Any]
+        self, resource_id: ResourceId, key: str, value: str, redact: bool, now: datetime
     ) -> tuple[Insert, dict[str, Any]]:
-        """The upsert and its parameters; the statement is built once per dialect."""
-        return _UPSERT_DATA[self._dialect], {**row, **{f"u_{k}": v for k, v in changes.items()}}
+        """The upsert of one key and its parameters (the value encrypted when
+        ``redact``); the statement is built once per dialect."""
+        method = ""
+        if redact:
+            method, value = self._secrets.encrypt(value)
+        return _UPSERT_DATA[self._dialect], {
+            "resource_id": resource_id, "key": key, "value": value, "redact": redact,
+            "decrypt_method": method, "created_at": now,
+            "u_value": value, "u_redact": redact, "u_decrypt_method": method,
+            "u_updated_at": now,
+        }
 
 
 def _delete_rows(conn: Connection, ids: Sequence[int], attr_ids: Sequence[int]) -> int:
@@ -236,10 +250,12 @@ def _delete_rows(conn: Connection, ids: Sequence[int], attr_ids: Sequence[int]) 
 
 
 def _build_upsert(dialect: str) -> Insert:
-    """INSERT a data row, or overwrite value/redact/updated_at of the existing key."""
+    """INSERT a data row, or overwrite value/redact/decrypt_method/updated_at of the
+    existing key."""
     rd = s.resource_data
     changes: dict[str, BindParameter[Any]] = {
-        name: bindparam(f"u_{name}") for name in ("value", "redact", "updated_at")
+        name: bindparam(f"u_{name}")
+        for name in ("value", "redact", "decrypt_method", "updated_at")
     }
     if dialect in ("mysql", "mariadb"):
         return mysql.insert(rd).on_duplicate_key_update(changes)

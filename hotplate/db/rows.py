@@ -15,6 +15,7 @@ from typing import Any, TypeAlias, cast
 from sqlalchemy import ColumnElement, CursorResult, Label, Row, RowMapping, select
 
 from hotplate.db import schema as s
+from hotplate.db.crypt import SecretBox, is_sealed
 from hotplate.model.ids import EngineId, ResourceId, StackId, TemplateId, TraversalId
 from hotplate.model.records import EventRecord, ResourceRecord, ServiceRecord, StackRecord
 from hotplate.model.states import Action, Status
@@ -136,11 +137,22 @@ def stack_select_columns(prefix: str = "") -> list[Label[Any]]:
     ]
 
 
-def to_resource(row: RowData, prefix: str = "") -> ResourceRecord:
+def to_resource(row: RowData, prefix: str = "", *, secrets: SecretBox) -> ResourceRecord:
+    """The row as a record; properties and attributes stored encrypted are decrypted
+    with ``secrets`` (db/crypt.py).
+
+    Raises:
+        EncryptionKeyError: they were encrypted with another key.
+    """
     def get(name: str) -> Any:
         return row[prefix + name]
 
     requires = get("requires") or ()
+    properties, attributes = get("properties_data"), get("attr_data")
+    if is_sealed(properties):
+        properties = secrets.unseal(properties, what=f"a property of resource {get('id')}")
+    if is_sealed(attributes):
+        attributes = secrets.unseal(attributes, what=f"an attribute of resource {get('id')}")
     return ResourceRecord(
         id=ResourceId(get("id")),
         uuid=get("uuid"),
@@ -159,8 +171,8 @@ def to_resource(row: RowData, prefix: str = "") -> ResourceRecord:
         replaces=_opt_resource(get("replaces")),
         replaced_by=_opt_resource(get("replaced_by")),
         metadata=get("rsrc_metadata") or {},
-        properties_data=get("properties_data"),
-        attr_data=get("attr_data"),
+        properties_data=properties,
+        attr_data=attributes,
         updated_at=get("updated_at"),
         root_stack_id=StackId(get("root_stack_id")) if get("root_stack_id") else None,
     )

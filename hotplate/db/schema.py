@@ -34,6 +34,7 @@ from sqlalchemy import (
 from hotplate.db.schema_common import MYSQL_TABLE_ARGS, metadata, timestamps
 from hotplate.db.schema_delivery import (
     api_token,
+    auth_key_check,
     event_outbox,
     event_sink_handed,
     event_sink_watermark,
@@ -49,6 +50,7 @@ from hotplate.db.types import JsonText, UtcDateTime
 __all__ = [
     "MYSQL_TABLE_ARGS",
     "api_token",
+    "auth_key_check",
     "engine_claim",
     "event",
     "event_outbox",

@@ -118,7 +118,8 @@ stack_user_key = Table(
     "stack_user_key",
     metadata,
     Column("access_key", String(64), primary_key=True),
-    Column("secret", String(64), nullable=False),
+    Column("secret", String(255), nullable=False),
+    Column("decrypt_method", String(64)),
     Column(
         "resource_id",
         Integer,
@@ -131,6 +132,18 @@ stack_user_key = Table(
     Column("project", String(256), nullable=False),
     Column("created_at", UtcDateTime(), nullable=False),
     UniqueConstraint("resource_id", name="uq_stack_user_key_resource_id"),
+    **MYSQL_TABLE_ARGS,
+)
+
+auth_key_check = Table(
+    # One row: a known text encrypted with the first auth_encryption_key that used the
+    # database, so another key is refused at start (db/key_check.py).
+    "auth_key_check",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("decrypt_method", String(64), nullable=False),
+    Column("value", Text, nullable=False),
+    Column("created_at", UtcDateTime(), nullable=False),
     **MYSQL_TABLE_ARGS,
 )
 

@@ -29,6 +29,9 @@ USER_CREDS_FIELDS = frozenset(
     }
 )
 _USER_CREDS_ALIASES = {"decryption_method": "decrypt_method"}
+_SECRET_CREDS = ("password", "trust_id")
+_CREDS_LENGTH = 255
+"""The width of the password and trust_id columns, which hold them encrypted."""
 
 
 class ServiceStore(StoreBase):
@@ -98,19 +101,52 @@ class ServiceStore(StoreBase):
 
     # -- user credentials ----------------------------------------------------
     def create_user_creds(self, values: Mapping[str, Any]) -> int:
-        """Insert credentials; keys are user_creds column names."""
+        """Insert credentials; keys are user_creds column names. The password and the
+        trust id are stored encrypted, as Heat stores them (``decrypt_method``).
+
+        Raises:
+            ValueError: an unknown field, or a password too long to store encrypted.
+        """
         row: dict[str, Any] = {}
         for key, value in values.items():
             column = _USER_CREDS_ALIASES.get(key, key)
             if column not in USER_CREDS_FIELDS:
                 raise ValueError(f"user_creds has no field {key!r}")
             row[column] = value
+        row["decrypt_method"] = None
+        for column in _SECRET_CREDS:
+            if row.get(column) is not None:
+                row["decrypt_method"], row[column] = self._secrets.encrypt(str(row[column]))
+                if len(row[column]) > _CREDS_LENGTH:
+                    raise ValueError(f"the {column} is too long: encrypted, it exceeds "
+                                     f"the {_CREDS_LENGTH} characters it is stored in")
         row["created_at"] = self._now()
 
         def run(conn: Connection) -> int:
             return int(inserted_id(conn.execute(insert(s.user_creds).values(row))))
 
         return self._tx.write(run)
+
+    def get_user_creds(self, creds_id: int) -> dict[str, Any] | None:
+        """The credentials by user_creds column name, the password and trust id
+        decrypted; None if there are none.
+
+        Raises:
+            EncryptionKeyError: they were encrypted with another key.
+        """
+        uc = s.user_creds
+        query = select(*(uc.c[name] for name in sorted(USER_CREDS_FIELDS))).where(
+            uc.c.id == creds_id)
+        row = self._tx.read(lambda conn: conn.execute(query).mappings().first())
+        if row is None:
+            return None
+        creds = dict(row)
+        method = creds.pop("decrypt_method")
+        for column in _SECRET_CREDS:
+            if method and creds[column] is not None:
+                creds[column] = self._secrets.decrypt(
+                    method, creds[column], what=f"the {column} of user_creds {creds_id}")
+        return creds
 
     def delete_user_creds(self, creds_id: int) -> None:
         """Delete the credentials; stacks that pointed at them keep a NULL reference."""

@@ -5,9 +5,10 @@ it; the CFN API asks Keystone (ec2tokens) to check each signature. hotplate
 has no Keystone, so it keeps the pair itself:
 
 - ``stack_user_key``: one (access key, secret) per resource row, made on
-  first use. The secret is kept as it is, because checking an HMAC needs it
-  (Keystone keeps EC2 secrets the same way); the CFN API looks the pair up by
-  access key. Deleting the resource row deletes its keys (cascade).
+  first use. The secret is kept encrypted with ``auth_encryption_key``
+  (db/crypt.py) rather than hashed, because checking an HMAC needs the secret
+  itself; the CFN API looks the pair up by access key, which is stored as it
+  is. Deleting the resource row deletes its keys (cascade).
 - ``signal_token``: the scope of a TOKEN_SIGNAL token, an ``api_token`` of
   role ``signal`` that may only signal, and read the metadata of, one
   resource. Only the token's hash is stored, as for every token.
@@ -45,8 +46,9 @@ class StackUserStore(StoreBase):
         found = self.stack_user_key_of(owner.resource_id)
         if found is not None:
             return found
+        method, secret = self._secrets.encrypt(secrets.token_hex(20))
         values = {
-            "access_key": _new_access_key(), "secret": secrets.token_hex(20),
+            "access_key": _new_access_key(), "secret": secret, "decrypt_method": method,
             "resource_id": int(owner.resource_id), "stack_id": owner.stack_id,
             "stack_name": owner.stack_name, "resource_name": owner.resource_name,
             "project": owner.project, "created_at": self._now(),
@@ -62,7 +64,7 @@ class StackUserStore(StoreBase):
     def stack_user_key_of(self, resource_id: ResourceId) -> StackUserKey | None:
         query = select(stack_user_key).where(stack_user_key.c.resource_id == int(resource_id))
         row = self._tx.read(lambda conn: conn.execute(query).first())
-        return _key(row) if row is not None else None
+        return self._key(row) if row is not None else None
 
     def find_stack_user_key(self, access_key: str) -> StackUserKey | None:
         """The keypair of ``access_key``; None if unknown or its resource is gone."""
@@ -71,7 +73,7 @@ class StackUserStore(StoreBase):
                      resource, resource.c.id == stack_user_key.c.resource_id))
                  .where(stack_user_key.c.access_key == access_key))
         row = self._tx.read(lambda conn: conn.execute(query).first())
-        return _key(row) if row is not None else None
+        return self._key(row) if row is not None else None
 
     def issue_signal_token(self, owner: ResourceOwner) -> str:
         """A new token that may only signal this resource; the plaintext, once."""
@@ -118,11 +120,15 @@ class StackUserStore(StoreBase):
         conn.execute(insert(project).values(id=new_id, name=name, created_at=self._now()))
         return new_id
 
-
-def _key(row: object) -> StackUserKey:
-    mapping = row._mapping  # type: ignore[attr-defined]
-    return StackUserKey(
-        access_key=str(mapping["access_key"]), secret=str(mapping["secret"]),
-        resource_id=int(mapping["resource_id"]), stack_id=str(mapping["stack_id"]),
-        stack_name=str(mapping["stack_name"]), resource_name=str(mapping["resource_name"]),
-        project=str(mapping["project"]))
+    def _key(self, row: object) -> StackUserKey:
+        mapping = row._mapping  # type: ignore[attr-defined]
+        secret = str(mapping["secret"])
+        if mapping["decrypt_method"]:
+            secret = self._secrets.decrypt(
+                mapping["decrypt_method"], secret,
+                what=f"the secret key of stack user {mapping['access_key']}")
+        return StackUserKey(
+            access_key=str(mapping["access_key"]), secret=secret,
+            resource_id=int(mapping["resource_id"]), stack_id=str(mapping["stack_id"]),
+            stack_name=str(mapping["stack_name"]), resource_name=str(mapping["resource_name"]),
+            project=str(mapping["project"]))

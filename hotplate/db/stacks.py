@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -30,6 +30,8 @@ _SETTLE_TRAVERSAL = _SWAP_TRAVERSAL.where(s.stack.c.status == "IN_PROGRESS")
 settles, once (model/states.py); a second settle of one traversal matches nothing."""
 _SETTLE_AS = _SETTLE_TRAVERSAL.where(s.stack.c.action == bindparam("b_action"))
 """Settling with the action named: the running action must be that one."""
+ENCRYPTED_PARAM_NAMES = "encrypted_param_names"
+"""The environment key naming the parameters stored encrypted (Heat's)."""
 _TAG_CHUNK = 500
 """Stack ids per tag query: well under every backend's bound-parameter limit."""
 
@@ -57,12 +59,16 @@ def insert_tags(conn: Connection, stack_id: str, tags: Iterable[str], now: datet
 class StackStore(StoreBase):
     # -- templates -----------------------------------------------------------
     def create_raw_template(
-        self, template: Mapping[str, Any], files: Mapping[str, Any], environment: Mapping[str, Any]
+        self, template: Mapping[str, Any], files: Mapping[str, Any],
+        environment: Mapping[str, Any], *, hidden: Collection[str] = (),
     ) -> TemplateId:
+        """Store a template; with ``encrypt_parameters_and_properties`` the values of its
+        ``hidden`` parameters are stored encrypted, named in the environment's
+        ``encrypted_param_names`` as Heat names them."""
         row = {
             "template": dict(template),
             "files": dict(files),
-            "environment": dict(environment),
+            "environment": self._hide_parameters(environment, hidden),
             "created_at": self._now(),
         }
 
@@ -73,12 +79,41 @@ class StackStore(StoreBase):
         return self._tx.write(run)
 
     def get_raw_template(self, template_id: TemplateId) -> RawTemplate | None:
+        """The template as it was given: encrypted parameters decrypted (and no
+        ``encrypted_param_names``).
+
+        Raises:
+            EncryptionKeyError: a parameter another key encrypted.
+        """
         t = s.raw_template
         query = select(t.c.template, t.c.files, t.c.environment).where(t.c.id == template_id)
         row = self._tx.read(lambda conn: conn.execute(query).first())
         if row is None:
             return None
-        return RawTemplate(template_id, row.template or {}, row.files or {}, row.environment or {})
+        environment = self._shown_parameters(template_id, row.environment or {})
+        return RawTemplate(template_id, row.template or {}, row.files or {}, environment)
+
+    def _hide_parameters(self, environment: Mapping[str, Any],
+                         hidden: Collection[str]) -> dict[str, Any]:
+        params = environment.get("parameters") or {}
+        names = sorted(name for name in hidden if name in params)
+        if not (names and self._secrets.parameters_and_properties):
+            return dict(environment)
+        # As JSON, so that a value comes back with its type (a number, a list).
+        encrypted = {name: self._secrets.encrypt_json(params[name]) for name in names}
+        return {**environment, "parameters": {**params, **encrypted},
+                ENCRYPTED_PARAM_NAMES: names}
+
+    def _shown_parameters(self, template_id: TemplateId,
+                          environment: dict[str, Any]) -> dict[str, Any]:
+        names = environment.pop(ENCRYPTED_PARAM_NAMES, None)
+        if not names:
+            return environment
+        params = dict(environment.get("parameters") or {})
+        for name in names:
+            params[name] = self._secrets.decrypt_json(
+                params[name], what=f"parameter {name!r} of template {template_id}")
+        return {**environment, "parameters": params}
 
     def delete_raw_template(self, template_id: TemplateId) -> None:
         """Delete the template unless a stack or a resource row still refers to it.

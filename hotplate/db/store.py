@@ -46,6 +46,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
+from hotplate.db.crypt import SecretBox
 from hotplate.db.events import EventStore
 from hotplate.db.locks import ResourceLockStore
 from hotplate.db.recovery import RecoveryStore
@@ -68,11 +69,12 @@ class SqlStore(StackStore, ResourceStore, ResourceLockStore, SyncStore, EventSto
 
     ``clock`` supplies every created_at / updated_at / deleted_at, so a fake
     clock makes stored times deterministic. ``stats.statements`` counts the
-    statements sent on the engine (for benchmarks).
+    statements sent on the engine (for benchmarks). ``secrets`` encrypts what is
+    stored encrypted (db/crypt.py; default: Heat's default key, for tests).
     """
 
-    def __init__(self, engine: Engine, clock: Clock) -> None:
-        super().__init__(engine, clock)
+    def __init__(self, engine: Engine, clock: Clock, secrets: SecretBox | None = None) -> None:
+        super().__init__(engine, clock, secrets)
 
     def release_and_sync(
         self,
@@ -96,7 +98,7 @@ class SqlStore(StackStore, ResourceStore, ResourceLockStore, SyncStore, EventSto
         if row is None:
             return None, []
         results = [self.settle(pending) for pending in row.pop("after")]
-        return to_resource(row), results
+        return to_resource(row, secrets=self._secrets), results
 
     def settle_resource(
         self,
@@ -120,4 +122,4 @@ class SqlStore(StackStore, ResourceStore, ResourceLockStore, SyncStore, EventSto
         if row is None:
             return None, []
         results = [self.settle(pending) for pending in row.pop("after")]
-        return to_resource(row), results
+        return to_resource(row, secrets=self._secrets), results

@@ -9,7 +9,7 @@ change and learns whether it won.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -48,7 +48,8 @@ class TemplateStorage(Protocol):
     """Raw templates: a template, its files and environment, by id."""
 
     def create_raw_template(
-        self, template: Mapping[str, Any], files: Mapping[str, Any], environment: Mapping[str, Any]
+        self, template: Mapping[str, Any], files: Mapping[str, Any],
+        environment: Mapping[str, Any], *, hidden: Collection[str] = (),
     ) -> TemplateId: ...
 
     def get_raw_template(self, template_id: TemplateId) -> RawTemplate | None: ...
@@ -390,6 +391,8 @@ class CredentialStorage(Protocol):
     """Stored user credentials of stacks."""
 
     def create_user_creds(self, values: Mapping[str, Any]) -> int: ...
+
+    def get_user_creds(self, creds_id: int) -> dict[str, Any] | None: ...
 
     def delete_user_creds(self, creds_id: int) -> None: ...
 

@@ -31,7 +31,7 @@ max_resources_per_stack = -1
 enable_stack_abandon = true
 heat_metadata_server_url = http://heat:8000
 stack_domain_admin = heat_admin
-auth_encryption_key = $unknown_interpolation
+loadbalancer_template = $unknown_interpolation
 
 [database]
 connection = mysql+pymysql://heat:s3cret@db/heat?charset=utf8

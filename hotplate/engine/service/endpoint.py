@@ -103,7 +103,8 @@ class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods):
         parent = deps.store.get_stack(StackId(owner_id)) if owner_id else None
         if parent is not None:
             check_tree_size(deps, parent, parsed)
-        tid = deps.store.create_raw_template(parsed.to_dict(), files or {}, env)
+        tid = deps.store.create_raw_template(parsed.to_dict(), files or {}, env,
+                                             hidden=hidden_parameters(parsed))
         deps.caches.remember_template(tid, parsed, files or {}, env)
         stack = StackRecord(
             id=StackId(deps.ids.new_uuid()), name=stack_name, project_id=project_of(ctxt),
@@ -153,7 +154,8 @@ class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods):
             env = {**env, "parameters": {k: v for k, v in (env.get("parameters") or {}).items()
                                          if k in parsed.parameters}}
         self._check_immutable(stack, parsed, env)
-        tid = deps.store.create_raw_template(parsed.to_dict(), files or {}, env)
+        tid = deps.store.create_raw_template(parsed.to_dict(), files or {}, env,
+                                             hidden=hidden_parameters(parsed))
         deps.caches.remember_template(tid, parsed, files or {}, env)
         settings: dict[str, Any] = {}
         if args.get("timeout_mins") is not None:
@@ -365,3 +367,9 @@ def _tags(args: Mapping[str, Any]) -> list[str]:
     if isinstance(tags, str):
         return [t for t in tags.split(",") if t]
     return [str(t) for t in tags]
+
+
+def hidden_parameters(template: Template) -> frozenset[str]:
+    """The template's hidden parameters (``hidden: true``, CFN's ``NoEcho``): the
+    store encrypts their values with ``encrypt_parameters_and_properties``."""
+    return frozenset(name for name, schema in template.parameters.items() if schema.hidden)
