@@ -174,7 +174,7 @@ def start_engine(
         lifecycle=LifecyclePlugins.from_entry_points(),
         event_sinks=EventSinks(SinkTypes.from_entry_points()),
     )
-    deps.parked = ParkedActions(deps.redrive)
+    deps.parked = ParkedActions(deps.redrive, deps.clock)
     worker = WorkerService(deps)
     service = EngineService(deps, worker)
     transport.serve(WORKER_TOPIC, deps.engine_id, worker, WorkerService.ALLOWED,

@@ -104,6 +104,7 @@ class TwoEngines:
         self.b = start_engine(self.h.store, self.h.transport, clock=self.h.clock,
                               ids=SeededIds(seed + 7919), runner=ActionRunner(self.h.clock),
                               engine_id="engine-b", registry=REGISTRY, host="host-b")
+        self.h.engines = [self.h.parking_on_the_clock(e) for e in (self.a, self.b)]
         self.h.service = self.a.service
 
     def run_until_killed(self) -> bool:
@@ -117,6 +118,8 @@ class TwoEngines:
         self.h.transport.kill({ENGINE_A, "host-a"}, lost=lost)
         if self.a.recovery is not None:
             self.a.recovery.stop()
+        if self.a.deps.parked is not None:  # what it held in memory dies with it
+            self.a.deps.parked.stop()
 
     def recover(self) -> None:
         """B's recovery round once A's reports are old enough, then run it out."""
@@ -200,6 +203,7 @@ def test_update_and_delete_survive_the_death_of_their_engine(tmp_path, seed) -> 
     two.a = start_engine(two.h.store, two.h.transport, clock=two.h.clock,
                          ids=SeededIds(seed + 31), runner=ActionRunner(two.h.clock),
                          engine_id=ENGINE_A, registry=REGISTRY, host="host-a")
+    two.h.engines = [two.h.parking_on_the_clock(two.a), two.b]
     SWITCH.arm("handle_delete", 1)
     two.a.service.delete_stack({"project_id": "demo", "is_admin": True}, sid)
     if two.run_until_killed():
