@@ -10,7 +10,9 @@ this engine, which finds the parked action and checks it again) when it is due:
     what                                   next check
     -------------------------------------  ------------------------------------
     check answered False                   the back-off: 10 ms, doubling, to 1 s
-                                           (Heat asks every second)
+                                           (Heat asks every second); with more
+                                           than 250 actions parked, to one
+                                           250th of a second per action
     ... and the action has a ``wake_key``  the same back-off, to 5 s: what it
                                            waits on wakes it (a child stack's
                                            end, a signal); the back-off is only
@@ -58,6 +60,10 @@ MAX_DELAY = 1.0
 """The back-off's cap for an action only the back-off re-checks (Heat: every second)."""
 MAX_DELAY_WOKEN = 5.0
 """The back-off's cap for an action something wakes when it is worth checking."""
+RECHECKS_PER_SECOND = 250.0
+"""About how many parked actions an engine re-checks a second on the back-off: past
+that many parked, the cap grows with their number (a thousand waiting: each every
+4 s), so that polling does not take the whole worker pool for ever."""
 LONGEST_WAIT = 86400.0
 """A plugin's ``CheckAgain`` is honoured up to a day (the stack's deadline comes first)."""
 REDRIVE_RETRY = 30.0
@@ -149,7 +155,8 @@ class ParkedActions:
         the lock ``cancel`` takes, misses no cancel.
         """
         if again and asked is None:
-            parked.delay = min(parked.delay * 2, parked.cap)
+            crowd = len(self._parked) / RECHECKS_PER_SECOND  # read unlocked: a hint
+            parked.delay = min(parked.delay * 2, max(parked.cap, crowd))
         now = self._clock.now()
         due = now + timedelta(seconds=next_wait(parked.delay, asked=asked, latest=latest))
         deadline = stack_deadline(parked.work.stack)

@@ -80,6 +80,15 @@ def test_the_back_off_starts_quick_and_grows_to_a_second(p: Parking) -> None:
     assert max(waits) == MAX_DELAY
 
 
+def test_with_many_parked_the_back_off_spreads_their_checks(p: Parking) -> None:
+    for i in range(2, 502):  # 500 others: at 250 checks a second, each every 2 s
+        p.parked.park(action(i), asked=3600.0)
+    first = action(1)
+    p.parked.park(first)
+    waits = [p.check_again(first) for _ in range(9)]
+    assert waits[-3:] == pytest.approx([1.28, 2.0, 2.0])
+
+
 def test_an_action_something_wakes_backs_off_to_five_seconds(p: Parking) -> None:
     woken = action(wake_key="child")
     p.parked.park(woken)
