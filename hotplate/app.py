@@ -220,7 +220,7 @@ def start_engine(
         event_sinks=EventSinks(SinkTypes.from_entry_points()),
         clouds=Clouds(cloud),
     )
-    deps.parked = ParkedActions(deps.redrive)
+    deps.parked = ParkedActions(deps.redrive, deps.clock)
     worker = WorkerService(deps)
     service = EngineService(deps, worker)
     transport.serve(WORKER_TOPIC, deps.engine_id, worker, WorkerService.ALLOWED,

@@ -1,8 +1,11 @@
-"""Running one plugin action to its end: handle_<action>, then poll check_<action>_complete.
+"""Running one plugin action to its end in one thread: handle_<action>, then poll
+check_<action>_complete.
 
-The loop is the only place that waits. Between polls it checks for a cancel
-request (cancel_check_resource) and for the stack's deadline, so a stuck
-plugin can always be stopped.
+Resource operations park instead of waiting here (engine/worker/parking.py);
+this loop serves what runs as one task (suspend, resume and check walk a
+stack resource by resource), hooks, and plugins that finish at once. Between
+polls it checks for a cancel request (cancel_check_resource) and for the
+stack's deadline, so a stuck plugin can always be stopped.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Any
 
 from hotplate.model.errors import CancelOperation
 from hotplate.ports import Clock
+from hotplate.resources.base import CheckAgain, CheckResult
 
 
 class ActionTimeout(Exception):
@@ -38,7 +42,7 @@ class ActionRunner:
     def run(
         self,
         handle: Callable[[], Any] | None,
-        check: Callable[[Any], bool] | None,
+        check: Callable[[Any], CheckResult] | None,
         *,
         deadline: datetime | None,
         cancelled: threading.Event | None,
@@ -49,7 +53,9 @@ class ActionRunner:
         Raises CancelOperation when ``cancelled`` is set, ActionTimeout past
         ``deadline``; anything the plugin raises propagates unchanged.
         ``before_wait`` runs once, before the first wait: what the plugin has
-        done so far is made durable before time passes.
+        done so far is made durable before time passes. A ``CheckAgain(after)``
+        answer is honoured, in sleeps no longer than the back-off's cap so
+        that a cancel or the deadline still stops the wait in time.
         """
         self._checkpoint(deadline, cancelled)
         data = handle() if handle is not None else None
@@ -57,14 +63,26 @@ class ActionRunner:
             return
         delay = self._poll_start
         waited = False
-        while not check(data):
+        while not (answer := check(data)):
             if not waited and before_wait is not None:
                 before_wait()
             waited = True
-            self._checkpoint(deadline, cancelled)
-            self._clock.sleep(delay)
-            self._checkpoint(deadline, cancelled)
+            if isinstance(answer, CheckAgain):
+                self._wait(max(answer.after, self._poll_start), deadline, cancelled)
+                continue
+            self._wait(delay, deadline, cancelled)
             delay = min(delay * 2, self._poll_max)
+
+    def _wait(self, seconds: float, deadline: datetime | None,
+              cancelled: threading.Event | None) -> None:
+        left = max(seconds, 0.0)
+        while True:
+            self._checkpoint(deadline, cancelled)
+            if left <= 0:
+                return
+            step = min(left, max(self._poll_max, self._poll_start))
+            self._clock.sleep(step)
+            left -= step
 
     def start(self, handle: Callable[[], Any] | None, *, deadline: datetime | None,
               cancelled: threading.Event | None) -> Any:

@@ -12,11 +12,15 @@ What differs, on purpose:
   resource data, its physical name), never the stack, the database or
   the engine. Heat's ``Resource`` hands plugins the whole engine.
 - The engine runs the loop: ``handle_X()`` once, then ``check_X_complete(data)``
-  with sleeps in between, checking for cancellation and the stack's
-  deadline between polls. Plugins therefore never sleep or block;
-  something that takes time keeps its start time (``ctx.clock.now()``) in
-  the handler data and compares on each check. Handler data stays in the
-  engine's memory and need not be JSON.
+  until it says done. Between two checks the action is *parked*: no thread
+  waits for it (engine/worker/parking.py), the engine asks again on a
+  back-off (quickly at first, then about every second) and stops it on a
+  cancel or at the stack's deadline. A check answers ``True`` (done),
+  ``False`` (not yet: the engine's back-off) or ``CheckAgain(after=30)``
+  (not yet, and not worth asking for 30 s). Plugins therefore never sleep
+  or block; something that takes time keeps its start time
+  (``ctx.clock.now()``) in the handler data and compares on each check.
+  Handler data stays in the engine's memory and need not be JSON.
 - Validation and the update/replace decision are classmethods over plain
   property dicts, so the engine can decide before it builds an instance.
 
@@ -46,7 +50,8 @@ from hotplate.resources.properties import (
 )
 from hotplate.resources.support import SupportStatus
 
-__all__ = ["DEPLOYMENTS", "Resource", "ResourceContext", "heat_class_name", "select_path"]
+__all__ = ["DEPLOYMENTS", "CheckAgain", "CheckResult", "Resource", "ResourceContext",
+           "heat_class_name", "select_path"]
 
 DEPLOYMENTS = "deployments"
 """The metadata key holding a server's software deployments (their configs)."""
@@ -102,6 +107,28 @@ class ResourceContext(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class CheckAgain:
+    """What a ``check_*_complete`` may answer instead of ``False``: not done yet,
+    and not worth asking again for ``after`` seconds (a server that builds for
+    minutes, a cloud that says "retry after").
+
+    It is falsy, so code written for Heat's protocol (``if not check(data)``)
+    reads it as "not done". The engine asks again after that long rather than
+    on its back-off; a cancel, the stack's deadline or a wake-up (``wake_key``)
+    still bring the next check sooner.
+    """
+
+    after: float
+
+    def __bool__(self) -> bool:
+        return False
+
+
+CheckResult = bool | CheckAgain
+"""What ``check_*_complete`` answers: done (True), not yet (False, or CheckAgain)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Attempt:
     """Which try of an action a handler runs, set by the engine before each handle_*.
 
@@ -126,9 +153,6 @@ class Resource:
     attributes_schema: ClassVar[Mapping[str, Attribute]] = {}
     support_status: ClassVar[SupportStatus] = SupportStatus()
     description: ClassVar[str | None] = None
-    parks_while_waiting: ClassVar[bool] = False
-    """True when the action waits on something that says when it is done (a child
-    stack): the engine then holds no thread while it waits (engine/worker/parking.py)."""
     managed_metadata: ClassVar[frozenset[str]] = frozenset({DEPLOYMENTS})
     """Metadata keys the plugin writes itself (a group's cooldown state): an update
     keeps them, where the template's metadata replaces the rest. By default the
@@ -311,11 +335,15 @@ class Resource:
         self.ctx.data_delete(key)
 
     def next_check_after(self, data: Any) -> float | None:
-        """For a parking plugin: seconds until a check is worth making (None: no idea)."""
+        """Seconds after which the next check must come at the latest (None: no such
+        moment): something changes then (a wait condition's timeout, the end of a
+        pause between batches), which a longer back-off would notice late."""
         return None
 
     def wake_key(self) -> str | None:
-        """For a parking plugin: what, when it ends, should re-check this action at once."""
+        """What this action waits on (a child stack's id), if something says when it
+        ends: that end re-checks the action at once, so the back-off between checks
+        can be long (engine/worker/parking.py). None: only the back-off asks."""
         return None
 
     def update_policy(self) -> Mapping[str, Any]:
@@ -338,7 +366,7 @@ class Resource:
     def handle_create(self) -> Any:
         return None
 
-    def check_create_complete(self, data: Any) -> bool:
+    def check_create_complete(self, data: Any) -> CheckResult:
         return True
 
     def handle_update(
@@ -353,13 +381,13 @@ class Resource:
         self.properties = with_defaults(self.properties_schema, new_properties)
         return None
 
-    def check_update_complete(self, data: Any) -> bool:
+    def check_update_complete(self, data: Any) -> CheckResult:
         return True
 
     def handle_delete(self) -> Any:
         return None
 
-    def check_delete_complete(self, data: Any) -> bool:
+    def check_delete_complete(self, data: Any) -> CheckResult:
         return True
 
     def handle_preempt(self) -> None:

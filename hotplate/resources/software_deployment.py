@@ -111,7 +111,6 @@ class SoftwareDeployment(Resource):
     """
 
     support_status = SupportStatus(version="2014.1")
-    parks_while_waiting = True
     properties_schema = {
         CONFIG: DEPLOYMENT_PROPERTIES[CONFIG],
         SERVER: Schema(Schema.STRING, "ID of resource to apply configuration to. Normally "

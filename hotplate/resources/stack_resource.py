@@ -24,9 +24,8 @@ class StackResource(Resource):
     """A resource implemented by a nested stack."""
 
     owned: bool = OWNED
-    always_updates = True
-    parks_while_waiting = True
     """False for a stack that lives on its own (``OS::Heat::Stack``), as in Heat."""
+    always_updates = True
 
     # -- what subclasses supply -------------------------------------------------------
     def child_template(self) -> Mapping[str, Any] | str:

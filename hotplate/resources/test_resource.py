@@ -15,7 +15,9 @@ so its knobs behave as in Heat:
 - ``attr_wait_secs``: resolving ``output`` takes that long.
 
 Waiting never blocks a thread: the handler returns when it started and
-``check_*_complete`` compares with ``ctx.clock.now()``. The one exception is
+``check_*_complete`` compares with ``ctx.clock.now()``, answering
+``CheckAgain`` with the time left, so the engine asks again just when the
+wait is over rather than on its back-off. The one exception is
 ``attr_wait_secs``, which has no polling protocol to hook into, so it sleeps
 through ``ctx.clock`` (a fake clock in tests just advances).
 
@@ -29,6 +31,7 @@ OpenStack client for the entity and ignores the answer); accepted, no effect.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -37,7 +40,7 @@ from typing import Any
 
 from hotplate.model.errors import UpdateReplace
 from hotplate.resources.attributes import Attribute
-from hotplate.resources.base import Resource
+from hotplate.resources.base import CheckAgain, CheckResult, Resource
 from hotplate.resources.properties import PropertyPath, Schema
 from hotplate.resources.support import SupportStatus
 
@@ -175,7 +178,7 @@ class TestResource(Resource):
             self.resource_id_set(self.physical_resource_name())
         return self._start(CREATE)
 
-    def check_create_complete(self, data: Waiting) -> bool:
+    def check_create_complete(self, data: Waiting) -> CheckResult:
         return self._done(data)
 
     def handle_check(self) -> None:
@@ -198,13 +201,13 @@ class TestResource(Resource):
             self.data_set("value", value)
         return self._start(UPDATE)
 
-    def check_update_complete(self, data: Waiting) -> bool:
+    def check_update_complete(self, data: Waiting) -> CheckResult:
         return self._done(data)
 
     def handle_delete(self) -> Waiting:
         return self._start(DELETE)
 
-    def check_delete_complete(self, data: Waiting) -> bool:
+    def check_delete_complete(self, data: Waiting) -> CheckResult:
         return self._done(data)
 
     def resume_data(self, action: str) -> Waiting:
@@ -228,13 +231,13 @@ class TestResource(Resource):
         secs = per_action.get(action)
         return float(self.properties[WAIT_SECS] if secs is None else secs)
 
-    def _done(self, waiting: Waiting) -> bool:
+    def _done(self, waiting: Waiting) -> CheckResult:
         """Finished once the wait is over; then a ``fail`` create or update fails."""
         if waiting.seconds < 0:
-            return False
+            return CheckAgain(after=math.inf)  # never: until a cancel or the deadline
         waited = (self.ctx.clock.now() - waiting.started).total_seconds()
         if waited < waiting.seconds:
-            return False
+            return CheckAgain(after=waiting.seconds - waited)
         if self.properties[FAIL] and waiting.action != DELETE:
             raise ValueError(f"Test Resource failed {self.name}")
         return True

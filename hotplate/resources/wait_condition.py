@@ -71,7 +71,6 @@ class HeatWaitCondition(Resource):
     DATA: ClassVar[str] = "data"
 
     support_status = SupportStatus(version="2014.2")
-    parks_while_waiting = True
     refreshed_by_signals: ClassVar[bool] = True
     """Its ``data`` reads the handle's signals: stored values go stale on a signal."""
     properties_schema = {

@@ -2,8 +2,10 @@
 
 Messages between the engine's services queue up in the DeterministicTransport
 and are delivered one at a time in an order chosen by the seed, optionally
-duplicated; the clock is fake and moves only when something sleeps or the
-test advances it. The same seed always gives the same run.
+duplicated; the clock is fake and moves only when something sleeps, when the
+test advances it, or when ``run`` finds nothing to deliver but parked
+actions (engine/worker/parking.py): it then moves the clock to the next one
+due and re-drives it. The same seed always gives the same run.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 from hotplate.app import Engine, open_store, start_engine
 from hotplate.engine.clock import FakeClock, SeededIds
 from hotplate.engine.runner import ActionRunner
+from hotplate.engine.worker.parking import ParkedActions
 from hotplate.rpc.deterministic import DeterministicTransport
 
 CTXT = {"project_id": "demo", "username": "demo", "user_id": "u1", "is_admin": False}
@@ -32,10 +35,38 @@ class Harness:
             runner=ActionRunner(self.clock), engine_id=f"engine-{seed}", registry=registry,
         )
         self.service = self.engine.service
+        self.engines: list[Engine] = [self.parking_on_the_clock(self.engine)]
+        """The engines whose parked actions ``run`` re-drives."""
+
+    def parking_on_the_clock(self, engine: Engine) -> Engine:
+        """``engine``'s parked actions re-driven by ``run`` on the fake clock, not by a
+        thread on real time (call before it parks anything)."""
+        engine.deps.parked = ParkedActions(engine.deps.redrive, self.clock, threaded=False)
+        return engine
 
     # -- driving -------------------------------------------------------------------------
-    def run(self, max_steps: int = 200_000) -> None:
-        self.transport.run_until_idle(max_steps=max_steps)
+    def run(self, max_steps: int = 200_000, *, max_waits: int = 100_000) -> None:
+        """Deliver until idle; while actions are parked, move the clock to the next one
+        due, re-drive it and deliver again. Time passes only while something waits."""
+        for _ in range(max_waits):
+            self.transport.run_until_idle(max_steps=max_steps)
+            if not self.redrive_parked():
+                return
+        raise RuntimeError(f"still waiting after {max_waits} re-drives of parked actions")
+
+    def redrive_parked(self) -> bool:
+        """Move the clock to the next parked action due and re-drive what is due then;
+        False when nothing is parked."""
+        parked = [e.deps.parked for e in self.engines if e.deps.parked is not None]
+        dues = [due for p in parked if (due := p.next_due()) is not None]
+        if not dues:
+            return False
+        ahead = (min(dues) - self.clock.now()).total_seconds()
+        if ahead > 0:
+            self.clock.advance(ahead)
+        for p in parked:
+            p.redrive_due()
+        return True
 
     def step(self, n: int = 1) -> None:
         for _ in range(n):

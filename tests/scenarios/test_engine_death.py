@@ -104,6 +104,7 @@ class TwoEngines:
         self.b = start_engine(self.h.store, self.h.transport, clock=self.h.clock,
                               ids=SeededIds(seed + 7919), runner=ActionRunner(self.h.clock),
                               engine_id="engine-b", registry=REGISTRY, host="host-b")
+        self.h.engines = [self.h.parking_on_the_clock(e) for e in (self.a, self.b)]
         self.h.service = self.a.service
 
     def run_until_killed(self) -> bool:
@@ -117,6 +118,8 @@ class TwoEngines:
         self.h.transport.kill({ENGINE_A, "host-a"}, lost=lost)
         if self.a.recovery is not None:
             self.a.recovery.stop()
+        if self.a.deps.parked is not None:  # what it held in memory dies with it
+            self.a.deps.parked.stop()
 
     def recover(self) -> None:
         """B's recovery round once A's reports are old enough, then run it out."""
@@ -200,6 +203,7 @@ def test_update_and_delete_survive_the_death_of_their_engine(tmp_path, seed) -> 
     two.a = start_engine(two.h.store, two.h.transport, clock=two.h.clock,
                          ids=SeededIds(seed + 31), runner=ActionRunner(two.h.clock),
                          engine_id=ENGINE_A, registry=REGISTRY, host="host-a")
+    two.h.engines = [two.h.parking_on_the_clock(two.a), two.b]
     SWITCH.arm("handle_delete", 1)
     two.a.service.delete_stack({"project_id": "demo", "is_admin": True}, sid)
     if two.run_until_killed():
@@ -268,3 +272,32 @@ def test_a_suspend_or_resume_survives_the_death_of_its_engine(tmp_path, action) 
         two.h.stack(sid)["stack_status_reason"]
     assert {f"{r.action}_{r.status}" for r in two.h.rows(sid)} == {f"{action.upper()}_COMPLETE"}
     assert all(r.engine_id is None for r in two.h.rows(sid))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_actions_parked_on_an_engine_that_dies_are_taken_over(tmp_path, seed) -> None:
+    """Engine A has created and parked every resource (they wait 30 s) when it dies:
+    its parked actions die with it, and B takes the rows over as for a running one,
+    only waiting for what A made (the physical ids were recorded as they parked)."""
+    two = TwoEngines(tmp_path, seed)
+    transport = two.h.transport
+    transport.unserve(WORKER_TOPIC, "engine-b")  # so that engine A takes every node
+    sid = two.h.create("parked", tmpl({f"w{i}": res("w", wait_secs=30) for i in range(6)}))
+    transport.run_until_idle()  # no time passes: all six are parked on A
+    assert two.a.deps.parked is not None and len(two.a.deps.parked) == 6
+    assert all(r.physical_resource_id for r in two.h.rows(sid))
+    two.kill_a(lost=0.0)
+    transport.serve(WORKER_TOPIC, "engine-b", two.b.worker, WorkerService.ALLOWED)
+    two.recover()
+    assert two.h.status(sid) == "CREATE_COMPLETE", two.h.stack(sid)["stack_status_reason"]
+    rows = two.h.rows(sid)
+    assert all(r.engine_id is None for r in rows), "a lock is left behind"
+    tokens = _tokens_per_resource(two.h.store, sid)
+    assert all(len(found) == 1 for found in tokens.values()) and len(tokens) == 6
+    assert [a for a in two.h.store.list_attempts(sid) if a.retry] == []  # only waited
+    takeovers = [e for e in two.h.events(sid)
+                 if "took over" in (e["resource_status_reason"] or "")]
+    assert len(takeovers) == 6
+    assert all(e["resource_status_reason"] == "Worker went down during resource CREATE: "
+               "engine engine-a stopped answering; engine engine-b took over"
+               for e in takeovers), takeovers[0]["resource_status_reason"]

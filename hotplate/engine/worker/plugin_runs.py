@@ -1,9 +1,9 @@
-"""Running a plugin's action for an operation: in a thread, or parked (parking.py).
+"""Running a plugin's action for an operation: handle, a first check, then parked.
 
-``_run`` runs handle/check through the ActionRunner (cancel and deadline
-honoured), or, for a plugin that waits on a child stack, parks the action
-after its first check; ``resume`` checks a parked one again. Any failure
-settles the row FAILED with Heat's text, whichever way it ran.
+``_run`` runs handle and a first check (cancel and deadline honoured); an
+action not done by then is parked (parking.py) and ``resume`` checks it
+again each time it is re-driven. Any failure settles the row FAILED with
+Heat's text, at whichever check it comes.
 """
 
 from __future__ import annotations
@@ -25,46 +25,51 @@ from hotplate.model.errors import CancelOperation, UpdateReplace
 from hotplate.model.records import ResourceRecord
 from hotplate.model.states import Action, Status
 from hotplate.ports import StoreUnavailable
-from hotplate.resources.base import Resource, heat_class_name
+from hotplate.resources.base import CheckAgain, CheckResult, Resource, heat_class_name
 
 LOG = logging.getLogger(__name__)
 
 
 class PluginRuns(RowBookkeeping):
     def _run(self, work: NodeWork, row: ResourceRecord, action: Action, handle: Any,
-             check: Any, cancelled: threading.Event, instance: Resource,
-             ctx: EngineResourceContext,
-             finish: Callable[[threading.Event, Reporter], Outcome] | None = None,
-             ) -> Outcome | None:
+             check: Callable[[Any], CheckResult], cancelled: threading.Event,
+             instance: Resource, ctx: EngineResourceContext,
+             finish: Callable[[threading.Event, Reporter], Outcome]) -> Outcome | None:
         """Run a plugin action; on failure settle the row FAILED and say why.
 
-        With ``finish`` and a plugin that parks (``parking.py``), an action
-        that is not done after its first check is parked: the answer is then
-        Paused (nothing to report yet), and ``finish`` runs
-        when a later check says done.
+        ``handle`` and a first check run now; an action that check does not
+        find done is parked (``parking.py``): the answer is then Paused
+        (nothing to report yet), and ``finish`` runs when a later check says
+        done. None: done now, the caller finishes. Without parking (an
+        engine built without it) the checks are made here, in this thread.
+        The plugin runs without the engine's work slot: plugins wait and
+        call out side by side, whatever the bookkeeping's limit.
         """
         parked = self._deps.parked
-        if finish is not None and parked is not None and instance.parks_while_waiting:
-            def first() -> bool | None:
+        if parked is None:
+            def run() -> None:
+                with self._deps.slots.released():
+                    self._deps.runner.run(handle, check, deadline=stack_deadline(work.stack),
+                                          cancelled=cancelled,
+                                          before_wait=lambda: self._persist_progress(
+                                              row, instance, ctx))
+            return self._guarded(row, action, instance, ctx, run)[0]
+
+        def first() -> bool:
+            since = self._deps.clock.now()
+            with self._deps.slots.released():
                 data = self._deps.runner.start(handle, deadline=stack_deadline(work.stack),
                                                cancelled=cancelled)
-                if check(data):
-                    return None
-                self._persist_progress(row, instance, ctx)
-                parked.park(ParkedAction(work, row, action, instance, ctx, check, data,
-                                         finish, wake_key=instance.wake_key()),
-                            hint=instance.next_check_after(data))
-                return True
-            failed, was_parked = self._guarded(row, action, instance, ctx, first)
-            return failed or (Paused() if was_parked else None)
-
-        def run() -> None:
-            with self._deps.slots.released():
-                self._deps.runner.run(handle, check, deadline=stack_deadline(work.stack),
-                                      cancelled=cancelled,
-                                      before_wait=lambda: self._persist_progress(row, instance,
-                                                                                 ctx))
-        return self._guarded(row, action, instance, ctx, run)[0]
+                answer = check(data)
+            if answer:  # any truthy answer is done, as Heat reads it
+                return False
+            self._persist_progress(row, instance, ctx)
+            self._park(ParkedAction(work, row, action, instance, ctx, check, data, finish,
+                                    wake_key=instance.wake_key(), since=since),
+                       answer, cancelled, again=False)
+            return True
+        failed, was_parked = self._guarded(row, action, instance, ctx, first)
+        return failed or (Paused() if was_parked else None)
 
     def resume(self, parked: ParkedAction, cancelled: threading.Event,
                reporter: Reporter) -> Outcome:
@@ -73,13 +78,13 @@ class PluginRuns(RowBookkeeping):
 
         def again() -> bool:
             self._deps.runner.checkpoint(stack_deadline(work.stack), cancelled)
-            if not parked.check(parked.data):
-                self._persist_progress(parked.row, parked.instance, parked.ctx)
-                assert self._deps.parked is not None
-                self._deps.parked.park(parked, again=True,
-                                       hint=parked.instance.next_check_after(parked.data))
-                return True
-            return False
+            with self._deps.slots.released():
+                answer = parked.check(parked.data)
+            if answer:
+                return False
+            self._persist_progress(parked.row, parked.instance, parked.ctx)
+            self._park(parked, answer, cancelled, again=True)
+            return True
         try:
             failed, still_waiting = self._guarded(parked.row, parked.action, parked.instance,
                                                   parked.ctx, again)
@@ -91,6 +96,17 @@ class PluginRuns(RowBookkeeping):
         if still_waiting:
             return Paused()
         return parked.finish(cancelled, reporter)
+
+    def _park(self, parked: ParkedAction, answer: CheckResult, cancelled: threading.Event,
+              *, again: bool) -> None:
+        """Park until the next check is due: as the plugin asked (CheckAgain), else on
+        the back-off, never later than its ``next_check_after``; a cancel that came
+        during the check (``cancelled``) is kept, to fail it as it resumes."""
+        assert self._deps.parked is not None
+        self._deps.parked.park(
+            parked, again=again,
+            asked=answer.after if isinstance(answer, CheckAgain) else None,
+            latest=parked.instance.next_check_after(parked.data), cancelled=cancelled)
 
     def _persist_progress(self, row: ResourceRecord, instance: Resource,
                           ctx: EngineResourceContext) -> None:
@@ -149,7 +165,7 @@ class PluginRuns(RowBookkeeping):
         return Failed(outcome.resource_failed_reason(action, reason))
 
     def _ran_locally(self, work: NodeWork, instance: Resource, handle: Callable[[], Any],
-                     check: Callable[[Any], bool], cancelled: threading.Event) -> bool:
+                     check: Callable[[Any], CheckResult], cancelled: threading.Event) -> bool:
         """Run a ``local_only`` plugin's action before taking the lock; True if it worked.
 
         Anything else (a failure, a cancel, a replacement) answers False and

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
 
 from hotplate.model.errors import StackValidationFailed, UpdateReplace
 from hotplate.resources import InvalidTemplateAttribute
+from hotplate.resources.base import CheckAgain
 from hotplate.resources.test_resource import TestResource
 from tests.unit.resources.fakes import FakeContext, drive, make
 
@@ -90,12 +92,13 @@ def test_create_stores_the_value_and_a_physical_name() -> None:
     assert res.get_attribute("show") == {"output": "hello"}
 
 
-def test_create_waits_without_blocking() -> None:
+def test_create_waits_without_blocking_and_says_how_long() -> None:
     res = new({"wait_secs": 5})
     data = res.handle_create()
-    assert res.check_create_complete(data) is False
+    assert res.check_create_complete(data) == CheckAgain(after=5)
     res.ctx.clock.advance(4.5)  # type: ignore[attr-defined]
-    assert res.check_create_complete(data) is False
+    assert res.check_create_complete(data) == CheckAgain(after=0.5)
+    assert not res.check_create_complete(data)  # Heat's reading: not done
     res.ctx.clock.advance(0.5)  # type: ignore[attr-defined]
     assert res.check_create_complete(data) is True
 
@@ -112,7 +115,7 @@ def test_negative_wait_never_completes() -> None:
     res = new({"wait_secs": -1})
     data = res.handle_create()
     res.ctx.clock.advance(10**6)  # type: ignore[attr-defined]
-    assert res.check_create_complete(data) is False
+    assert res.check_create_complete(data) == CheckAgain(after=math.inf)
 
 
 def test_fail_fails_the_create_after_the_wait() -> None:
@@ -120,7 +123,7 @@ def test_fail_fails_the_create_after_the_wait() -> None:
     res = new({"fail": True, "wait_secs": 3}, ctx)
     data = res.handle_create()
     assert ctx.stored == {} and res.resource_id is None
-    assert res.check_create_complete(data) is False
+    assert not res.check_create_complete(data)
     ctx.clock.advance(3)
     with pytest.raises(ValueError, match=r"^Test Resource failed web$"):
         res.check_create_complete(data)
