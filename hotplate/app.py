@@ -26,6 +26,7 @@ from hotplate.engine.lifecycle import LifecyclePlugins
 from hotplate.engine.options import EngineOptions
 from hotplate.engine.runner import ActionRunner
 from hotplate.engine.service.endpoint import EngineService
+from hotplate.engine.service.request_ledger import RepeatSafe
 from hotplate.engine.sink_delivery import SinkDelivery
 from hotplate.engine.worker.endpoint import ListenerService, WorkerService
 from hotplate.engine.worker.parking import ParkedActions
@@ -211,7 +212,7 @@ def start_engine(
     transport.serve(WORKER_TOPIC, deps.engine_id, worker, WorkerService.ALLOWED,
                     gate=deps.slots if deps.slots.limited else None)
     transport.serve(LISTENER_TOPIC, deps.engine_id, ListenerService(), ListenerService.ALLOWED)
-    transport.serve(ENGINE_TOPIC, host, service, EngineService.ALLOWED)
+    transport.serve(ENGINE_TOPIC, host, RepeatSafe(service, deps), EngineService.ALLOWED)
     lease = None if fence is None else Lease(
         engine_lease(options), fence, name=f"hotplate-lease-{deps.engine_id[:8]}")
     reporter = ServiceReporter.start(

@@ -44,12 +44,14 @@ from hotplate.db.schema_delivery import (
     software_deployment,
     stack_user_key,
 )
+from hotplate.db.schema_requests import engine_request
 from hotplate.db.types import JsonText, UtcDateTime
 
 __all__ = [
     "MYSQL_TABLE_ARGS",
     "api_token",
     "engine_claim",
+    "engine_request",
     "event",
     "event_outbox",
     "event_sink_handed",
