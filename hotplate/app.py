@@ -28,6 +28,7 @@ from hotplate.engine.lifecycle import LifecyclePlugins
 from hotplate.engine.options import EngineOptions
 from hotplate.engine.runner import ActionRunner
 from hotplate.engine.service.endpoint import EngineService
+from hotplate.engine.service.request_ledger import RepeatSafe
 from hotplate.engine.sink_delivery import SinkDelivery
 from hotplate.engine.worker.endpoint import ListenerService, WorkerService
 from hotplate.engine.worker.parking import ParkedActions
@@ -223,16 +224,18 @@ def start_engine(
     deps.parked = ParkedActions(deps.redrive, deps.clock)
     worker = WorkerService(deps)
     service = EngineService(deps, worker)
-    transport.serve(WORKER_TOPIC, deps.engine_id, worker, WorkerService.ALLOWED,
-                    gate=deps.slots if deps.slots.limited else None)
     transport.serve(LISTENER_TOPIC, deps.engine_id, ListenerService(), ListenerService.ALLOWED)
-    transport.serve(ENGINE_TOPIC, host, service, EngineService.ALLOWED)
     lease = None if fence is None else Lease(
         engine_lease(options), fence, name=f"hotplate-lease-{deps.engine_id[:8]}")
     reporter = ServiceReporter.start(
         store, ServiceIdentity(deps.engine_id, host, socket.gethostname()),
         options.periodic_interval, clock, lease,
         reachable=None if watch is None else lambda: bool(watch.up))
+    # Work only once registered: an engine started while cut off from its database
+    # (a fenced one's successor, during the partition) would take calls and hold them.
+    transport.serve(WORKER_TOPIC, deps.engine_id, worker, WorkerService.ALLOWED,
+                    gate=deps.slots if deps.slots.limited else None)
+    transport.serve(ENGINE_TOPIC, host, RepeatSafe(service, deps), EngineService.ALLOWED)
     return Engine(deps=deps, service=service, worker=worker, reporter=reporter,
                   recovery=Recovery.start(deps), delivery=_sink_delivery(deps), watch=watch)
 

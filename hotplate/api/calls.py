@@ -8,6 +8,7 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 
+from hotplate.api import idempotency
 from hotplate.api.context import noauth_context
 from hotplate.api.rpc import EngineRpc
 from hotplate.model.errors import EntityNotFound
@@ -20,6 +21,7 @@ async def engine(request: Request, project_id: str, method: str, **kwargs: Any) 
     rpc: EngineRpc = request.app.state.rpc
     context = getattr(request.state, "context", None) or noauth_context(request, project_id)
     ctxt = context.to_rpc()
+    idempotency.keyed(request, project_id, method, ctxt)
     return await run_in_threadpool(rpc.call, ctxt, method, **kwargs)
 
 

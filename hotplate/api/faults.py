@@ -52,6 +52,8 @@ STATUS_BY_NAME: dict[str, int] = {
     "StackExists": 409,
     "ActionInProgress": 409,
     "InvalidRestrictedAction": 409,
+    "RequestInProgress": 409,
+    "RequestIdReused": 422,
 }
 
 # (reason phrase, webob's explanation) per status.
@@ -68,6 +70,7 @@ _STATUS_TEXT: dict[int, tuple[str, str]] = {
     409: ("Conflict", "There was a conflict when trying to complete your request."),
     413: ("Request Entity Too Large", "The body of your request was too large for this "
           "server."),
+    422: ("Unprocessable Entity", "Unable to process the contained instructions"),
     500: ("Internal Server Error", "The server has either erred or is incapable of "
           "performing the requested operation."),
     503: ("Service Unavailable", "The server is currently unavailable. Please try again at "
@@ -77,6 +80,7 @@ _STATUS_TEXT: dict[int, tuple[str, str]] = {
 # Heat's API-layer errors are webob's HTTP classes; their names are what clients see.
 _HTTP_CLASS = {400: "HTTPBadRequest", 401: "HTTPUnauthorized", 403: "HTTPForbidden",
                404: "HTTPNotFound", 405: "HTTPMethodNotAllowed", 409: "HTTPConflict",
+               422: "HTTPUnprocessableEntity",
                500: "HTTPInternalServerError"}
 
 ALLOW_ORDER = ("GET", "POST", "PUT", "PATCH", "DELETE")
@@ -187,7 +191,9 @@ async def _handle_any(request: Request, exc: Exception) -> Response:
     status, error_type, message = status_for(exc)
     if status == 500:
         LOG.exception("unexpected error serving %s %s", request.method, request.url.path)
-    return fault_response(status, error_type, message)
+    # A repeated request whose first asking still runs: when to ask again (idempotency.py).
+    headers = {"Retry-After": "3"} if error_type == "RequestInProgress" else None
+    return fault_response(status, error_type, message, headers)
 
 
 def install(app: Any) -> None:

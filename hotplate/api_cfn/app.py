@@ -16,6 +16,15 @@ checked against its secret before anything else; a key may only act on
 its own resource (Heat's ``access_allowed``). Refusals are heat-api-cfn's
 403s, and nothing reaches the engine. The engine is reached through RPC
 only, as the stack user's project.
+
+A signal may carry CloudFormation's ``ClientRequestToken`` (a query
+parameter): signals repeated with the same token are applied once and
+answered alike; the same token with another signal is AWS's
+``TokenAlreadyExistsException`` (400), and a token whose first signal is
+still being applied a 503 to ask again. (Of the CloudFormation actions that
+take the token, CreateStack, UpdateStack, DeleteStack, ..., this API serves
+none: stacks are driven through the orchestration API and its
+Idempotency-Key.)
 """
 
 from __future__ import annotations
@@ -36,6 +45,7 @@ from starlette.routing import Route
 
 from hotplate.api_cfn.errors import (
     ACCESS_DENIED,
+    IN_PROGRESS,
     INTERNAL,
     INVALID_ACTION,
     INVALID_PARAMETER,
@@ -43,13 +53,21 @@ from hotplate.api_cfn.errors import (
     MISSING_PARAMETER,
     NOT_FOUND,
     SIGNATURE_MISMATCH,
+    TOKEN_EXISTS,
     CfnError,
 )
 from hotplate.model.ec2_signature import SignedRequest, access_key_id, verify
-from hotplate.model.errors import EntityNotFound, HotplateError
+from hotplate.model.errors import (
+    EntityNotFound,
+    HotplateError,
+    RequestIdReused,
+    RequestInProgress,
+)
 from hotplate.model.stack_users import StackUserKey
+from hotplate.rpc.requests import WRITES, keyed_request_id
 
 _ARN = re.compile(r"^arn:openstack:heat::([^:]*):stacks/([^/]+)/([^/]+)/resources/(.+)$")
+_TOKEN = re.compile(r"^[a-zA-Z0-9-]{1,128}$")
 JSON_ONLY_KEYS = frozenset({"Metadata"})
 
 
@@ -96,11 +114,24 @@ async def _authenticate(request: Request, body: bytes) -> StackUserKey:
     return key
 
 
-def _context(key: StackUserKey) -> dict[str, Any]:
+def _context(key: StackUserKey, token: str | None = None) -> dict[str, Any]:
+    """The stack user's context; with a ClientRequestToken, the request id of that token
+    (within the project), so that a repeated request is done once (rpc/requests.py)."""
+    request_id = f"req-{uuid.uuid4()}" if token is None else keyed_request_id(
+        key.project, f"cfn:{token}")
     return {"user_id": f"stack-user-{key.access_key}", "username": key.resource_name,
             "project_id": key.project, "tenant": key.project, "tenant_id": key.project,
-            "is_admin": False, "roles": ["heat_stack_user"],
-            "request_id": f"req-{uuid.uuid4()}"}
+            "is_admin": False, "roles": ["heat_stack_user"], "request_id": request_id}
+
+
+def _token(request: Request) -> str | None:
+    """CloudFormation's ClientRequestToken (a query parameter), checked as AWS does:
+    1 to 128 characters of letters, digits and hyphens."""
+    token = request.query_params.get("ClientRequestToken")
+    if token is not None and not _TOKEN.match(token):
+        raise CfnError(INVALID_PARAMETER, "ClientRequestToken must be 1 to 128 letters, "
+                       "digits or hyphens")
+    return token
 
 
 def _identity(key: StackUserKey) -> dict[str, str]:
@@ -110,10 +141,15 @@ def _identity(key: StackUserKey) -> dict[str, str]:
 
 async def _call(request: Request, key: StackUserKey, method: str, **kwargs: Any) -> Any:
     rpc: EngineCalls = request.app.state.rpc
+    token = _token(request) if method in WRITES else None
     try:
-        return await run_in_threadpool(rpc.call, _context(key), method, **kwargs)
+        return await run_in_threadpool(rpc.call, _context(key, token), method, **kwargs)
     except EntityNotFound as exc:
         raise CfnError(NOT_FOUND, str(exc)) from None
+    except RequestIdReused as exc:
+        raise CfnError(TOKEN_EXISTS, str(exc)) from None
+    except RequestInProgress as exc:
+        raise CfnError(IN_PROGRESS, str(exc)) from None
     except HotplateError as exc:
         raise CfnError(INVALID_PARAMETER, str(exc)) from None
 

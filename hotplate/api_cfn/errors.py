@@ -19,6 +19,10 @@ MISSING_PARAMETER = (400, "MissingParameter",
 INVALID_ACTION = (400, "InvalidAction",
                   "The action or operation requested is invalid")
 NOT_FOUND = (404, "HeatAPIException", "The resource could not be found.")
+TOKEN_EXISTS = (400, "TokenAlreadyExistsException",
+                "A client request token already exists")
+IN_PROGRESS = (503, "ServiceUnavailable",
+               "The request with this client request token is still in progress")
 INTERNAL = (500, "InternalFailure",
             "The request processing has failed due to an internal error")
 

@@ -75,6 +75,12 @@ ENGINE_OPTS = [
              "message again (hotplate's own option: a lost message and a backlog look "
              "the same, so a node is sent again at most once per this)."),
     cfg.IntOpt(
+        "request_retention", default=86400, min=1,
+        help="Seconds an engine keeps the answer of a write by its request id (the "
+             "API's Idempotency-Key, the CFN API's ClientRequestToken), so that the same "
+             "request asked again is answered as the first time and not done twice "
+             "(hotplate's own option)."),
+    cfg.IntOpt(
         "graceful_shutdown_timeout", default=60, min=0,
         help="Seconds a stopping engine (SIGTERM) lets running operations finish before "
              "it exits (oslo.service's option). Zero waits without end."),

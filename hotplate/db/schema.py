@@ -45,6 +45,7 @@ from hotplate.db.schema_delivery import (
     software_deployment,
     stack_user_key,
 )
+from hotplate.db.schema_requests import engine_request
 from hotplate.db.types import JsonText, UtcDateTime
 
 __all__ = [
@@ -52,6 +53,7 @@ __all__ = [
     "api_token",
     "auth_key_check",
     "engine_claim",
+    "engine_request",
     "event",
     "event_outbox",
     "event_sink_handed",

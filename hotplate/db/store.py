@@ -50,6 +50,7 @@ from hotplate.db.crypt import SecretBox
 from hotplate.db.events import EventStore
 from hotplate.db.locks import ResourceLockStore
 from hotplate.db.recovery import RecoveryStore
+from hotplate.db.requests import RequestStore
 from hotplate.db.resources import ResourceStore
 from hotplate.db.rows import to_resource
 from hotplate.db.services import ServiceStore
@@ -64,7 +65,7 @@ from hotplate.ports import Clock
 
 
 class SqlStore(StackStore, ResourceStore, ResourceLockStore, SyncStore, EventStore, ServiceStore,
-               RecoveryStore, SoftwareStore, SignalStore, StackUserStore):
+               RecoveryStore, SoftwareStore, SignalStore, StackUserStore, RequestStore):
     """The Store on an engine from ``hotplate.db.engine.make_engine``.
 
     ``clock`` supplies every created_at / updated_at / deleted_at, so a fake

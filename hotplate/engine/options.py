@@ -42,6 +42,10 @@ class EngineOptions:
     (a backlog looks the same as a lost message, so at most once per this)."""
     graceful_shutdown_timeout: int = 60
     """Seconds a stopping engine lets running operations finish (SIGTERM)."""
+    request_retention: int = 86400
+    """Seconds an engine-topic write's answer is kept by its request id (an
+    Idempotency-Key, a ClientRequestToken): asked again within this, it is answered
+    as the first time and not done again."""
     client_retry_limit: int = 2
     """Times a worker that found a resource locked tries again, after a random wait."""
     heat_metadata_server_url: str = "http://127.0.0.1:8000/v1/"
@@ -86,7 +90,7 @@ class EngineOptions:
 
 
 _POSITIVE = frozenset({"periodic_interval", "engine_life_check_timeout",
-                       "stalled_traversal_timeout"})
+                       "stalled_traversal_timeout", "request_retention"})
 """Options that must be at least 1 (a timer of 0 s would spin)."""
 
 

@@ -15,7 +15,9 @@
     │   └── ResourceTypeUnavailable
     ├── NotSupported              400
     ├── RequestLimitExceeded      400
-    └── Forbidden                 403
+    ├── Forbidden                 403
+    ├── RequestIdReused           422  (an Idempotency-Key reused for another request)
+    └── RequestInProgress         409  (its first asking still runs; Retry-After)
 
 Resource-level outcomes (never shown as API errors):
 ResourceFailure wraps a plugin's exception as "<Type>: <path>: <message>";
@@ -111,6 +113,24 @@ class RequestLimitExceeded(HotplateError):
 
 class Forbidden(HotplateError):
     pass
+
+
+class RequestIdReused(HotplateError):
+    """A request id (an Idempotency-Key, a ClientRequestToken) already used for another
+    request: another method, project or arguments."""
+
+    def __init__(self, request_id: str) -> None:
+        super().__init__(f"The request id {request_id} was already used for a different "
+                         "request.")
+        self.request_id = request_id
+
+
+class RequestInProgress(HotplateError):
+    """The first asking of this request id is still running on a live engine."""
+
+    def __init__(self, request_id: str) -> None:
+        super().__init__(f"The request {request_id} is still in progress; ask again later.")
+        self.request_id = request_id
 
 
 class InvalidBreakPointHook(HotplateError):

@@ -29,6 +29,7 @@ from hotplate.model.records import (
     SyncReport,
     SyncResult,
 )
+from hotplate.ports.requests import RequestStorage
 from hotplate.ports.server_config import SignalStorage, SoftwareStorage
 
 
@@ -400,7 +401,7 @@ class CredentialStorage(Protocol):
 class Store(
     TemplateStorage, StackStorage, ResourceStorage, ResourceDataStorage, EventStorage,
     SyncPointStorage, ServiceStorage, RecoveryStorage, CredentialStorage, SoftwareStorage,
-    SignalStorage, Protocol,
+    SignalStorage, RequestStorage, Protocol,
 ):
     """Persistence for stacks, resources, events and sync points: every role at once.
 

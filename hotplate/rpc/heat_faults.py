@@ -81,6 +81,11 @@ answers as the client's: deleting a software config a deployment still uses. The
 as the Heat class a Heat engine raises, so a stock heat-api answers exactly what it
 answers in front of Heat: a 500 naming that class, with its message."""
 
+REPEATED_REQUESTS: Mapping[str, int] = {"RequestInProgress": 409, "RequestIdReused": 422}
+"""Errors about a request id asked again (engine/service/request_ledger.py), which Heat
+has no name for: a stock heat-api gives every request an id of its own and asks once,
+so it never meets them (they would cross in hotplate's envelope, a 500 there)."""
+
 
 @dataclass(frozen=True)
 class HeatClass:

@@ -28,7 +28,7 @@ import threading
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,7 +41,7 @@ from hotplate.engine.clock import SystemClock
 from hotplate.model.ids import EngineId, StackId
 from hotplate.model.records import EventRecord, StackRecord
 from tests.distributed.broker_proxy import BrokerProxy
-from tests.distributed.databases import drop_database, fresh_postgres_database
+from tests.distributed.databases import drop_database, fresh_database
 
 CTXT = {"project_id": "demo", "username": "demo", "is_admin": False}
 
@@ -79,7 +79,7 @@ def private_database(server_url: str, prefix: str) -> Iterator[str]:
     """A migrated database made for the caller on ``server_url``'s server; dropped
     afterwards, with any connection a killed engine left open."""
     name = f"{prefix}_{uuid.uuid4().hex[:8]}"
-    url = fresh_postgres_database(server_url, name)
+    url = fresh_database(server_url, name)
     try:
         yield url
     finally:
@@ -98,14 +98,16 @@ class Child:
 class EngineCommand:
     """One ``hotplate engine --workers 1`` command, in a process group of its own."""
 
-    def __init__(self, name: str, env: Mapping[str, str], log: Path) -> None:
+    def __init__(self, name: str, env: Mapping[str, str], log: Path,
+                 prefix: Sequence[str] = ()) -> None:
         self.name = name
         self.log = log
         self.children: list[Child] = []
         self._changed = threading.Condition()
         with log.open("a") as sink:  # the processes keep their own copy of the descriptor
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "hotplate.cli.main", "engine", "--engine-host", name,
+                [*prefix, sys.executable, "-m", "hotplate.cli.main", "engine",
+                 "--engine-host", name,
                  "--workers", "1", "--threads", str(THREADS)],
                 env=dict(env), stdout=subprocess.PIPE, stderr=sink, text=True,
                 start_new_session=True, preexec_fn=_stop_with_the_test)
@@ -216,13 +218,15 @@ class Cluster:
         self.rpc = EngineRpc(self._transport, timeout=60)
 
     # -- processes ----------------------------------------------------------------
-    def start(self, name: str, **extra_env: str) -> EngineCommand:
-        """Start (or start again) the command ``name``; returns once its child announced."""
+    def start(self, name: str, *, prefix: Sequence[str] = (), **extra_env: str,
+              ) -> EngineCommand:
+        """Start (or start again) the command ``name``; returns once its child announced.
+        ``prefix``: what runs it (``ip netns exec NS``: in a namespace, netns.py)."""
         old = self.commands.pop(name, None)
         if old is not None:
             self._retired.append(old)
         command = EngineCommand(name, {**self.env, **extra_env},
-                                self.root / f"{name}.log")
+                                self.root / f"{name}.log", prefix)
         self.commands[name] = command
         command.child()
         return command

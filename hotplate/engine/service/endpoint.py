@@ -40,6 +40,7 @@ from hotplate.model.errors import ActionInProgress, EntityNotFound, NotSupported
 from hotplate.model.ids import NO_TRAVERSAL, StackId, TemplateId
 from hotplate.model.records import StackRecord
 from hotplate.model.states import Action, Status
+from hotplate.rpc.requests import request_uuid
 from hotplate.template import Template
 from hotplate.template.parameter_values import (
     ImmutableParameterModified,
@@ -85,13 +86,17 @@ class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods):
     ) -> dict[str, str]:
         deps = self._deps
         args = dict(args or {})
-        action = Action.CREATE
+        action = Action.ADOPT if args.get("adopt_stack_data") else Action.CREATE
+        known = None if owner_id else request_uuid(ctxt, "stack")
+        if known is not None:  # this request asked again: what its first asking made
+            made = deps.store.get_stack(StackId(known), include_deleted=True)
+            if made is not None:
+                return self._made_before(made, action)
         if args.get("adopt_stack_data"):
             if not deps.options.enable_stack_adopt:
                 raise NotSupported("Stack Adopt is not supported.")
             adopt_data = parse_adopt_data(args["adopt_stack_data"])
             files = with_adopt_data(files or {}, adopt_data)
-            action = Action.ADOPT
         env = request_environment(params, files or {}, environment_files)
         if action is Action.ADOPT:  # the abandoned stack's parameters, unless given anew
             env = with_adopt_parameters(env, adopt_data)
@@ -107,7 +112,7 @@ class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods):
                                              hidden=hidden_parameters(parsed))
         deps.caches.remember_template(tid, parsed, files or {}, env)
         stack = StackRecord(
-            id=StackId(deps.ids.new_uuid()), name=stack_name, project_id=project_of(ctxt),
+            id=StackId(known or deps.ids.new_uuid()), name=stack_name, project_id=project_of(ctxt),
             raw_template_id=tid, action=Action.INIT, status=Status.COMPLETE,
             status_reason="", current_traversal=NO_TRAVERSAL, created_at=deps.clock.now(),
             disable_rollback=bool(args.get("disable_rollback", True)),
@@ -124,6 +129,16 @@ class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods):
             raise
         trav.converge_stack(deps, stack, tid, action, prev_template_id=None)
         return identity_of(stack)
+
+    def _made_before(self, made: StackRecord, action: Action) -> dict[str, str]:
+        """The stack an earlier asking of this create made; started if its engine died
+        between writing it and starting its action (nothing else would start it)."""
+        if made.action is Action.INIT and made.current_traversal == NO_TRAVERSAL:
+            LOG.warning("stack %s: made by an earlier asking, never started; starting %s",
+                        made.id, action)
+            trav.converge_stack(self._deps, made, made.raw_template_id, action,
+                                prev_template_id=None)
+        return identity_of(made)
 
     def update_stack(
         self, ctxt: Mapping[str, Any], stack_identity: Any, template: Any, params: Any,

@@ -24,6 +24,7 @@ from hotplate.model.errors import HotplateError, StackValidationFailed
 from hotplate.model.software import SoftwareConfigRecord, SoftwareDeploymentRecord
 from hotplate.resources import software_io
 from hotplate.resources.software_outcome import IN_PROGRESS, signal_outcome
+from hotplate.rpc.requests import request_uuid
 
 LOG = logging.getLogger(__name__)
 
@@ -119,8 +120,12 @@ class SoftwareMethods:
             "options": dict(options or {}),
             "config": config,
         }
+        known = request_uuid(ctxt, "software_config")  # a repeated request finds its config
+        made = None if known is None else self._deps.store.get_software_config(known)
+        if made is not None:
+            return format_config(made)
         sc = self._deps.store.create_software_config(
-            self._deps.ids.new_uuid(), name=name, group=group, config=stored,
+            known or self._deps.ids.new_uuid(), name=name, group=group, config=stored,
             tenant=project_of(ctxt))
         return format_config(sc)
 
@@ -174,8 +179,12 @@ class SoftwareMethods:
         if not config_id or self._deps.store.get_software_config(
                 config_id, self._project(ctxt)) is None:
             raise Invalid(f"Config with id {config_id} not found")
+        known = None if deployment_id else request_uuid(ctxt, "software_deployment")
+        made = None if known is None else self._deps.store.get_software_deployment(known)
+        if made is not None:  # a repeated request: the deployment its first asking made
+            return format_deployment(made)
         sd = self._deps.store.create_software_deployment({
-            "id": deployment_id or self._deps.ids.new_uuid(), "config_id": config_id,
+            "id": deployment_id or known or self._deps.ids.new_uuid(), "config_id": config_id,
             "server_id": server_id, "input_values": dict(input_values or {}),
             "tenant": project_of(ctxt), "stack_user_project_id": stack_user_project_id,
             "action": action, "status": status, "status_reason": str(status_reason),

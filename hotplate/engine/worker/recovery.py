@@ -199,6 +199,7 @@ class Recovery:
             now = deps.clock.now()
             self.sweep(now - timedelta(seconds=options.stalled_traversal_timeout))
             self._redrive_signals()
+            deps.store.forget_requests(now - timedelta(seconds=options.request_retention))
             deps.store.release_claims(TAKEOVER_CLAIM, TAKEOVER_CLAIM_SECS)
             deps.store.release_claims(STACK_ACTION_CLAIM, TAKEOVER_CLAIM_SECS)
         return True

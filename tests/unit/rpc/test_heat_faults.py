@@ -15,6 +15,7 @@ from hotplate.rpc.heat_faults import (
     API_STATUS,
     HEAT_CLASSES,
     HEAT_EXCEPTION_MODULE,
+    REPEATED_REQUESTS,
     STRICTER_THAN_HEAT_API,
     HeatFault,
     api_names,
@@ -72,7 +73,8 @@ def api_view(exc: Exception) -> tuple[int, str, str | None]:
 
 
 def test_the_status_table_is_the_apis() -> None:
-    assert {**API_STATUS, **STRICTER_THAN_HEAT_API} == faults.STATUS_BY_NAME
+    assert {**API_STATUS, **STRICTER_THAN_HEAT_API, **REPEATED_REQUESTS} == \
+        faults.STATUS_BY_NAME
 
 
 @pytest.mark.parametrize("exc", SAMPLES, ids=lambda e: f"{type(e).__name__}:{e}")
