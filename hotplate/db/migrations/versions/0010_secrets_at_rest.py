@@ -8,7 +8,7 @@ database holding secrets is not migrated without one. ``auth_key_check``
 records which key the database's secrets are encrypted with.
 
 Revision ID: 0010
-Revises: 0008
+Revises: 0009
 Create Date: 2026-12-04
 """
 
@@ -24,7 +24,7 @@ from sqlalchemy.dialects import mysql
 from hotplate.db.crypt import METHOD, EncryptionKeyError, SecretBox
 
 revision = "0010"
-down_revision = "0008"
+down_revision = "0009"
 branch_labels = None
 depends_on = None
 
