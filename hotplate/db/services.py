@@ -1,4 +1,8 @@
-"""The engine registry (service rows with a heartbeat) and stored user credentials."""
+"""The engine registry (service rows with a heartbeat) and stored user credentials.
+
+A stack's trust id is written by ``create_user_creds`` and read back by
+``get_user_creds`` only: the two places that would encrypt and decrypt it.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ from hotplate.db import schema as s
 from hotplate.db.base import StoreBase
 from hotplate.db.rows import inserted_id, to_service
 from hotplate.model.ids import EngineId
-from hotplate.model.records import ServiceRecord
+from hotplate.model.records import ServiceRecord, UserCreds
 
 USER_CREDS_FIELDS = frozenset(
     {
@@ -109,6 +113,31 @@ class ServiceStore(StoreBase):
 
         def run(conn: Connection) -> int:
             return int(inserted_id(conn.execute(insert(s.user_creds).values(row))))
+
+        return self._tx.write(run)
+
+    def get_user_creds(self, creds_id: int) -> UserCreds | None:
+        """The stored credentials (the trust, in Keystone mode); None once deleted."""
+        uc = s.user_creds
+        query = select(uc).where(uc.c.id == creds_id)
+        row = self._tx.read(lambda conn: conn.execute(query).mappings().first())
+        if row is None:
+            return None
+        return UserCreds(id=int(row["id"]), trust_id=row["trust_id"],
+                         trustor_user_id=row["trustor_user_id"], tenant_id=row["tenant_id"],
+                         tenant=row["tenant"], auth_url=row["auth_url"],
+                         region_name=row["region_name"], username=row["username"])
+
+    def replace_user_creds(self, old_id: int, new_id: int) -> int:
+        """Every stack holding ``old_id`` (a root and its nested stacks) now holds
+        ``new_id``; the old row goes. Returns how many stacks changed."""
+        st, uc = s.stack, s.user_creds
+
+        def run(conn: Connection) -> int:
+            moved = conn.execute(update(st).where(st.c.user_creds_id == old_id)
+                                 .values(user_creds_id=new_id)).rowcount
+            conn.execute(delete(uc).where(uc.c.id == old_id))
+            return int(moved)
 
         return self._tx.write(run)
 

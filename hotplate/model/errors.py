@@ -15,7 +15,9 @@
     │   └── ResourceTypeUnavailable
     ├── NotSupported              400
     ├── RequestLimitExceeded      400
-    └── Forbidden                 403
+    ├── MissingCredentialError    400  "Missing required credential: roles ..."
+    ├── Forbidden                 403
+    └── AuthorizationFailure      500  "Authorization failed." (Keystone refused the engine)
 
 Resource-level outcomes (never shown as API errors):
 ResourceFailure wraps a plugin's exception as "<Type>: <path>: <message>";
@@ -111,6 +113,21 @@ class RequestLimitExceeded(HotplateError):
 
 class Forbidden(HotplateError):
     pass
+
+
+class MissingCredentialError(HotplateError):
+    """A credential the request needs is missing (a trust's roles the caller lacks)."""
+
+    def __init__(self, required: str) -> None:
+        super().__init__(f"Missing required credential: {required}")
+
+
+class AuthorizationFailure(HotplateError):
+    """Keystone refused the engine's own credentials (trustee, stack domain admin)."""
+
+    def __init__(self, failure_reason: str = "") -> None:
+        reason = f" {failure_reason}" if failure_reason else ""
+        super().__init__(f"Authorization failed.{reason}")
 
 
 class InvalidBreakPointHook(HotplateError):
