@@ -10,8 +10,8 @@ project (named after the resource's physical name, holding
   URLs, DeployedServer's ``os-collect-config`` keys): its access key is also
   recorded in the stack-user table, with no secret, so that the CFN API
   knows which resource a key speaks for and asks Keystone to check it;
-- a password (HEAT_SIGNAL's credentials) and a token scoped to the project
-  (TOKEN_SIGNAL), as Heat's ``_user_token``.
+- a password and a token scoped to the project (TOKEN_SIGNAL), as Heat's
+  ``_user_token``.
 
 What was made is recorded in resource_data under Heat's names (``user_id``,
 ``credential_id``, ``access_key``, ``secret_key``, ``password``, the last
@@ -67,10 +67,6 @@ class KeystoneStackUser:
     def project_id(self) -> str:
         return self._project
 
-    @property
-    def username(self) -> str:
-        return self._name[-255:]
-
     def password(self) -> str:
         stored = self._data.data().get("password")
         if stored:
@@ -107,13 +103,6 @@ class KeystoneStackUser:
     def token(self) -> str:
         """A token of the user, scoped to the stack user project."""
         return self._domain.user_token(self.user_id(), self._project, self.password())
-
-    def heat_credentials(self, region: str | None) -> dict[str, Any]:
-        """What HEAT_SIGNAL hands a server (Heat's keys)."""
-        return {"auth_url": self._domain.url, "username": self.username,
-                "user_id": self.user_id(), "password": self.password(),
-                "project_id": self._project, "domain_id": self._domain.domain_id,
-                "region_name": region}
 
     def forget(self) -> None:
         """Delete the keypair, then the user, and their records."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Protocol
 from urllib.parse import quote, unquote, urlencode, urlsplit
 
 from hotplate.engine.hosting.keystone_users import KeystoneStackUser
@@ -137,18 +137,6 @@ class EngineSignalEndpoints:
 
     def metadata_server_url(self) -> str:
         return self._options.heat_metadata_server_url or "http://127.0.0.1:8000/v1/"
-
-    def heat_signal_credentials(self, region: str | None = None) -> dict[str, Any] | None:
-        """HEAT_SIGNAL's credentials of the resource's Keystone stack user (Heat's keys,
-        ``alarm_url`` the signal URL); None outside Keystone mode."""
-        if self._keystone is None:
-            return None
-        return {**self._keystone.heat_credentials(region),
-                "alarm_url": self.heat_signal_url()}
-
-    def keystone_stack_users(self) -> bool:
-        """Whether this resource's stack user is Keystone's (HEAT_SIGNAL works)."""
-        return self._keystone is not None
 
     def forget_signal_credentials(self) -> None:
         if self._keystone is not None:
