@@ -59,7 +59,7 @@ class Ec2Tokens:
                        "body_hash": hashlib.sha256(body).hexdigest()}
         try:
             answer = request(self._session, "POST", self._url,
-                             json={"credentials": credentials})
+                             json={"credentials": credentials}, secret=True)
         except KeystoneRefused as exc:
             LOG.info("AWS authentication failure: %s", exc)
             raise Ec2Refused(str(exc)) from None

@@ -56,8 +56,11 @@ def keystone_v3(settings: CloudSettings, request_url: str | None = None) -> str 
 
 
 def request(session: Any, method: str, url: str, *, json: Any = None,
-            retries: int = 2, headers: Mapping[str, str] | None = None) -> Any:
+            retries: int = 2, headers: Mapping[str, str] | None = None,
+            secret: bool = False) -> Any:
     """``method url`` on a keystoneauth session; the JSON answer (None when empty).
+    ``secret``: the request or its answer carries a password or a key, so keystoneauth
+    does not log it, even at debug level.
 
     Raises:
         KeystoneNotFound, KeystoneUnauthorized, KeystoneRefused: Keystone said no.
@@ -67,16 +70,16 @@ def request(session: Any, method: str, url: str, *, json: Any = None,
         stop=tenacity.stop_after_attempt(retries + 1),
         wait=tenacity.wait_exponential(multiplier=0.5, max=4) + tenacity.wait_random(0, 0.5),
         retry=tenacity.retry_if_exception_type(CloudTransient), reraise=True)
-    return retrying(_once, session, method, url, json, headers)
+    return retrying(_once, session, method, url, json, headers, not secret)
 
 
 def _once(session: Any, method: str, url: str, body: Any,
-          headers: Mapping[str, str] | None) -> Any:
+          headers: Mapping[str, str] | None, log: bool) -> Any:
     from keystoneauth1 import exceptions as ks_exc
 
     try:
         resp = session.request(url, method, json=body, raise_exc=False,
-                               headers=dict(headers or {}))
+                               headers=dict(headers or {}), log=log)
     except ks_exc.ConnectionError as exc:
         raise CloudTransient(str(exc)) from exc
     except ks_exc.HttpError as exc:  # the session's own authentication was refused

@@ -113,9 +113,10 @@ class StackDomainAdmin:
             self._session = sess
         return sess
 
-    def _call(self, method: str, path: str, body: Any = None) -> Any:
+    def _call(self, method: str, path: str, body: Any = None, *, secret: bool = False
+              ) -> Any:
         return request(self._admin(), method, f"{self.url}{path}", json=body,
-                       retries=self.settings.client_retry_limit)
+                       retries=self.settings.client_retry_limit, secret=secret)
 
     @property
     def domain_id(self) -> str:
@@ -170,7 +171,8 @@ class StackDomainAdmin:
         if password is not None:
             body["password"] = password
         try:
-            user_id = str(self._call("POST", "/users", {"user": body})["user"]["id"])
+            user_id = str(self._call("POST", "/users", {"user": body},
+                                     secret=True)["user"]["id"])
         except KeystoneRefused as exc:
             if exc.status != 409:
                 raise
@@ -185,7 +187,8 @@ class StackDomainAdmin:
             raise HotplateError(f"User {username} exists outside the stack's project")
         user_id = str(users[0]["id"])
         if password is not None:
-            self._call("PATCH", f"/users/{user_id}", {"user": {"password": password}})
+            self._call("PATCH", f"/users/{user_id}", {"user": {"password": password}},
+                       secret=True)
         return user_id
 
     def _check_user(self, user_id: str, project_id: str, action: str) -> None:
@@ -227,7 +230,7 @@ class StackDomainAdmin:
         blob = {"access": uuid.uuid4().hex, "secret": new_password()}
         made = self._call("POST", "/credentials", {"credential": {
             "user_id": user_id, "type": "ec2", "blob": json.dumps(blob),
-            "project_id": project_id}})
+            "project_id": project_id}}, secret=True)
         return AccessKey(str(made["credential"]["id"]), blob["access"], blob["secret"])
 
     def delete_keypair(self, user_id: str, project_id: str, credential_id: str) -> None:

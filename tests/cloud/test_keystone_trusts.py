@@ -355,6 +355,9 @@ def test_stack_users_live_in_the_stack_domain_and_go_with_the_stack(
                                                            ignore_missing=False).id}
     ec2 = [c for c in admin_conn.identity.credentials() if c.project_id == user_project]
     assert [c.type for c in ec2] == ["ec2"]
+    logged = served.log.read_text()  # the server logs at debug level
+    assert json.loads(ec2[0].blob)["secret"] not in logged
+    assert tok["token"] not in logged
 
     deleted = _HTTP.delete(served.url(project, path), headers={"X-Auth-Token": token})
     assert deleted.status_code == 204, deleted.text
