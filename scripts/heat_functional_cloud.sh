@@ -9,7 +9,8 @@
 # A fresh `hotplate serve --auth keystone` listens where the catalog's orchestration and
 # cloudformation endpoints point (127.0.0.1:8004 and :8000), validates tokens as the cloud's
 # `heat` service user, with abandon and adopt on as Heat's gate has them, and is stopped
-# afterwards. The tests log in as OS_CLOUD (default hotplate-demo) and OS_ADMIN_CLOUD (default
+# afterwards. As the cloud's real Heat, it acts for stacks through trusts to that same user
+# ([trustee]) and keeps stack users in the `heat` domain (heat_domain_admin). The tests log in as OS_CLOUD (default hotplate-demo) and OS_ADMIN_CLOUD (default
 # hotplate-admin) and find hotplate in the catalog. TEST_LIST defaults to the cloud list.
 # The last line printed is the runner's `N passed, M failed`; its exit status is the script's.
 set -euo pipefail
@@ -37,6 +38,19 @@ cat > "$DATA_DIR/hotplate.conf" <<CONF
 [DEFAULT]
 enable_stack_abandon = true
 enable_stack_adopt = true
+stack_user_domain_name = ${HOTPLATE_STACK_DOMAIN:-heat}
+stack_domain_admin = ${HOTPLATE_STACK_DOMAIN_ADMIN:-heat_domain_admin}
+stack_domain_admin_password = ${HOTPLATE_STACK_DOMAIN_ADMIN_PASSWORD:-secret}
+
+[clients_keystone]
+auth_uri = $KEYSTONE
+
+[trustee]
+auth_url = $KEYSTONE
+auth_type = password
+user_domain_name = Default
+username = ${HOTPLATE_SERVICE_USER:-heat}
+password = ${HOTPLATE_SERVICE_PASSWORD:-secret}
 
 [keystone_authtoken]
 www_authenticate_uri = $KEYSTONE

@@ -13,9 +13,13 @@ heat-api-cfn's paths, as agents call them unchanged:
 Every request is signed (EC2 SigV2 or SigV4) with a stack user's key: the
 key is looked up (``KeyLookup``, the stack-user store) and the signature
 checked against its secret before anything else; a key may only act on
-its own resource (Heat's ``access_allowed``). Refusals are heat-api-cfn's
-403s, and nothing reaches the engine. The engine is reached through RPC
-only, as the stack user's project.
+its own resource (Heat's ``access_allowed``). A key Keystone holds (Keystone
+mode: a stack domain user's EC2 credential) is checked by Keystone's
+``ec2tokens`` instead (``Ec2Check``), and refused when the API has no
+Keystone to ask; hotplate's own keys (the standalone mode's, and those of
+stacks made before Keystone mode was switched on) are checked here as ever.
+Refusals are heat-api-cfn's 403s, and nothing reaches the engine. The engine
+is reached through RPC only, as the stack user's project.
 
 A signal may carry CloudFormation's ``ClientRequestToken`` (a query
 parameter): signals repeated with the same token are applied once and
@@ -77,6 +81,13 @@ class EngineCalls(Protocol):
     def call(self, ctxt: Mapping[str, Any], method: str, **kwargs: Any) -> Any: ...
 
 
+class Ec2Check(Protocol):
+    """Keystone's ec2tokens (``hotplate.cloud.ec2tokens.Ec2Tokens``)."""
+
+    def check(self, *, access: str, signature: str, host: str, verb: str, path: str,
+              params: Mapping[str, str], headers: Mapping[str, str], body: bytes) -> Any: ...
+
+
 class KeyLookup(Protocol):
     """The stack users' keys (db/stack_users.py), injected as the token store is."""
 
@@ -109,9 +120,38 @@ async def _authenticate(request: Request, body: bytes) -> StackUserKey:
     key = await run_in_threadpool(keys.find_stack_user_key, access)
     if key is None:
         raise CfnError(MISSING_AUTH)
-    if not verify(key.secret, signed):
+    if key.keystone_held:
+        await _keystone_check(request, signed, access)
+    elif not verify(key.secret, signed):
         raise CfnError(SIGNATURE_MISMATCH)
     return key
+
+
+async def _keystone_check(request: Request, signed: SignedRequest, access: str) -> None:
+    """Keystone checks a signature by a key it holds (Heat's ``EC2Token``)."""
+    from hotplate.cloud.ec2tokens import Ec2Refused
+
+    checker: Ec2Check | None = getattr(request.app.state, "ec2tokens", None)
+    signature = _signature(signed)
+    if checker is None or not signature:
+        raise CfnError(SIGNATURE_MISMATCH if checker is not None else ACCESS_DENIED)
+    try:
+        await run_in_threadpool(
+            checker.check, access=access, signature=signature, host=signed.host,
+            verb=signed.verb, path=signed.path, params=signed.params,
+            headers=signed.headers, body=signed.body)
+    except Ec2Refused:
+        raise CfnError(ACCESS_DENIED) from None
+
+
+def _signature(signed: SignedRequest) -> str | None:
+    """The signature sent: ``Signature``, ``X-Amz-Signature`` or SigV4's header."""
+    found = signed.params.get("Signature") or signed.params.get("X-Amz-Signature")
+    if found is None:
+        auth = signed.headers.get("authorization") or signed.headers.get("Authorization")
+        if auth and "Signature=" in auth:
+            found = auth.partition("Signature=")[2].split(",")[0]
+    return found
 
 
 def _context(key: StackUserKey, token: str | None = None) -> dict[str, Any]:
@@ -270,8 +310,10 @@ async def _internal(request: Request, exc: Exception) -> Response:
     return CfnError(INTERNAL).response()
 
 
-def create_cfn_app(rpc: EngineCalls, keys: KeyLookup) -> Starlette:
-    """The ASGI app; ``keys`` checks signatures, ``rpc`` reaches the engine."""
+def create_cfn_app(rpc: EngineCalls, keys: KeyLookup, ec2tokens: Ec2Check | None = None
+                   ) -> Starlette:
+    """The ASGI app; ``keys`` checks signatures (``ec2tokens``, Keystone mode: those of
+    keys Keystone holds), ``rpc`` reaches the engine."""
     app = Starlette(routes=[
         Route("/v1/signal/{arn:path}", signal, methods=["POST", "PUT"]),
         Route("/v1/waitcondition/{arn:path}", waitcondition, methods=["POST", "PUT"]),
@@ -280,4 +322,5 @@ def create_cfn_app(rpc: EngineCalls, keys: KeyLookup) -> Starlette:
     ], exception_handlers={Exception: _internal})
     app.state.rpc = rpc
     app.state.keys = keys
+    app.state.ec2tokens = ec2tokens
     return app

@@ -24,6 +24,30 @@ def key_lookup(db_url: str, secrets: Any = None) -> Any:
     return StackUserStore(make_engine(db_url, pool_size=4), SystemClock(), secrets)
 
 
+def ec2_tokens(args: argparse.Namespace) -> Any | None:
+    """Keystone's ec2tokens, asked as the ``[keystone_authtoken]`` service user, when the
+    API is in Keystone mode (``--auth keystone`` or ``[paste_deploy] flavor``); None
+    otherwise: only hotplate's own keys are accepted."""
+    mode = getattr(args, "auth", None) or settings(args).auth
+    if mode != "keystone":
+        return None
+    from keystoneauth1 import loading, session
+
+    from hotplate.cloud.ec2tokens import Ec2Tokens
+    from hotplate.cloud.sessions import APP_NAME
+    from hotplate.config import ConfigError
+    from hotplate.config.keystone import AUTHTOKEN, authtoken_conf
+
+    conf = authtoken_conf(settings(args).sources)
+    loading.register_auth_conf_options(conf, AUTHTOKEN)
+    auth = loading.load_auth_from_conf_options(conf, AUTHTOKEN)
+    url = getattr(auth, "auth_url", None)
+    if auth is None or not url:
+        raise ConfigError(f"[{AUTHTOKEN}] names no service user to ask Keystone's "
+                          "ec2tokens with (auth_type, auth_url, username, password, ...)")
+    return Ec2Tokens(session.Session(auth=auth, app_name=APP_NAME), str(url))
+
+
 def _server(args: argparse.Namespace, rpc: Any, db_url: str, *, out: Any = None) -> Any:
     import uvicorn
 
@@ -32,7 +56,7 @@ def _server(args: argparse.Namespace, rpc: Any, db_url: str, *, out: Any = None)
 
     cfn = settings(args).cfn
     keys = key_lookup(db_url, secret_box(args))
-    config = uvicorn.Config(create_cfn_app(rpc, keys), host=cfn.bind_host,
+    config = uvicorn.Config(create_cfn_app(rpc, keys, ec2_tokens(args)), host=cfn.bind_host,
                             port=cfn.bind_port, timeout_keep_alive=KEEP_ALIVE_SECS,
                             log_level="debug" if args.verbose else "warning")
     shown = f"[{cfn.bind_host}]" if ":" in cfn.bind_host else cfn.bind_host

@@ -10,6 +10,14 @@ request names none, ``client_retry_limit`` how many times a transient error
 (a 5xx, a dropped connection) is retried. ``[trustee]`` is the user that acts
 through the trusts stacks hold (Heat's: a password user scoped by the trust),
 ``[clients_keystone] auth_uri`` Keystone's URL when a request does not carry it.
+
+Deferred authentication (``DeferredAuth``): ``deferred_auth_method = trusts``
+(Heat's default) gives every stack made with a Keystone token a trust from its
+caller to the trustee; ``trusts_delegated_roles`` names the roles it delegates
+(empty: the caller's). The stack domain (``StackDomain``): where stack users,
+their EC2 keys and their projects live (``stack_user_domain_id`` or
+``_name``, administered by ``stack_domain_admin``), with the role
+``heat_stack_user_role``.
 """
 
 from __future__ import annotations
@@ -18,7 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["HEAT_CLIENTS", "ClientOptions", "CloudSettings", "TrusteeSettings"]
+__all__ = ["HEAT_CLIENTS", "ClientOptions", "CloudSettings", "DeferredAuth", "StackDomain",
+           "TrusteeSettings"]
 
 HEAT_CLIENTS = ("aodh", "barbican", "cinder", "designate", "glance", "heat", "keystone",
                 "magnum", "manila", "mistral", "neutron", "nova", "octavia", "swift", "trove",
@@ -60,6 +69,46 @@ class TrusteeSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class DeferredAuth:
+    """How work after a request acts for the stack's owner (Heat's options)."""
+
+    method: str = "trusts"
+    """``deferred_auth_method``: ``trusts`` (a trust per root stack) or ``password``
+    (deprecated in Heat; here: no trust is made)."""
+    delegated_roles: tuple[str, ...] = ()
+    """``trusts_delegated_roles``: the roles the trust delegates; empty: the caller's."""
+    reauthentication_method: str = ""
+    """``reauthentication_auth_method``: ``trusts`` also lets the trustee redelegate
+    the trust when ``allow_trusts_redelegation`` is set."""
+    allow_redelegation: bool = False
+    """``allow_trusts_redelegation``."""
+
+    @property
+    def trusts(self) -> bool:
+        return self.method == "trusts"
+
+    @property
+    def redelegation(self) -> bool:
+        return self.reauthentication_method == "trusts" and self.allow_redelegation
+
+
+@dataclass(frozen=True, slots=True)
+class StackDomain:
+    """The Keystone domain of stack users (``stack_user_domain_*``) and its admin."""
+
+    domain_id: str | None = None
+    domain_name: str | None = None
+    admin: str | None = None
+    admin_password: str | None = field(default=None, repr=False)
+    user_role: str = "heat_stack_user"
+    """``heat_stack_user_role``: the role every stack user holds in its project."""
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.domain_id or self.domain_name)
+
+
+@dataclass(frozen=True, slots=True)
 class CloudSettings:
     region_name_for_services: str | None = None
     client_retry_limit: int = 2
@@ -70,6 +119,8 @@ class CloudSettings:
     keystone_url: str | None = None
     """``[clients_keystone] auth_uri``: Keystone, when a request does not say."""
     trustee: TrusteeSettings = TrusteeSettings()
+    deferred_auth: DeferredAuth = DeferredAuth()
+    stack_domain: StackDomain = StackDomain()
 
     def option(self, client: str, name: str) -> Any:
         """``[clients_<client>] name`` if set, else ``[clients] name`` (Heat's lookup)."""

@@ -1,6 +1,8 @@
 """The options about reaching a cloud, under Heat's names: ``region_name_for_services``,
-``[clients]``, ``[clients_<client>]`` and ``[trustee]`` (read into
-``hotplate.cloud.settings.CloudSettings``)."""
+``[clients]``, ``[clients_<client>]``, ``[trustee]``, deferred authentication
+(``deferred_auth_method``, ``trusts_delegated_roles``...) and the stack domain
+(``stack_user_domain_id``/``_name``, ``stack_domain_admin``...), read into
+``hotplate.cloud.settings.CloudSettings``."""
 
 from __future__ import annotations
 
@@ -13,11 +15,13 @@ from hotplate.cloud.settings import (
     HEAT_CLIENTS,
     ClientOptions,
     CloudSettings,
+    DeferredAuth,
+    StackDomain,
     TrusteeSettings,
 )
 
 __all__ = ["CLIENT_GROUPS", "CLIENTS", "DEFAULT_OPTS", "TRUSTEE", "TRUSTEE_OPTS",
-           "cloud_settings", "client_opts", "env_sections"]
+           "StackDomainMisconfigured", "cloud_settings", "client_opts", "env_sections"]
 
 CLIENTS = "clients"
 TRUSTEE = "trustee"
@@ -28,7 +32,50 @@ DEFAULT_OPTS: list[cfg.Opt] = [
         "region_name_for_services",
         help="Region whose endpoints of the cloud's services are used when a request "
              "names none (Heat's option). Unset: the token's catalog decides."),
+    cfg.StrOpt(
+        "deferred_auth_method", choices=["password", "trusts"], default="trusts",
+        help="Select deferred auth method, stored password or trusts. With 'trusts' "
+             "(Heat's default), a stack created with a Keystone token holds a trust from "
+             "its creator to the [trustee] user, through which all later work on the "
+             "stack acts (its resources, signals, scaling, another engine's takeover). "
+             "'password' (deprecated in Heat) makes no trust: later work has no cloud "
+             "credentials."),
+    cfg.ListOpt(
+        "trusts_delegated_roles", default=[],
+        help="Subset of trustor roles to be delegated to heat. If left unset, all roles "
+             "of a user will be delegated to heat when creating a stack."),
+    cfg.StrOpt(
+        "reauthentication_auth_method", choices=["", "trusts"], default="",
+        help="Allow reauthentication on token expiry, such that long-running tasks may "
+             "complete (Heat's option). hotplate's work after a request always acts "
+             "through the stack's trust; 'trusts' here only lets "
+             "allow_trusts_redelegation apply."),
+    cfg.BoolOpt(
+        "allow_trusts_redelegation", default=False,
+        help="Create trusts with redelegation enabled. This option is only used when "
+             "reauthentication_auth_method is set to 'trusts'."),
+    cfg.StrOpt("heat_stack_user_role", default="heat_stack_user",
+               help="Keystone role for heat template-defined users."),
+    cfg.StrOpt(
+        "stack_user_domain_id",
+        help="Keystone domain ID which contains heat template-defined users. If this "
+             "option is set, stack_user_domain_name option will be ignored."),
+    cfg.StrOpt(
+        "stack_user_domain_name",
+        help="Keystone domain name which contains heat template-defined users. If "
+             "`stack_user_domain_id` option is set, this option is ignored. Unset (and "
+             "stack_user_domain_id unset): stack users and their keys are hotplate's "
+             "own, as in the standalone mode."),
+    cfg.StrOpt("stack_domain_admin",
+               help="Keystone username, a user with roles sufficient to manage users and "
+                    "projects in the stack_user_domain."),
+    cfg.StrOpt("stack_domain_admin_password", secret=True,
+               help="Keystone password for stack_domain_admin user."),
 ]
+
+
+class StackDomainMisconfigured(ValueError):
+    """A stack domain named without its admin (Heat's startup check)."""
 
 
 def client_opts(defaults: bool) -> list[cfg.Opt]:
@@ -90,4 +137,30 @@ def cloud_settings(value: Callable[[str, str], Any]) -> CloudSettings:
         trustee=TrusteeSettings(**{name: value(TRUSTEE, name) for name in (
             "auth_type", "auth_url", "username", "password", "user_domain_id",
             "user_domain_name")}),
+        deferred_auth=DeferredAuth(
+            method=value("DEFAULT", "deferred_auth_method"),
+            delegated_roles=tuple(value("DEFAULT", "trusts_delegated_roles") or ()),
+            reauthentication_method=value("DEFAULT", "reauthentication_auth_method") or "",
+            allow_redelegation=bool(value("DEFAULT", "allow_trusts_redelegation"))),
+        stack_domain=stack_domain(value),
     )
+
+
+def stack_domain(value: Callable[[str, str], Any]) -> StackDomain:
+    """The stack domain settings, refused as Heat refuses them at startup.
+
+    Raises:
+        StackDomainMisconfigured: a domain without its admin's name and password.
+    """
+    domain = StackDomain(
+        domain_id=value("DEFAULT", "stack_user_domain_id") or None,
+        domain_name=value("DEFAULT", "stack_user_domain_name") or None,
+        admin=value("DEFAULT", "stack_domain_admin") or None,
+        admin_password=value("DEFAULT", "stack_domain_admin_password") or None,
+        user_role=value("DEFAULT", "heat_stack_user_role") or "heat_stack_user")
+    if domain.configured and not (domain.admin and domain.admin_password):
+        raise StackDomainMisconfigured(
+            'heat.conf misconfigured, cannot specify "stack_user_domain_id" or '
+            '"stack_user_domain_name" without "stack_domain_admin" and '
+            '"stack_domain_admin_password"')
+    return domain

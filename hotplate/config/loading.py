@@ -28,7 +28,7 @@ from typing import Any
 
 from oslo_config import cfg
 
-from hotplate.config.cloud_options import cloud_settings
+from hotplate.config.cloud_options import StackDomainMisconfigured, cloud_settings
 from hotplate.config.options import (
     DATABASE,
     DEFAULT,
@@ -172,6 +172,10 @@ class _Reader:
 
 
 def _settings(value: _Reader, sources: Sources) -> Settings:
+    try:
+        cloud = cloud_settings(value)
+    except StackDomainMisconfigured as exc:
+        raise ConfigError(str(exc)) from None
     api = ApiSettings(value(HEAT_API, "bind_host"), value(HEAT_API, "bind_port"))
     cfn = ApiSettings(value(HEAT_API_CFN, "bind_host") or api.bind_host,
                       value(HEAT_API_CFN, "bind_port"))
@@ -201,7 +205,7 @@ def _settings(value: _Reader, sources: Sources) -> Settings:
         sources=sources,
         cfn=cfn,
         auth=value(PASTE_DEPLOY, "flavor") or "token",
-        cloud=cloud_settings(value),
+        cloud=cloud,
     )
 
 

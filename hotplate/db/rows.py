@@ -45,6 +45,7 @@ STACK_FIELDS: dict[str, str] = {
     "convergence": "convergence",
     "user_creds_id": "user_creds_id",
     "parent_resource_name": "parent_resource_name",
+    "stack_user_project_id": "stack_user_project_id",
 }
 """StackRecord field -> stack column (``id`` and ``tags`` are handled apart)."""
 
@@ -208,6 +209,7 @@ def to_stack(row: RowData, tags: tuple[str, ...] = (), prefix: str = "") -> Stac
         convergence=bool(get("convergence")),
         user_creds_id=get("user_creds_id"),
         parent_resource_name=get("parent_resource_name"),
+        stack_user_project_id=get("stack_user_project_id"),
     )
 
 

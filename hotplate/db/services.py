@@ -1,4 +1,8 @@
-"""The engine registry (service rows with a heartbeat) and stored user credentials."""
+"""The engine registry (service rows with a heartbeat) and stored user credentials.
+
+A stack's trust id is written by ``create_user_creds`` and read back by
+``get_user_creds`` only: the two places that encrypt and decrypt it.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ from hotplate.db import schema as s
 from hotplate.db.base import StoreBase
 from hotplate.db.rows import inserted_id, to_service
 from hotplate.model.ids import EngineId
-from hotplate.model.records import ServiceRecord
+from hotplate.model.records import ServiceRecord, UserCreds
 
 USER_CREDS_FIELDS = frozenset(
     {
@@ -127,15 +131,15 @@ class ServiceStore(StoreBase):
 
         return self._tx.write(run)
 
-    def get_user_creds(self, creds_id: int) -> dict[str, Any] | None:
-        """The credentials by user_creds column name, the password and trust id
-        decrypted; None if there are none.
+    def get_user_creds(self, creds_id: int) -> UserCreds | None:
+        """The stored credentials (the trust, in Keystone mode), the password and trust
+        id decrypted; None once deleted.
 
         Raises:
             EncryptionKeyError: they were encrypted with another key.
         """
         uc = s.user_creds
-        query = select(*(uc.c[name] for name in sorted(USER_CREDS_FIELDS))).where(
+        query = select(uc.c.id, *(uc.c[name] for name in sorted(USER_CREDS_FIELDS))).where(
             uc.c.id == creds_id)
         row = self._tx.read(lambda conn: conn.execute(query).mappings().first())
         if row is None:
@@ -146,7 +150,24 @@ class ServiceStore(StoreBase):
             if method and creds[column] is not None:
                 creds[column] = self._secrets.decrypt(
                     method, creds[column], what=f"the {column} of user_creds {creds_id}")
-        return creds
+        return UserCreds(id=int(creds["id"]), trust_id=creds["trust_id"],
+                         trustor_user_id=creds["trustor_user_id"], tenant_id=creds["tenant_id"],
+                         tenant=creds["tenant"], auth_url=creds["auth_url"],
+                         region_name=creds["region_name"], username=creds["username"],
+                         password=creds["password"])
+
+    def replace_user_creds(self, old_id: int, new_id: int) -> int:
+        """Every stack holding ``old_id`` (a root and its nested stacks) now holds
+        ``new_id``; the old row goes. Returns how many stacks changed."""
+        st, uc = s.stack, s.user_creds
+
+        def run(conn: Connection) -> int:
+            moved = conn.execute(update(st).where(st.c.user_creds_id == old_id)
+                                 .values(user_creds_id=new_id)).rowcount
+            conn.execute(delete(uc).where(uc.c.id == old_id))
+            return int(moved)
+
+        return self._tx.write(run)
 
     def delete_user_creds(self, creds_id: int) -> None:
         """Delete the credentials; stacks that pointed at them keep a NULL reference."""

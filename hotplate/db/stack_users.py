@@ -9,6 +9,10 @@ has no Keystone, so it keeps the pair itself:
   (db/crypt.py) rather than hashed, because checking an HMAC needs the secret
   itself; the CFN API looks the pair up by access key, which is stored as it
   is. Deleting the resource row deletes its keys (cascade).
+- In Keystone mode the keypair is a Keystone EC2 credential of a stack domain
+  user (``engine/hosting/keystone_users.py``): the row only says which
+  resource its access key speaks for, with an empty secret, and Keystone
+  checks its signatures.
 - ``signal_token``: the scope of a TOKEN_SIGNAL token, an ``api_token`` of
   role ``signal`` that may only signal, and read the metadata of, one
   resource. Only the token's hash is stored, as for every token.
@@ -31,6 +35,8 @@ from hotplate.model.stack_users import ResourceOwner, StackUserKey
 
 SIGNAL_ROLE = "signal"
 """The role of a TOKEN_SIGNAL token."""
+KEYSTONE_HELD = ""
+"""The secret of a key Keystone holds (Keystone mode): never a secret to sign with."""
 
 
 def _new_access_key() -> str:
@@ -60,6 +66,18 @@ class StackUserStore(StoreBase):
         if made is None:
             raise LookupError(f"resource {owner.resource_id} is gone")
         return made
+
+    def record_stack_user_key(self, owner: ResourceOwner, access_key: str) -> None:
+        """Note whose a Keystone EC2 key is (Keystone mode): no secret is kept, Keystone
+        checks the key's signatures (``ec2tokens``)."""
+        values = {
+            "access_key": access_key, "secret": KEYSTONE_HELD,
+            "resource_id": int(owner.resource_id), "stack_id": owner.stack_id,
+            "stack_name": owner.stack_name, "resource_name": owner.resource_name,
+            "project": owner.project, "created_at": self._now(),
+        }
+        with contextlib.suppress(IntegrityError):  # noted already (a retry)
+            self._tx.write(lambda conn: conn.execute(insert(stack_user_key).values(**values)))
 
     def stack_user_key_of(self, resource_id: ResourceId) -> StackUserKey | None:
         query = select(stack_user_key).where(stack_user_key.c.resource_id == int(resource_id))

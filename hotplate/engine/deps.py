@@ -17,6 +17,7 @@ from hotplate.engine.global_env import GlobalEnvironment
 from hotplate.engine.lifecycle import LifecyclePlugins
 from hotplate.engine.options import EngineOptions
 from hotplate.engine.runner import ActionRunner
+from hotplate.engine.stack_credentials import StackCredentials
 from hotplate.engine.template_types import TemplateTypes
 from hotplate.engine.worker_client import ReadyInputs, WorkerClient
 from hotplate.model.errors import ResourceTypeUnavailable
@@ -193,6 +194,10 @@ class EngineDeps:
     def __post_init__(self) -> None:
         self.worker_client = WorkerClient(self.transport, ReadyInputs())
         """Every engine_worker message this engine sends (worker_client.py)."""
+        self.credentials = StackCredentials(self.store, self.clouds)
+        """Stacks' trusts and stack domain projects (Keystone mode; stack_credentials.py)."""
+        if self.clouds.stack_credentials is None:
+            self.clouds.stack_credentials = self.credentials.credentials_of
         if self.event_sinks is not None:
             self.event_sinks.bind(self._sinks_of)
 

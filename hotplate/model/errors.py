@@ -15,9 +15,11 @@
     │   └── ResourceTypeUnavailable
     ├── NotSupported              400
     ├── RequestLimitExceeded      400
+    ├── MissingCredentialError    400  "Missing required credential: roles ..."
     ├── Forbidden                 403
     ├── RequestIdReused           422  (an Idempotency-Key reused for another request)
-    └── RequestInProgress         409  (its first asking still runs; Retry-After)
+    ├── RequestInProgress         409  (its first asking still runs; Retry-After)
+    └── AuthorizationFailure      500  "Authorization failed." (Keystone refused the engine)
 
 Resource-level outcomes (never shown as API errors):
 ResourceFailure wraps a plugin's exception as "<Type>: <path>: <message>";
@@ -131,6 +133,21 @@ class RequestInProgress(HotplateError):
     def __init__(self, request_id: str) -> None:
         super().__init__(f"The request {request_id} is still in progress; ask again later.")
         self.request_id = request_id
+
+
+class MissingCredentialError(HotplateError):
+    """A credential the request needs is missing (a trust's roles the caller lacks)."""
+
+    def __init__(self, required: str) -> None:
+        super().__init__(f"Missing required credential: {required}")
+
+
+class AuthorizationFailure(HotplateError):
+    """Keystone refused the engine's own credentials (trustee, stack domain admin)."""
+
+    def __init__(self, failure_reason: str = "") -> None:
+        reason = f" {failure_reason}" if failure_reason else ""
+        super().__init__(f"Authorization failed.{reason}")
 
 
 class InvalidBreakPointHook(HotplateError):

@@ -50,6 +50,28 @@ class StackRecord:
     convergence: bool = True
     user_creds_id: int | None = None
     parent_resource_name: str | None = None
+    stack_user_project_id: str | None = None
+    """The stack domain's project of the stack's users (Keystone mode); a nested stack
+    has its root's."""
+
+
+@dataclass(frozen=True, slots=True)
+class UserCreds:
+    """A stack's stored credentials (``user_creds``): its trust, in Keystone mode.
+
+    ``trust_id`` is the trust through which the stack's later work acts for
+    ``trustor_user_id`` in project ``tenant_id``.
+    """
+
+    id: int
+    trust_id: str | None = None
+    trustor_user_id: str | None = None
+    tenant_id: str | None = None
+    tenant: str | None = None
+    auth_url: str | None = None
+    region_name: str | None = None
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

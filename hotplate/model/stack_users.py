@@ -32,6 +32,11 @@ class StackUserKey:
     resource_name: str
     project: str
 
+    @property
+    def keystone_held(self) -> bool:
+        """Keystone holds the secret (Keystone mode): only Keystone checks signatures."""
+        return not self.secret
+
 
 @dataclass(frozen=True, slots=True)
 class SignalScope:

@@ -28,6 +28,7 @@ from hotplate.model.records import (
     StackRecord,
     SyncReport,
     SyncResult,
+    UserCreds,
 )
 from hotplate.ports.requests import RequestStorage
 from hotplate.ports.server_config import SignalStorage, SoftwareStorage
@@ -393,7 +394,9 @@ class CredentialStorage(Protocol):
 
     def create_user_creds(self, values: Mapping[str, Any]) -> int: ...
 
-    def get_user_creds(self, creds_id: int) -> dict[str, Any] | None: ...
+    def get_user_creds(self, creds_id: int) -> UserCreds | None: ...
+
+    def replace_user_creds(self, old_id: int, new_id: int) -> int: ...
 
     def delete_user_creds(self, creds_id: int) -> None: ...
 

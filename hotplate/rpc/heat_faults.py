@@ -170,6 +170,8 @@ HEAT_CLASSES: Mapping[str, HeatClass] = {c.name: c for c in (
               "Multiple resources were found with the physical ID (%(phys_id)s)."),
     HeatClass("InvalidBreakPointHook", "%(message)s"),
     HeatClass("Forbidden", "You are not authorized to use %(action)s."),
+    HeatClass("MissingCredentialError", "Missing required credential: %(required)s"),
+    HeatClass("AuthorizationFailure", "Authorization failed.%(failure_reason)s"),
     HeatClass("InvalidRestrictedAction", "%(message)s"),
 )}
 """The Heat classes hotplate's errors are named after (Heat 27.0.1's texts)."""
@@ -255,6 +257,9 @@ _MODEL_ERRORS: Mapping[str, _Rebuild] = {
     "RequestLimitExceeded": lambda f, text: model.RequestLimitExceeded(f["message"]),
     "InvalidBreakPointHook": lambda f, text: model.InvalidBreakPointHook(text),
     "Forbidden": lambda f, text: model.Forbidden(text),
+    "MissingCredentialError": lambda f, text: model.MissingCredentialError(f["required"]),
+    "AuthorizationFailure":
+        lambda f, text: model.AuthorizationFailure(f["failure_reason"].strip()),
 }
 """Heat class -> the model error of that name, from the fields of its text."""
 

@@ -276,3 +276,27 @@ def test_sigv4_and_form_posted_requests_are_checked(served: Served) -> None:
     assert posted.status_code == 200, posted.text
     assert httpx.post(cfn["metadata_url"], data={**form, "LogicalResourceId": "x"},
                       timeout=10).status_code == 403
+
+
+def test_a_key_keystone_holds_is_never_checked_here(served: Served) -> None:
+    """A Keystone-mode key is recorded with no secret: a request signed with an empty
+    secret is refused when the API has no Keystone to ask, and nothing is signalled."""
+    hc = served.api.client()
+    template = {**SERVER, "resources": {**SERVER["resources"],
+                                        "other": {"type": "OS::Heat::None"}}}
+    stack_id = create_complete(hc, template, name="keystone-held")
+    store = served.engine.deps.store
+    row = next(r for r in store.list_resources(StackId(stack_id)) if r.name == "other")
+    store.record_stack_user_key(
+        ResourceOwner(row.id, stack_id, "keystone-held", "other", "admin"), "KEYSTONEKEY")
+    cfn = {**_outputs(hc, stack_id)["occ"]["cfn"], "access_key_id": "KEYSTONEKEY"}
+    signer = ec2_utils.Ec2Signer("")
+    url = urlsplit(cfn["metadata_url"])
+    params = {"SignatureMethod": "HmacSHA256", "SignatureVersion": "2",
+              "AWSAccessKeyId": "KEYSTONEKEY", "Action": "DescribeStackResource",
+              "StackName": "keystone-held", "LogicalResourceId": "other"}
+    params["Signature"] = signer.generate(
+        {"params": params, "verb": "GET", "host": url.netloc, "path": url.path})
+    refused = httpx.get(cfn["metadata_url"], params=params, timeout=10)
+    assert refused.status_code == 403
+    assert _error_code(refused) == "AccessDenied"

@@ -255,3 +255,20 @@ def test_the_command_line_reads_the_file_under_its_flags(
     args = build_parser().parse_args(["engine", "--config-file", first, "--workers", "1",
                                       "--engine-host", "flagged"])
     assert (settings(args).num_engine_workers, settings(args).host) == (1, "flagged")
+
+
+def test_a_stack_domain_without_its_admin_is_refused_as_heat_refuses_it(
+        tmp_path: Path) -> None:
+    conf = tmp_path / "heat.conf"
+    conf.write_text("[DEFAULT]\nstack_user_domain_name = heat\n")
+    with pytest.raises(ConfigError) as refused:
+        load([str(conf)], environ={}, search=())
+    assert str(refused.value) == (
+        'heat.conf misconfigured, cannot specify "stack_user_domain_id" or '
+        '"stack_user_domain_name" without "stack_domain_admin" and '
+        '"stack_domain_admin_password"')
+    conf.write_text("[DEFAULT]\nstack_user_domain_name = heat\nstack_domain_admin = a\n"
+                    "stack_domain_admin_password = p\ntrusts_delegated_roles = member,x\n")
+    cloud = load([str(conf)], environ={}, search=()).cloud
+    assert cloud.stack_domain.configured and cloud.stack_domain.user_role == "heat_stack_user"
+    assert cloud.deferred_auth.trusts and cloud.deferred_auth.delegated_roles == ("member", "x")

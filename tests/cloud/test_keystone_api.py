@@ -15,7 +15,6 @@ import asyncio
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -29,15 +28,12 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.helpers import wait_until_serving
 from tests.cloud.keystone_proxy import SlowKeystoneProxy
 from tests.cloud.locate import Cloud
+from tests.cloud.serving import PORT, SERVICE_PASSWORD, keystone_serve
 
-PORT, CFN_PORT = 8004, 8000
 READER_CLOUD = os.environ.get("OS_READER_CLOUD") or "hotplate-demo-reader"
 ALT_CLOUD = os.environ.get("OS_ALT_CLOUD") or "hotplate-alt-demo"
-SERVICE_USER = os.environ.get("HOTPLATE_TEST_AUTHTOKEN_USER") or "heat"
-SERVICE_PASSWORD = os.environ.get("HOTPLATE_TEST_AUTHTOKEN_PASSWORD") or "secret"
 TEMPLATE = """heat_template_version: 2021-04-16
 resources:
   nothing: {type: OS::Heat::None}
@@ -68,43 +64,14 @@ def _login(cloud: Cloud, name: str) -> tuple[str, str]:
     return session.get_token(), session.get_project_id()
 
 
-def _port_free(port: int) -> bool:
-    with socket.socket() as sock:
-        return sock.connect_ex(("127.0.0.1", port)) != 0
-
-
 @pytest.fixture(scope="module")
 def served(cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    for port in (PORT, CFN_PORT):
-        if not _port_free(port):
-            pytest.fail(f"port {port}, the catalog's orchestration/cloudformation, is taken")
     tmp = Path(tmp_path_factory.mktemp("keystone-serve"))
-    conf = tmp / "hotplate.conf"
-    conf.write_text(
-        "[keystone_authtoken]\n"
-        f"www_authenticate_uri = {cloud.auth_url}\n"
-        f"auth_url = {cloud.auth_url}\n"
-        "auth_type = password\n"
-        f"username = {SERVICE_USER}\npassword = {SERVICE_PASSWORD}\n"
-        "project_name = service\nuser_domain_name = Default\n"
-        "project_domain_name = Default\n"
-        f"region_name = {cloud.region}\n")
-    log = tmp / "serve.log"
-    with SlowKeystoneProxy() as proxy, log.open("w") as out:
-        env = {**os.environ, "http_proxy": proxy.url, "HTTP_PROXY": proxy.url,
-               "no_proxy": "", "NO_PROXY": ""}
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "hotplate.cli.main", "--verbose", "serve",
-             "--auth", "keystone", "--config-file", str(conf), "--port", str(PORT),
-             "--cfn-port", str(CFN_PORT), "--data-dir", str(tmp / "var")],
-            stdout=out, stderr=subprocess.STDOUT, text=True, env=env)
-        try:
-            wait_until_serving(f"http://127.0.0.1:{PORT}/", proc, timeout=60,
-                               log=log.read_text)
-            yield Served(cloud, proxy, log, tmp)
-        finally:
-            proc.terminate()
-            proc.wait(30)
+    with SlowKeystoneProxy() as proxy:
+        env = {"http_proxy": proxy.url, "HTTP_PROXY": proxy.url, "no_proxy": "",
+               "NO_PROXY": ""}
+        with keystone_serve(cloud, tmp, env=env) as serving:
+            yield Served(cloud, proxy, serving.log, tmp)
 
 
 def _openstack(served: Served, cloud: str, *args: str, json_out: bool = True) -> Any:

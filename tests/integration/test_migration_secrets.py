@@ -99,8 +99,8 @@ def test_rows_written_before_read_back_the_same_after(
         "secret_key": "ec2-s3cret", "signal_token": "tok-s3cret", "pre-create": "pending"}
     key = store.find_stack_user_key("AK0001")
     assert key is not None and key.secret == "0123456789abcdef0123456789abcdef01234567"
-    assert (store.get_user_creds(made["trust"]) or {})["trust_id"] == "trust-s3cret"
-    assert (store.get_user_creds(made["password"]) or {})["password"] == "pa55-s3cret"
+    assert getattr(store.get_user_creds(made["trust"]), "trust_id", None) == "trust-s3cret"
+    assert getattr(store.get_user_creds(made["password"]), "password", None) == "pa55-s3cret"
     with old_database.connect() as conn:
         assert {m for (m,) in conn.execute(select(s.user_creds.c.decrypt_method))} == {METHOD}
     verify_key(old_database, KEY)  # the migrating key is the database's

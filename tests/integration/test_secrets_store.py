@@ -100,9 +100,9 @@ def test_stored_credentials_are_encrypted_as_heat_stores_them(
     assert {row["decrypt_method"] for row in rows.values()} == {METHOD}
     creds = keyed.get_user_creds(with_trust)
     assert creds is not None
-    assert (creds["trust_id"], creds["trustor_user_id"], creds["password"]) == (
+    assert (creds.trust_id, creds.trustor_user_id, creds.password) == (
         "trust-0123", "u1", None)
-    assert (keyed.get_user_creds(with_password) or {})["password"] == "pa55word"
+    assert getattr(keyed.get_user_creds(with_password), "password", None) == "pa55word"
     assert keyed.get_user_creds(with_password + with_trust + 1) is None
     with pytest.raises(ValueError, match="the password is too long"):
         keyed.create_user_creds({"username": "demo", "password": "x" * 200})

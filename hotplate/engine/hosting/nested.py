@@ -62,7 +62,8 @@ class EngineNestedStacks:
         if owned:
             kwargs |= {"owner_id": str(parent.id), "nested_depth": depth,
                        "parent_resource_name": self._resource_name,
-                       "user_creds_id": parent.user_creds_id}
+                       "user_creds_id": parent.user_creds_id,
+                       "stack_user_project_id": parent.stack_user_project_id}
         try:
             identity = self._call("create_stack", **kwargs)
         except StackExists:

@@ -12,6 +12,7 @@ from typing import Any
 
 from hotplate.engine import notify
 from hotplate.engine.deps import EngineDeps
+from hotplate.engine.hosting.keystone_users import KeystoneStackUser
 from hotplate.engine.hosting.nested import EngineNestedStacks
 from hotplate.engine.hosting.resource_context import EngineResourceContext
 from hotplate.engine.hosting.signal_endpoints import EngineSignalEndpoints
@@ -50,11 +51,25 @@ def row_context(deps: EngineDeps, row: ResourceRecord, stack: StackRecord
                         else lambda notice: notify.scaling_changed(deps, stack, notice)),
         software=lambda: EngineSoftwareConfigs(deps, stack),
         cloud=lambda: deps.clouds.for_stack(stack),
-        signals=lambda ctx: EngineSignalEndpoints(
-            deps.store, deps.options, ctx,  # type: ignore[arg-type]
-            ResourceOwner(row.id, stack.id, stack.name, row.name, stack.project_id),
-            deps.clock.now),
+        signals=lambda ctx: _signal_endpoints(deps, row, stack, ctx),
     )
+
+
+def _signal_endpoints(deps: EngineDeps, row: ResourceRecord, stack: StackRecord,
+                      ctx: EngineResourceContext) -> EngineSignalEndpoints:
+    """The row's signal endpoints: Keystone's stack users when the stack has a stack
+    user project and a stack domain is configured, else hotplate's own."""
+    owner = ResourceOwner(row.id, stack.id, stack.name, row.name, stack.project_id)
+    domain, project = deps.credentials.domain, stack.stack_user_project_id
+    keystone = None
+    if project and project != stack.project_id and domain.configured:
+        def keystone(data: Any) -> KeystoneStackUser:
+            return KeystoneStackUser(domain, project, data,
+                                     deps.store,  # type: ignore[arg-type]
+                                     owner,
+                                     ctx.physical_resource_name())
+    return EngineSignalEndpoints(deps.store, deps.options, ctx,  # type: ignore[arg-type]
+                                 owner, deps.clock.now, keystone)
 
 
 def row_instance(deps: EngineDeps, row: ResourceRecord, stack: StackRecord,

@@ -1,5 +1,8 @@
 """The engine's side of a signalled resource's endpoints (``resources.signal_responder``).
 
+In Keystone mode (a stack with a stack user project) the stack user, its keys and
+its token are Keystone's (``keystone_users``); otherwise hotplate's own.
+
 The URLs an agent is handed come from Heat's options (``EngineOptions``):
 ``heat_waitcondition_server_url`` and ``heat_metadata_server_url`` (the CFN
 API, derived from its listening address when unset) and ``[clients_heat]
@@ -16,6 +19,7 @@ from datetime import datetime
 from typing import Protocol
 from urllib.parse import quote, unquote, urlencode, urlsplit
 
+from hotplate.engine.hosting.keystone_users import KeystoneStackUser
 from hotplate.engine.options import EngineOptions
 from hotplate.model.ec2_signature import sign_v2
 from hotplate.model.ids import ResourceId
@@ -34,6 +38,8 @@ class StackUserStorage(Protocol):
     def issue_signal_token(self, owner: ResourceOwner) -> str: ...
 
     def forget_stack_user(self, resource_id: ResourceId) -> None: ...
+
+    def record_stack_user_key(self, owner: ResourceOwner, access_key: str) -> None: ...
 
 
 class DataAccess(Protocol):
@@ -72,12 +78,14 @@ class EngineSignalEndpoints:
     """``SignalEndpoints`` for one resource row."""
 
     def __init__(self, store: StackUserStorage, options: EngineOptions, data: DataAccess,
-                 owner: ResourceOwner, now: Callable[[], datetime]) -> None:
+                 owner: ResourceOwner, now: Callable[[], datetime],
+                 keystone: Callable[[DataAccess], KeystoneStackUser] | None = None) -> None:
         self._store = store
         self._options = options
         self._data = data
         self._owner = owner
         self._now = now
+        self._keystone = keystone(data) if keystone is not None else None
 
     def cfn_signal_url(self, kind: SignalKind) -> str:
         stored_key = "ec2_signed_url" if kind == "signal" else "ec2_waitcondition_url"
@@ -98,6 +106,8 @@ class EngineSignalEndpoints:
         data = self._data.data()
         if data.get("access_key") and data.get("secret_key"):
             return str(data["access_key"]), str(data["secret_key"])
+        if self._keystone is not None:
+            return self._keystone.keypair()
         key = self._store.stack_user_key(self._owner)
         self._data.data_set("access_key", key.access_key, redact=True)
         self._data.data_set("secret_key", key.secret, redact=True)
@@ -107,16 +117,20 @@ class EngineSignalEndpoints:
         stored = self._data.data().get("signal_token")
         if stored:
             return str(stored)
-        token = self._store.issue_signal_token(self._owner)
+        token = (self._keystone.token() if self._keystone is not None
+                 else self._store.issue_signal_token(self._owner))
         self._data.data_set("signal_token", token, redact=True)
         return token
 
     def heat_signal_url(self) -> str:
+        """The resource's signal URL; in Keystone mode under the stack user project, whose
+        users' tokens the API takes there (Heat's)."""
         owner = self._owner
+        project = self._keystone.project_id if self._keystone is not None else owner.project
         base = (self._options.heat_url or "http://127.0.0.1:8004/v1/%(tenant_id)s")
-        base = base.replace("%(tenant_id)s", quote(owner.project, safe="")).rstrip("/")
+        base = base.replace("%(tenant_id)s", quote(project, safe="")).rstrip("/")
         if "/v1" not in urlsplit(base).path:
-            base = f"{base}/v1/{quote(owner.project, safe='')}"
+            base = f"{base}/v1/{quote(project, safe='')}"
         return (f"{base}/stacks/{quote(owner.stack_name, safe='')}/"
                 f"{quote(owner.stack_id, safe='')}/resources/"
                 f"{quote(owner.resource_name, safe='')}/signal")
@@ -125,6 +139,8 @@ class EngineSignalEndpoints:
         return self._options.heat_metadata_server_url or "http://127.0.0.1:8000/v1/"
 
     def forget_signal_credentials(self) -> None:
+        if self._keystone is not None:
+            self._keystone.forget()
         for key in ("ec2_signed_url", "ec2_waitcondition_url", "access_key", "secret_key",
                     "signal_token"):
             if key in self._data.data():

@@ -127,6 +127,7 @@ def forget(deps: EngineDeps, stack: StackRecord) -> None:
     ):
         notify.stack_changed(deps, stack, deleted)
     store.soft_delete_stack(stack.id)
+    deps.credentials.delete_for(stack, abandon=True)
 
 
 def _descendants(deps: EngineDeps, stack: StackRecord) -> list[StackRecord]:

@@ -89,9 +89,9 @@ class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods):
         action = Action.ADOPT if args.get("adopt_stack_data") else Action.CREATE
         known = None if owner_id else request_uuid(ctxt, "stack")
         if known is not None:  # this request asked again: what its first asking made
-            made = deps.store.get_stack(StackId(known), include_deleted=True)
-            if made is not None:
-                return self._made_before(made, action)
+            earlier = deps.store.get_stack(StackId(known), include_deleted=True)
+            if earlier is not None:
+                return self._made_before(earlier, action)
         if args.get("adopt_stack_data"):
             if not deps.options.enable_stack_adopt:
                 raise NotSupported("Stack Adopt is not supported.")
@@ -108,11 +108,23 @@ class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods):
         parent = deps.store.get_stack(StackId(owner_id)) if owner_id else None
         if parent is not None:
             check_tree_size(deps, parent, parsed)
+        stack_id = StackId(known or deps.ids.new_uuid())
+        made = _Made()
+        if owner_id is None:  # a root stack's trust and stack domain project (Keystone)
+            if user_creds_id is None:
+                made.creds_id = user_creds_id = deps.credentials.create_for(ctxt)
+            if stack_user_project_id is None:
+                try:
+                    made.project_id = stack_user_project_id = (
+                        deps.credentials.create_project_for(ctxt, stack_id))
+                except Exception:
+                    deps.credentials.forget_new(made.creds_id, None)
+                    raise
         tid = deps.store.create_raw_template(parsed.to_dict(), files or {}, env,
                                              hidden=hidden_parameters(parsed))
         deps.caches.remember_template(tid, parsed, files or {}, env)
         stack = StackRecord(
-            id=StackId(known or deps.ids.new_uuid()), name=stack_name, project_id=project_of(ctxt),
+            id=stack_id, name=stack_name, project_id=project_of(ctxt),
             raw_template_id=tid, action=Action.INIT, status=Status.COMPLETE,
             status_reason="", current_traversal=NO_TRAVERSAL, created_at=deps.clock.now(),
             disable_rollback=bool(args.get("disable_rollback", True)),
@@ -121,11 +133,13 @@ class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods):
             username=str(ctxt.get("username") or ctxt.get("user") or ""),
             tags=tuple(_tags(args)), user_creds_id=user_creds_id,
             parent_resource_name=parent_resource_name,
+            stack_user_project_id=stack_user_project_id,
         )
         try:
             deps.store.create_stack(stack)
         except Exception:
             deps.store.delete_raw_template(tid)
+            deps.credentials.forget_new(made.creds_id, made.project_id)
             raise
         trav.converge_stack(deps, stack, tid, action, prev_template_id=None)
         return identity_of(stack)
@@ -153,6 +167,7 @@ class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods):
             raise NotSupported("Updating a stack when it is suspended is not supported.")
         if stack.status is Status.IN_PROGRESS and stack.action in stack_actions.STACK_ACTIONS:
             raise ActionInProgress(stack.name, str(stack.action))
+        deps.credentials.refresh_for(ctxt, stack)  # another caller: the trust becomes theirs
         args = dict(args or {})
         env = request_environment(params, files or {}, environment_files)
         with located_in(template):
@@ -265,6 +280,7 @@ class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods):
     def delete_stack(self, ctxt: Mapping[str, Any], stack_identity: Any) -> None:
         deps = self._deps
         stack = self._get_stack(ctxt, stack_identity)
+        deps.credentials.refresh_for(ctxt, stack)  # another caller: the trust becomes theirs
         self._worker.stop_all_workers(stack)
         stack = self._get_stack(ctxt, stack.id)
         loaded = deps.caches.template(stack.raw_template_id)
@@ -388,3 +404,10 @@ def hidden_parameters(template: Template) -> frozenset[str]:
     """The template's hidden parameters (``hidden: true``, CFN's ``NoEcho``): the
     store encrypts their values with ``encrypt_parameters_and_properties``."""
     return frozenset(name for name, schema in template.parameters.items() if schema.hidden)
+
+
+class _Made:
+    """What a create made in Keystone before its stack row exists, to undo on failure."""
+
+    creds_id: int | None = None
+    project_id: str | None = None

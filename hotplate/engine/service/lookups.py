@@ -45,6 +45,15 @@ def request_environment(params: Mapping[str, Any] | None, files: Mapping[str, An
     return merged.to_dict()
 
 
+def _reaches(ctxt: Mapping[str, Any], stack: StackRecord) -> bool:
+    """Whether the caller may see the stack: an admin, its project's users, and (Heat's
+    rule) its stack users, whose tokens are scoped to the stack's stack user project."""
+    project = project_of(ctxt)
+    return (bool(ctxt.get("is_admin")) or stack.project_id == project
+            or (stack.stack_user_project_id is not None
+                and stack.stack_user_project_id == project))
+
+
 class StackLookups:
     """The stack named by a request, in the caller's project, and its visible resources."""
 
@@ -64,7 +73,7 @@ class StackLookups:
                  if stack_id else None)
         if stack is None and name:
             stack = store.get_stack_by_name(project_of(ctxt), str(name))
-        if stack is None or (not ctxt.get("is_admin") and stack.project_id != project_of(ctxt)):
+        if stack is None or not _reaches(ctxt, stack):
             raise EntityNotFound("Stack", str(name))
         return stack
 

@@ -286,8 +286,7 @@ def purge_db(
     if current is None:
         return
     if current.deleted_at is not None:
-        if current.user_creds_id is not None:
-            store.delete_user_creds(current.user_creds_id)
+        deps.credentials.delete_for(current)  # a root's trust and stack domain project
         return
     if success and current.prev_raw_template_id is not None:
         prev = current.prev_raw_template_id

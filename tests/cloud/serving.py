@@ -1,0 +1,90 @@
+"""A real ``hotplate serve --auth keystone`` where the cloud's catalog points.
+
+The catalog's ``orchestration`` endpoint is 127.0.0.1:8004 and its
+``cloudformation`` 127.0.0.1:8000, so the server binds those; another suite
+may hold them for a while, and then the server is started again until they
+are free (at most ``PORT_WAIT`` seconds). It validates tokens as the cloud's
+``heat`` service user; ``extra`` adds configuration (``[trustee]``, the stack
+domain, ...), ``env`` variables (a proxy in front of Keystone).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.api.helpers import wait_until_serving
+from tests.cloud.locate import Cloud
+
+PORT, CFN_PORT = 8004, 8000
+PORT_WAIT = 300.0
+SERVICE_USER = os.environ.get("HOTPLATE_TEST_AUTHTOKEN_USER") or "heat"
+SERVICE_PASSWORD = os.environ.get("HOTPLATE_TEST_AUTHTOKEN_PASSWORD") or "secret"
+
+
+@dataclass
+class Serving:
+    cloud: Cloud
+    log: Path
+    tmp: Path
+
+    def url(self, project: str, path: str = "/stacks") -> str:
+        return f"http://127.0.0.1:{PORT}/v1/{project}{path}"
+
+
+def port_free(port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) != 0
+
+
+def authtoken_section(cloud: Cloud) -> str:
+    return ("[keystone_authtoken]\n"
+            f"www_authenticate_uri = {cloud.auth_url}\n"
+            f"auth_url = {cloud.auth_url}\n"
+            "auth_type = password\n"
+            f"username = {SERVICE_USER}\npassword = {SERVICE_PASSWORD}\n"
+            "project_name = service\nuser_domain_name = Default\n"
+            "project_domain_name = Default\n"
+            f"region_name = {cloud.region}\n")
+
+
+def _wait_for_ports() -> None:
+    deadline = time.monotonic() + PORT_WAIT
+    while not (port_free(PORT) and port_free(CFN_PORT)):
+        if time.monotonic() > deadline:
+            pytest.fail(f"ports {PORT}/{CFN_PORT}, the catalog's orchestration and "
+                        "cloudformation, stayed taken")
+        time.sleep(2.0)
+
+
+@contextmanager
+def keystone_serve(cloud: Cloud, tmp: Path, *, extra: str = "",
+                   env: Mapping[str, str] | None = None) -> Iterator[Serving]:
+    """``hotplate serve --auth keystone --verbose`` on 8004/8000, stopped afterwards."""
+    conf = tmp / "hotplate.conf"
+    conf.write_text(authtoken_section(cloud) + extra)
+    conf.chmod(0o600)
+    log = tmp / "serve.log"
+    _wait_for_ports()
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "hotplate.cli.main", "--verbose", "serve",
+             "--auth", "keystone", "--config-file", str(conf), "--port", str(PORT),
+             "--cfn-port", str(CFN_PORT), "--data-dir", str(tmp / "var")],
+            stdout=out, stderr=subprocess.STDOUT, text=True, env={**os.environ, **(env or {})})
+        try:
+            wait_until_serving(f"http://127.0.0.1:{PORT}/", proc, timeout=60,
+                               log=log.read_text)
+            yield Serving(cloud, log, tmp)
+        finally:
+            proc.terminate()
+            proc.wait(30)
