@@ -37,33 +37,39 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.chaos_kills import KILLING, kill_figures, run_kills
+from benchmarks.chaos_partitions import (
+    Calls,
+    Partition,
+    SlotLinks,
+    duplicate_stacks,
+    during,
+    run_partitions,
+    stalls,
+)
 from benchmarks.chaos_record import CTXT, THREADS, Record, engine_env, settle
 from benchmarks.chaos_scale_out import print_scale_out, scale_out
 from benchmarks.engine_cluster import (
     Cluster,
-    EngineCommand,
     private_vhost,
     scratch_database,
-    utc_now,
 )
+from hotplate.api.rpc import EngineRpc
 from hotplate.app import api_transport
-from hotplate.cli.launcher import STABLE_SECS
 from hotplate.ports import Transport
-from hotplate.rpc.topics import ENGINE_TOPIC
+from hotplate.rpc.requests import keyed_request_id
 
 DATABASE = "hotplate_chaos_bench"
 SHAPES = ("chain", "wide", "diamond")
@@ -93,20 +99,24 @@ def chaos_template(shape: str, count: int, rng: random.Random) -> dict[str, Any]
 
 
 # -- creating stacks while engines die -------------------------------------------------
-def create_stack(transport: Transport, record: Record, name: str,
-                 template: dict[str, Any]) -> bool:
-    """Create through the engine topic; a call whose engine died may still have made
-    the stack, so the database is asked before trying again. False: never made."""
+def create_stack(rpc: EngineRpc, name: str, template: dict[str, Any],
+                 calls: Calls | None = None) -> bool:
+    """Create through the engine topic as ``hotplate api`` does, with a request id of
+    the stack's own: a create whose engine died or was cut off is asked again with the
+    same id, as a client repeats it with its Idempotency-Key, and is made once. False:
+    never made."""
+    ctxt = {**CTXT, "request_id": keyed_request_id("chaos", name)}
     for _ in range(3):
+        started = time.monotonic()
         try:
-            transport.call(CTXT, ENGINE_TOPIC, "create_stack",
-                           {"stack_name": name, "template": template, "params": {},
-                            "files": {}, "args": {"disable_rollback": True}},
-                           timeout=CALL_TIMEOUT)
+            rpc.call(ctxt, "create_stack", stack_name=name, template=template, params={},
+                     files={}, args={"disable_rollback": True})
+            if calls is not None:
+                calls.add(started, None)
             return True
         except Exception as exc:
-            if name in record.stack_states(name):
-                return True
+            if calls is not None:
+                calls.add(started, f"{type(exc).__name__}: {exc}")
             print(f"create {name}: {type(exc).__name__}: {exc}; again", file=sys.stderr)
     return False
 
@@ -116,13 +126,14 @@ class Feeder:
     """Keeps ``in_flight`` stacks converging until told to stop (or ``total`` made),
     so there is always work for a killed engine to leave behind."""
 
-    transport: Transport
+    rpc: EngineRpc
     record: Record
     resources: int
     in_flight: int
     total: int | None
     rng: random.Random
     prefix: str = "chaos-"
+    calls: Calls | None = None
     made: list[str] = field(default_factory=list)
     lost: int = 0
     stop: threading.Event = field(default_factory=threading.Event)
@@ -137,81 +148,11 @@ class Feeder:
             n = len(self.made) + self.lost
             name = f"{self.prefix}{n:04d}"
             shape = SHAPES[n % len(SHAPES)]
-            if create_stack(self.transport, self.record, name,
-                            chaos_template(shape, self.resources, self.rng)):
+            if create_stack(self.rpc, name, chaos_template(shape, self.resources, self.rng),
+                            self.calls):
                 self.made.append(name)
             else:
                 self.lost += 1
-
-
-# -- killing ---------------------------------------------------------------------------
-@dataclass
-class Kill:
-    slot: int
-    engine_id: str
-    mode: str
-    """``engine``: the engine process (its parent forks another); ``command``: both."""
-    at: datetime
-    locks_seen: int
-    """Locks the engine held as read just after the kill: a commit it had sent may
-    still land after that (so the count is only what the log line shows)."""
-    resumed_s: float | None = None
-    """Kill to the first takeover event naming the engine; None: no takeover."""
-    left_locked: int = 0
-    """Locks it still holds at the end (leaked)."""
-
-    @property
-    def held_locks(self) -> bool:
-        """Whether it died holding a lock: a dead engine releases nothing itself, so
-        each lock it died with was taken over (an event) or is still held."""
-        return self.resumed_s is not None or self.left_locked > 0
-
-
-def kill_one(cluster: Cluster, record: Record, rng: random.Random) -> Kill:
-    """SIGKILL a random running engine and wait until its slot runs a new one."""
-    running = [(slot, c) for slot, c in enumerate(cluster.commands) if c.current is not None]
-    slot, command = rng.choice(running)
-    current = command.current
-    assert current is not None
-    # A child that dies young makes its parent wait longer before the next (the
-    # launcher's back-off): those are killed with their command, which starts afresh.
-    lived = time.monotonic() - current.started
-    mode = "engine" if lived >= STABLE_SECS and rng.random() < 0.8 else "command"
-    at = utc_now()
-    if mode == "engine":
-        command.kill_engine()
-        fresh: EngineCommand = command
-    else:
-        command.kill_command()
-        fresh = cluster.replace(slot)
-    kill = Kill(slot, current.engine_id, mode, at, record.locks_held(current.engine_id))
-    for _ in range(3):
-        try:
-            fresh.wait_engine(60.0, not_id=current.engine_id)
-            return kill
-        except TimeoutError as exc:  # it could not start: a new command, once more
-            print(f"{exc}; starting a new command", file=sys.stderr, flush=True)
-            fresh.kill_command()
-            fresh = cluster.replace(slot)
-    raise TimeoutError(f"slot {slot}: no engine would start")
-
-
-def run_kills(cluster: Cluster, record: Record, count: int, interval: float,
-              rng: random.Random) -> Iterator[Kill]:
-    for n in range(count):
-        time.sleep(rng.uniform(0.5, 1.5) * interval)
-        kill = kill_one(cluster, record, rng)
-        print(f"kill {n + 1:>3}/{count}: slot {kill.slot} engine {kill.engine_id[:8]} "
-              f"({kill.mode}), {kill.locks_seen} locks", file=sys.stderr, flush=True)
-        yield kill
-
-
-def percentile(values: list[float], fraction: float) -> float | None:
-    """Nearest-rank percentile (of 100 samples, p99 is the 99th smallest)."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(fraction * len(ordered)) - 1)]
 
 
 # -- the chaos run ---------------------------------------------------------------------
@@ -220,71 +161,72 @@ def chaos(args: argparse.Namespace, logs: Path) -> dict[str, Any]:
     with scratch_database(args.db_url, DATABASE, keep=args.keep) as db_url, \
             private_vhost(args.broker) as broker_url:
         record = Record(db_url)
+        links = SlotLinks(args.engines, db_url, broker_url) if args.partitions else None
         cluster = Cluster(args.engines, engine_env(db_url, broker_url, args), THREADS,
-                          logs, prefix="chaos")
-        transport = api_transport(broker_url, workers=1)
+                          logs, prefix="chaos", slot_env=links.env if links else None)
+        transport = api_transport(broker_url, workers=4)
         try:
             cluster.wait_all()
-            return _chaos_run(args, rng, record, cluster, transport)
+            return _chaos_run(args, rng, record, cluster, transport, links)
         finally:
             transport.stop()
             cluster.stop()
+            if links is not None:
+                links.stop()
             record.close()
 
 
 def _chaos_run(args: argparse.Namespace, rng: random.Random, record: Record,
-               cluster: Cluster, transport: Transport) -> dict[str, Any]:
+               cluster: Cluster, transport: Transport,
+               links: SlotLinks | None) -> dict[str, Any]:
     started = time.monotonic()
-    feeder = Feeder(transport, record, args.resources, args.in_flight, args.stacks,
-                    random.Random(rng.random()))
-    feeding = threading.Thread(target=feeder.run, name="feeder", daemon=True)
-    feeding.start()
-    kills = list(run_kills(cluster, record, args.kills, args.kill_interval, rng))
+    rpc = EngineRpc(transport, timeout=CALL_TIMEOUT)
+    calls = Calls(rpc)
+    feeder = Feeder(rpc, record, args.resources, args.in_flight, args.stacks,
+                    random.Random(rng.random()), calls=calls)
+    threads = [threading.Thread(target=feeder.run, name="feeder", daemon=True),
+               threading.Thread(target=calls.run, name="calls", daemon=True)]
+    parts: list[Partition] = []
+    if links is not None:
+        interval = args.partition_interval or args.kills * args.kill_interval / args.partitions
+        threads.append(threading.Thread(target=lambda: parts.extend(run_partitions(
+            cluster, links, args.partitions, interval, random.Random(rng.random()),
+            lambda: set(KILLING))), name="partitions", daemon=True))
+    for thread in threads:
+        thread.start()
+    kills = list(run_kills(cluster, record, args.kills, args.kill_interval, rng, links))
+    if links is not None:
+        threads[2].join()
     feeder.stop.set()
-    feeding.join(CALL_TIMEOUT * 4)
+    threads[0].join(CALL_TIMEOUT * 4)
     states = settle(record, feeder.prefix, time.monotonic() + args.settle_timeout)
+    calls.stop.set()
     wall = time.monotonic() - started
-    for kill in kills:
-        taken = record.first_takeover(kill.engine_id)
-        if taken is not None:
-            kill.resumed_s = (taken - kill.at).total_seconds()
-    live = cluster.live_engine_ids()
-    holders = record.lock_holders()
-    for kill in kills:
-        kill.left_locked = holders.get(kill.engine_id, 0)
-    latencies = [k.resumed_s for k in kills if k.resumed_s is not None]
+    result = kill_figures(kills, record, cluster)
+    bound = 3 * args.periodic_interval + args.life_check_timeout
     mine = [states.get(name, "MISSING") for name in feeder.made]
-    result = {
-        "kills": len(kills),
-        "kills_engine_process": sum(k.mode == "engine" for k in kills),
-        "kills_whole_command": sum(k.mode == "command" for k in kills),
-        "kills_without_locks": sum(not k.held_locks for k in kills),
-        "kills_with_locks_never_taken_over": sum(k.left_locked > 0 for k in kills),
+    effect = timedelta(seconds=bound)
+    failures = ([(k.at, k.at + effect) for k in kills]
+                + [(p.at, p.at + timedelta(seconds=p.seconds) + effect) for p in parts])
+    result.update({
+        "partitions": len(parts),
+        **during(calls.made, parts, bound),
+        "api_calls": len(calls.made),
+        "api_calls_failed": sum(error is not None for _, _, error in calls.made),
+        **stalls(record, feeder.prefix, failures),
+        "duplicate_stacks": duplicate_stacks(record, feeder.prefix),
         "stacks": len(feeder.made),
         "stacks_never_made": feeder.lost,
         "completed": sum(s == "CREATE_COMPLETE" for s in mine),
         "stuck": sum(s.endswith("IN_PROGRESS") for s in mine),
         "failed": sum(s.endswith("FAILED") for s in mine),
         "wall_s": round(wall, 1),
-        "duplicate_creates": len(record.duplicate_creates()),
-        "retried_creates": record.retried_creates(),
-        "repeated_first_creates": record.repeated_first_creates(),
-        "leaked_locks": sum(n for e, n in holders.items() if e not in live),
-        "locks_held_by_live_engines": sum(n for e, n in holders.items() if e in live),
-        "resume_p50_s": _round(percentile(latencies, 0.50)),
-        "resume_p99_s": _round(percentile(latencies, 0.99)),
-        "resume_max_s": _round(max(latencies, default=None)),
-        "resume_target_s": 3 * args.periodic_interval + args.life_check_timeout,
+        "resume_target_s": bound,
         "not_complete": {n: s for n, s in zip(feeder.made, mine, strict=True)
                          if s != "CREATE_COMPLETE"},
-        "kill_log": [{**asdict(k), "at": k.at.isoformat(), "held_locks": k.held_locks}
-                     for k in kills],
-    }
+        "partition_log": [{**asdict(p), "at": p.at.isoformat()} for p in parts],
+    })
     return result
-
-
-def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 2)
 
 
 # -- the report ------------------------------------------------------------------------
@@ -308,6 +250,16 @@ def print_chaos(result: dict[str, Any]) -> None:
         ("kill-to-resume p99 (s)", result["resume_p99_s"]),
         ("kill-to-resume max (s)", result["resume_max_s"]),
         ("resume target (s)", result["resume_target_s"]),
+        ("partitions", result["partitions"]),
+        ("API calls (failed)", f"{result['api_calls']} ({result['api_calls_failed']})"),
+        ("API calls during partitions (failed)",
+         f"{result['calls_during_partitions']} ({result['calls_failed_during_partitions']})"),
+        ("slowest call during partitions (s)", result["slowest_call_during_partitions_s"]),
+        ("longest stall of a stack (s)",
+         f"{result['longest_stall_s']} ({result['failures_in_effect_during_longest_stall']}"
+         " failures in effect)"),
+        ("longest stall within one failure (s)", result["longest_stall_one_failure_s"]),
+        ("duplicate stacks from repeated requests", result["duplicate_stacks"]),
     ]
     width = max(len(label) for label, _ in rows)
     print("chaos")
@@ -316,6 +268,8 @@ def print_chaos(result: dict[str, Any]) -> None:
         print(f"{label:<{width}}  {value}")
     for name, state in result["not_complete"].items():
         print(f"  {name}: {state}")
+    for failure in result["failures"]:
+        print(f"  failed during a partition: {failure}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -329,6 +283,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="mean seconds between kills")
     parser.add_argument("--in-flight", type=int, default=6,
                         help="stacks converging at once while the kills go on")
+    parser.add_argument("--partitions", type=int, default=0,
+                        help="engines cut off from the database, the broker or both "
+                             "(chaos_partitions.py), mixed with the kills")
+    parser.add_argument("--partition-interval", type=float, default=None,
+                        help="mean seconds between partitions (default: spread over the "
+                             "kills)")
     parser.add_argument("--periodic-interval", type=int, default=2)
     parser.add_argument("--life-check-timeout", type=int, default=1)
     parser.add_argument("--stalled-timeout", type=int, default=15,

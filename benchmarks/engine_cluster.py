@@ -22,7 +22,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -155,8 +155,11 @@ class Cluster:
     """``count`` engine commands, one per slot, each slot refilled when its command dies."""
 
     def __init__(self, count: int, env: Mapping[str, str], threads: int, logs: Path,
-                 prefix: str = "bench") -> None:
+                 prefix: str = "bench",
+                 slot_env: Callable[[int], Mapping[str, str]] | None = None) -> None:
         self._env = dict(env)
+        self._slot_env = slot_env
+        """What a slot's commands get on top of ``env`` (their own links, say)."""
         self._threads = threads
         self._logs = logs
         self._prefix = prefix
@@ -165,7 +168,8 @@ class Cluster:
 
     def _start(self, slot: int) -> EngineCommand:
         host = f"{self._prefix}-{slot}"
-        return EngineCommand(host, self._env, self._threads, self._logs / f"{host}.log")
+        env = {**self._env, **(self._slot_env(slot) if self._slot_env else {})}
+        return EngineCommand(host, env, self._threads, self._logs / f"{host}.log")
 
     def wait_all(self, timeout: float = 60.0) -> list[EngineProcess]:
         return [command.wait_engine(timeout) for command in self.commands]
