@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -152,13 +153,25 @@ class Trusts:
             LOG.warning("The trust %s cannot be deleted: no [trustee] configured", trust_id)
             return False
         url = keystone_v3(self.settings)
-        try:
-            request(self._session(plugin), "DELETE", f"{url}/OS-TRUST/trusts/{trust_id}",
-                    retries=self.settings.client_retry_limit)
-        except (KeystoneNotFound, KeystoneUnauthorized):
-            LOG.info("The trust %s is gone already", trust_id)
-            return False
-        except (KeystoneRefused, CloudError) as exc:
-            LOG.error("Error deleting trust %s: %s", trust_id, exc)
-            return False
-        return True
+        for attempt in (1, 2):
+            try:
+                request(self._session(plugin), "DELETE", f"{url}/OS-TRUST/trusts/{trust_id}",
+                        retries=self.settings.client_retry_limit)
+            except (KeystoneNotFound, KeystoneUnauthorized):
+                LOG.info("The trust %s is gone already", trust_id)
+                return False
+            except KeystoneRefused as exc:
+                if attempt == 1 and exc.status == 403:
+                    # Seen once in hundreds of deletes, and not again with a new token.
+                    LOG.warning("Keystone refused deleting trust %s (%s); once more with a "
+                                "new token", trust_id, exc)
+                    time.sleep(1.0)
+                    plugin = self._sessions.auth_plugin(TrustCredentials(trust_id))
+                    continue
+                LOG.error("Error deleting trust %s: %s", trust_id, exc)
+                return False
+            except CloudError as exc:
+                LOG.error("Error deleting trust %s: %s", trust_id, exc)
+                return False
+            return True
+        return False
