@@ -15,6 +15,9 @@
   project) replaces the trust with one from that caller, as Heat's
   ``_check_refresh_cred`` does: the old trustor may have lost the roles the
   stack's work needs. Every stack of the tree moves to the new one.
+- **Never left behind.** Credentials no stack holds an hour after they were
+  made (a create's engine died between the trust and the stack row) are
+  deleted, trust first, by the engine that sweeps (``forget_orphans``).
 - **Deleted with the stack.** When a root stack's delete completes, its trust
   and its user_creds row go, then its stack domain project. A trust Keystone
   will not delete is logged, never a reason to fail the delete.
@@ -29,6 +32,7 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from hotplate.cloud import Clouds, TokenCredentials, TrustCredentials
@@ -194,6 +198,21 @@ class StackCredentials:
             return
         if stack.stack_user_project_id and stack.stack_user_project_id != stack.project_id:
             self._delete_project(stack.stack_user_project_id)
+
+    def forget_orphans(self, made_before: datetime) -> int:
+        """Delete the trusts and rows of credentials no stack holds, made before
+        ``made_before`` (an engine died between making a create's trust and writing its
+        stack; the create asked again made another). How many went."""
+        gone = 0
+        for creds_id in self._store.orphan_user_creds(made_before):
+            try:
+                self._delete_creds(creds_id)
+            except Exception:  # Keystone away: the next sweep tries again
+                LOG.exception("Failed to delete unused credentials %s", creds_id)
+                continue
+            LOG.info("Deleted credentials %s, held by no stack", creds_id)
+            gone += 1
+        return gone
 
     def _delete_creds(self, creds_id: int) -> None:
         creds = self._store.get_user_creds(creds_id)

@@ -66,6 +66,11 @@ from hotplate.model.states import Status
 LOG = logging.getLogger(__name__)
 
 SWEEP_CLAIM = "sweep"
+ORPHAN_CREDS_AGE = timedelta(hours=1)
+"""How old credentials no stack holds must be before the sweep deletes them: a create
+holds its new trust for the moments between making it and writing its stack."""
+ORPHAN_CREDS_EVERY = timedelta(minutes=5)
+"""How often the sweeping engine looks for them."""
 STACK_ACTION_CLAIM = "stack-action:"
 TAKEOVER_CLAIM = "takeover:"
 TAKEOVER_CLAIM_SECS = 7 * 24 * 3600.0
@@ -162,6 +167,7 @@ class Recovery:
         """Dead engines this engine has seen taken over (probed no more unless they
         hold locks again)."""
         self._timer: PeriodicTimer | None = None
+        self._orphans_due: datetime | None = None
 
     @classmethod
     def start(cls, deps: EngineDeps) -> Recovery:
@@ -200,9 +206,20 @@ class Recovery:
             self.sweep(now - timedelta(seconds=options.stalled_traversal_timeout))
             self._redrive_signals()
             deps.store.forget_requests(now - timedelta(seconds=options.request_retention))
+            self._forget_orphan_credentials(now)
             deps.store.release_claims(TAKEOVER_CLAIM, TAKEOVER_CLAIM_SECS)
             deps.store.release_claims(STACK_ACTION_CLAIM, TAKEOVER_CLAIM_SECS)
         return True
+
+    def _forget_orphan_credentials(self, now: datetime) -> None:
+        """Trusts of creates whose engine died before writing their stack (stack_credentials)."""
+        if self._orphans_due is not None and now < self._orphans_due:
+            return
+        self._orphans_due = now + ORPHAN_CREDS_EVERY
+        try:
+            self._deps.credentials.forget_orphans(now - ORPHAN_CREDS_AGE)
+        except Exception:  # the next round tries again
+            LOG.exception("recovery: deleting credentials no stack holds failed")
 
     def _redrive_signals(self) -> None:
         """Signals stored but not applied in time are applied again (signal_delivery.py)."""
