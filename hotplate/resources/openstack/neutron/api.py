@@ -16,18 +16,11 @@ test the kind, and the engine's failure text ``<Class>: resources.<name>:
 
 from __future__ import annotations
 
-from functools import cache
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from hotplate.cloud.errors import (
-    CloudConflict,
-    CloudError,
-    CloudNotFound,
-    CloudOverLimit,
-    CloudTransient,
-)
-
-__all__ = ["NeutronApi", "neutron_error"]
+__all__ = ["NeutronApi", "ignoring", "is_conflict", "is_not_found", "neutron_error"]
 
 _CLIENT_TYPES = frozenset({
     "NetworkNotFound", "PortNotFound", "NetworkInUse", "PortInUse", "SubnetInUse",
@@ -41,37 +34,56 @@ _BY_STATUS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "No
               409: "Conflict", 413: "OverQuotaClient", 503: "ServiceUnavailable"}
 
 
-def _kind(status: int, error_type: str) -> type[CloudError]:
-    if status == 404:
-        return CloudNotFound
-    if error_type == "OverQuota" or status in (413, 429):
-        return CloudOverLimit
-    if status == 409:
-        return CloudConflict
-    if status >= 500 and status != 501:
-        return CloudTransient
-    return CloudError
+def is_not_found(exc: BaseException) -> bool:
+    """Whether a cloud call failed because the object is not there (404)."""
+    return getattr(exc, "status", None) == 404
 
 
-@cache
-def _error_class(name: str, base: type[CloudError]) -> type[CloudError]:
-    return type(name, (base,), {"__module__": __name__})
+def is_conflict(exc: BaseException) -> bool:
+    """Whether Neutron refused because of the object's state (409), not a quota."""
+    return getattr(exc, "status", None) == 409 and "OverQuota" not in type(exc).__name__
 
 
-def neutron_error(status: int, error_type: str, message: str) -> CloudError:
-    """The error for a Neutron failure answer, named as neutronclient names it."""
+@contextmanager
+def ignoring(*kinds: Callable[[BaseException], bool]) -> Iterator[None]:
+    """Let a failure of one of these ``kinds`` (``is_not_found``...) pass silently."""
+    try:
+        yield
+    except Exception as exc:
+        if not any(kind(exc) for kind in kinds):
+            raise
+
+
+_CLASSES: dict[tuple[str, type], type] = {}
+
+
+def _error_class(name: str, base: type) -> type:
+    """One class per name and kind, so that the same failure is always the same class."""
+    key = (name, base)
+    if key not in _CLASSES:
+        _CLASSES[key] = type(name, (base,), {"__module__": __name__})
+    return _CLASSES[key]
+
+
+def neutron_error(classified: Exception, error_type: str, message: str) -> Exception:
+    """``classified`` (the client layer's error for a failed call) renamed as
+    neutronclient names it, with Neutron's message; still an instance of the
+    classified kind (CloudNotFound, CloudConflict...), with its ``status``."""
+    status = getattr(classified, "status", None)
     if error_type in _CLIENT_TYPES:
         name = f"{error_type}Client"
     else:
-        name = _BY_STATUS.get(status, "NeutronClientException")
-    return _error_class(name, _kind(status, error_type))(message, status)
+        name = _BY_STATUS.get(status or 0, "NeutronClientException")
+    error: Exception = _error_class(name, type(classified))(message, status)
+    return error
 
 
-def _failure(response: Any) -> CloudError:
-    status = int(response.status_code)
+def _renamed(exc: Exception) -> Exception:
+    """The classified failure of a Neutron call, named and worded as Heat shows it."""
+    response = getattr(exc.__cause__, "response", None)
     error_type, message = "", ""
     try:
-        body = response.json()
+        body = response.json() if response is not None else None
     except ValueError:
         body = None
     if isinstance(body, dict):
@@ -81,7 +93,7 @@ def _failure(response: Any) -> CloudError:
             message = str(error.get("message") or "")
         elif isinstance(error, str):
             message = error
-    return neutron_error(status, error_type, message or response.text or str(status))
+    return neutron_error(exc, error_type, message or str(exc))
 
 
 class NeutronApi:
@@ -94,18 +106,32 @@ class NeutronApi:
         """The decoded answer to ``method path`` (None for an empty one).
 
         Raises:
-            CloudError: the classified, neutronclient-named failure.
+            CloudError: the client layer's classified failure, renamed as
+                neutronclient names it (``neutron_error``).
         """
         def send() -> Any:
             kwargs = {"json": body} if body is not None else {}
-            response = self._cloud.network.request(path, method, **kwargs)
-            if response.status_code >= 400:
-                raise _failure(response)
-            if response.status_code == 204 or not response.content:
-                return None
-            return response.json()
+            return self._cloud.network.request(path, method, raise_exc=True, **kwargs)
 
-        return self._cloud.call(send)
+        try:
+            response = self._cloud.call(send)
+        except Exception as exc:
+            if getattr(exc, "status", None) is None:
+                raise
+            raise _renamed(exc) from exc
+        if response.status_code == 204 or not response.content:
+            return None
+        return response.json()
+
+    def delete(self, collection: str, ident: str) -> bool:
+        """Delete; False when it was already gone (404)."""
+        try:
+            self.request("DELETE", f"/{collection}/{ident}")
+        except Exception as exc:
+            if is_not_found(exc):
+                return False
+            raise
+        return True
 
     def create(self, collection: str, entity: str, body: dict[str, Any]) -> dict[str, Any]:
         found: dict[str, Any] = self.request("POST", f"/{collection}", {entity: body})[entity]
@@ -121,15 +147,7 @@ class NeutronApi:
                                              {entity: body})[entity]
         return found
 
-    def delete(self, collection: str, ident: str) -> bool:
-        """Delete; False when it was already gone (404)."""
-        try:
-            self.request("DELETE", f"/{collection}/{ident}")
-        except CloudNotFound:
-            return False
-        return True
-
-    def list(self, collection: str, **query: str) -> list[dict[str, Any]]:
+    def find_all(self, collection: str, **query: str) -> list[dict[str, Any]]:
         from urllib.parse import urlencode
 
         suffix = f"?{urlencode(query)}" if query else ""

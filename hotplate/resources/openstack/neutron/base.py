@@ -29,10 +29,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from hotplate.cloud.errors import CloudConflict, CloudNotFound
 from hotplate.model.errors import HotplateError, StackValidationFailed
 from hotplate.resources.base import CheckAgain, CheckResult, Resource
-from hotplate.resources.openstack.neutron.api import NeutronApi
+from hotplate.resources.openstack.neutron.api import NeutronApi, is_conflict, is_not_found
 from hotplate.resources.properties import PropertyPath
 
 __all__ = ["DELETE_CONFLICT_RETRIES", "NeutronResource", "ResourceActionNotSupported",
@@ -149,7 +148,7 @@ class NeutronResource(Resource):
         name = body.get("name")
         if not name or name != self.physical_resource_name():
             return None
-        matches = self.neutron().list(self.collection, name=str(name))
+        matches = self.neutron().find_all(self.collection, name=str(name))
         return matches[0] if len(matches) == 1 else None
 
     def after_create(self, made: Mapping[str, Any]) -> None:
@@ -194,7 +193,9 @@ class NeutronResource(Resource):
     def _delete(self, state: _Deleting) -> None:
         try:
             self.delete_object()
-        except CloudConflict:
+        except Exception as exc:
+            if not is_conflict(exc):
+                raise
             state.conflicts += 1
             if state.conflicts > DELETE_CONFLICT_RETRIES:
                 raise
@@ -220,8 +221,10 @@ class NeutronResource(Resource):
                 return CheckAgain(CONFLICT_PAUSE_SECS)
         try:
             self.show()
-        except CloudNotFound:
-            return True
+        except Exception as exc:
+            if is_not_found(exc):
+                return True
+            raise
         return False
 
     # -- attributes -----------------------------------------------------------------

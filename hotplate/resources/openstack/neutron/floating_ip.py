@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping
 from typing import Any
 
-from hotplate.cloud.errors import CloudNotFound
 from hotplate.model.errors import StackValidationFailed
 from hotplate.resources.attributes import Attribute
 from hotplate.resources.base import CheckResult
 from hotplate.resources.constraints import CustomConstraint
+from hotplate.resources.openstack.neutron.api import ignoring, is_not_found
 from hotplate.resources.openstack.neutron.base import NeutronResource
 from hotplate.resources.properties import PropertyPath, Schema
 from hotplate.resources.support import Status, SupportStatus
@@ -155,7 +154,7 @@ class FloatingIPAssociation(NeutronResource):
         return super(NeutronResource, self).handle_update(new_properties, prop_diff)
 
     def _dissociate(self, fip: str) -> None:
-        with contextlib.suppress(CloudNotFound):
+        with ignoring(is_not_found):
             self.neutron().update("floatingips", "floatingip", fip, {"port_id": None})
 
     def handle_delete(self) -> Any:

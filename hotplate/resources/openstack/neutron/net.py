@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping
 from typing import Any
 
 from hotplate.resources.attributes import Attribute
 from hotplate.resources.constraints import CustomConstraint
+from hotplate.resources.openstack.neutron.api import ignoring, is_conflict, is_not_found
 from hotplate.resources.openstack.neutron.base import NeutronResource
 from hotplate.resources.properties import Schema
 from hotplate.resources.support import SupportStatus
@@ -117,23 +117,21 @@ class Net(NeutronResource):
     def _replace_dhcp_agents(self, wanted: list[str]) -> None:
         """Schedule the network on exactly ``wanted`` DHCP agents (admin only, as in
         Neutron); conflicts and already-removed agents are fine, as in Heat."""
-        from hotplate.cloud.errors import CloudConflict, CloudNotFound
-
         api = self.neutron()
         hosting = api.request("GET", f"/networks/{self.resource_id}/dhcp-agents")
         old = {agent["id"] for agent in hosting.get("agents", [])}
         for agent in sorted(set(wanted) - old):
-            with contextlib.suppress(CloudConflict):
+            with ignoring(is_conflict):
                 api.request("POST", f"/agents/{agent}/dhcp-networks",
                             {"network_id": self.resource_id})
         for agent in sorted(old - set(wanted)):
-            with contextlib.suppress(CloudConflict, CloudNotFound):
+            with ignoring(is_conflict, is_not_found):
                 api.request("DELETE", f"/agents/{agent}/dhcp-networks/{self.resource_id}")
 
     def _resolve_attribute(self, name: str) -> Any:
         if self.resource_id is None:
             return None
         if name == "segments":
-            found = self.neutron().list("segments", network_id=str(self.resource_id))
+            found = self.neutron().find_all("segments", network_id=str(self.resource_id))
             return sorted(found, key=lambda s: s.get("name") is not None)
         return self.show().get(name)

@@ -7,15 +7,14 @@ a router: its physical id records what to undo (``<router>:subnet_id=<subnet>``,
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping
 from typing import Any
 
-from hotplate.cloud.errors import CloudNotFound
 from hotplate.model.errors import StackValidationFailed
 from hotplate.resources.attributes import Attribute
 from hotplate.resources.base import CheckResult
 from hotplate.resources.constraints import CustomConstraint
+from hotplate.resources.openstack.neutron.api import ignoring, is_not_found
 from hotplate.resources.openstack.neutron.base import NeutronResource
 from hotplate.resources.openstack.neutron.subnet import conflict
 from hotplate.resources.properties import PropertyPath, Schema
@@ -260,7 +259,7 @@ class RouterInterface(_RouterChange):
         if len(tokens) == 2:  # Heat's older format: <router>:<subnet>
             tokens.insert(1, "subnet_id")
         router, key, value = tokens
-        with contextlib.suppress(CloudNotFound):
+        with ignoring(is_not_found):
             self.neutron().request("PUT", f"/routers/{router}/remove_router_interface",
                                    {key: value})
         return None
@@ -300,7 +299,7 @@ class RouterGateway(_RouterChange):
         if not self.resource_id:
             return None
         router = self.resource_id.split(":")[0]
-        with contextlib.suppress(CloudNotFound):
+        with ignoring(is_not_found):
             self.neutron().request("PUT", f"/routers/{router}",
                                    {"router": {"external_gateway_info": {}}})
         return None

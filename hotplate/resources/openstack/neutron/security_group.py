@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from hotplate.cloud.errors import CloudNotFound
 from hotplate.model.errors import NotSupported, StackValidationFailed
 from hotplate.resources.constraints import AllowedValues, CustomConstraint, Range
+from hotplate.resources.openstack.neutron.api import is_not_found
 from hotplate.resources.openstack.neutron.base import NeutronResource
 from hotplate.resources.openstack.neutron.subnet import conflict
 from hotplate.resources.properties import PropertyPath, Schema
@@ -167,8 +167,10 @@ class SecurityGroup(NeutronResource):
     def delete_object(self) -> None:
         try:
             rules = self.show().get("security_group_rules", [])
-        except CloudNotFound:
-            return
+        except Exception as exc:
+            if is_not_found(exc):
+                return
+            raise
         self._delete_rules(rules)
         super().delete_object()
 
@@ -182,7 +184,7 @@ class SecurityGroup(NeutronResource):
         return super().update_body(body)
 
     def _stateful_may_change(self, new: Any) -> None:
-        ports = self.neutron().list("ports", security_groups=str(self.resource_id))
+        ports = self.neutron().find_all("ports", security_groups=str(self.resource_id))
         if ports:
             raise NotSupported(
                 f'Updating the "stateful" property while security group "{self.resource_id}" '
@@ -263,7 +265,7 @@ class SecurityGroupRule(NeutronResource):
         """A retried create finds the rule it made: Neutron refuses a second, equal one
         (409), so look for a rule with the same key instead."""
         wanted = rule_key(body)
-        for rule in self.neutron().list(self.collection,
+        for rule in self.neutron().find_all(self.collection,
                                          security_group_id=str(body["security_group_id"])):
             if rule_key(rule) == wanted:
                 return rule
