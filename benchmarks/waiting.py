@@ -151,10 +151,11 @@ def run_suspend(n: int, wait: float, workers: int, mode: str, timeout: float,
 
 
 def run_hooks(n: int, wait: float, workers: int, timeout: float) -> dict[str, Any]:
-    """N resources paused at pre-create; cleared once all are paused (or after W s)."""
+    """N resources paused at pre-create, cleared after W s (0 to all paused: never were)."""
     with tempfile.TemporaryDirectory() as tmp:
         store, engine, transport = bench_engine(tmp, workers)
         most = held = samples = 0
+        all_paused = 0.0
         env = {"resource_registry": {"resources": {"*": {"hooks": "pre-create"}}}}
         try:
             cpu, start = time.process_time(), time.perf_counter()
@@ -166,10 +167,9 @@ def run_hooks(n: int, wait: float, workers: int, timeout: float) -> dict[str, An
                 if paused:
                     samples += 1
                     held += outstanding(transport)
-                if paused == n:
-                    break
+                if paused == n and not all_paused:
+                    all_paused = time.perf_counter() - start
                 time.sleep(0.05)
-            all_paused = time.perf_counter() - start
             while (time.perf_counter() - start < timeout
                    and store.get_stack(sid).status == "IN_PROGRESS"):
                 stack = store.get_stack(sid)
