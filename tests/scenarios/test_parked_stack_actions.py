@@ -136,3 +136,55 @@ def test_a_check_failing_after_a_wait_fails_the_suspend(engine) -> None:
     assert {r.name: f"{r.action}_{r.status}" for r in engine.store.list_resources(sid)} == {
         "a": "SUSPEND_FAILED", "b": "SUSPEND_COMPLETE"}
     assert all(r.engine_id is None for r in engine.store.list_resources(sid))
+
+
+MEMBER = """\
+heat_template_version: 2021-04-16
+parameters:
+  index: {type: string}
+resources:
+  leaf:
+    type: OS::Heat::TestResource
+    properties:
+      value: {get_param: index}
+      pause_secs: 0.2
+"""
+
+GROUP = {"heat_template_version": "2021-04-16", "resources": {"group": {
+    "type": "OS::Heat::ResourceGroup", "properties": {
+        "count": 4, "resource_def": {"type": "member.yaml",
+                                     "properties": {"index": "%index%"}}}}}}
+
+
+def tree(engine, sid: str) -> list[Any]:
+    """The stack and every stack nested under it."""
+    found = [engine.store.get_stack(sid)]
+    owners = [sid]
+    while owners:
+        children = engine.store.list_stacks(None, filters={"owner_id": owners},
+                                            show_nested=True)
+        found.extend(children)
+        owners = [str(child.id) for child in children]
+    return found
+
+
+def test_nested_stacks_are_suspended_resumed_and_checked_through_their_children(
+        engine) -> None:
+    """Three levels (the stack, its group's child, each member's child) on two workers:
+    each walk waits for the child below it parked, woken by the child's end."""
+    sid = engine.service.create_stack(CTXT, "g", GROUP, {}, {"member.yaml": MEMBER},
+                                      {})["stack_id"]
+    wait_for(lambda: settled(engine, sid), timeout=60)
+    assert state(engine, sid) == "CREATE_COMPLETE"
+    assert len(tree(engine, sid)) == 6
+    for action in ("suspend", "resume", "check"):
+        getattr(engine.service, f"stack_{action}")(ADMIN, sid)
+        wait_for(lambda: settled(engine, sid), timeout=60)
+        stacks = tree(engine, sid)
+        assert {f"{s.action}_{s.status}" for s in stacks} == {f"{action.upper()}_COMPLETE"}, \
+            [(s.name, s.status_reason) for s in stacks]
+        leaves = [r for s in stacks for r in engine.store.list_resources(s.id)
+                  if r.name == "leaf"]
+        assert len(leaves) == 4
+        assert {f"{r.action}_{r.status}" for r in leaves} == {f"{action.upper()}_COMPLETE"}
+    assert len(engine.deps.parked) == 0
