@@ -15,12 +15,16 @@ from typing import Any
 import pytest
 
 from hotplate.app import open_store, start_engine
-from hotplate.engine.clock import SystemClock
+from hotplate.engine.clock import SeededIds, SystemClock
+from hotplate.engine.runner import ActionRunner
+from hotplate.engine.worker.endpoint import WorkerService
 from hotplate.resources.properties import Schema
 from hotplate.resources.registry import Registry
 from hotplate.resources.test_resource import TestResource, Waiting
 from hotplate.rpc.inprocess import InProcessTransport
+from hotplate.rpc.topics import WORKER_TOPIC
 
+from .harness import Harness
 from .templates import chain, res, tmpl
 from .test_threaded import CTXT, settled, wait_for
 
@@ -188,3 +192,45 @@ def test_nested_stacks_are_suspended_resumed_and_checked_through_their_children(
         assert len(leaves) == 4
         assert {f"{r.action}_{r.status}" for r in leaves} == {f"{action.upper()}_COMPLETE"}
     assert len(engine.deps.parked) == 0
+
+
+def test_a_walk_parked_on_an_engine_that_dies_is_walked_again(tmp_path) -> None:
+    """Engine A's suspend waits, parked, on resource b when A dies: as for a walk in a
+    thread, B takes b's lock over (b FAILED, "Worker went down") and, once the stack
+    has shown no progress for a while, walks the stack again, b included."""
+    h = Harness(tmp_path, seed=9, registry=REGISTRY)
+    h.engine.stop()  # replaced by A and B
+    engines = [start_engine(h.store, h.transport, clock=h.clock, ids=SeededIds(9 + k),
+                            runner=ActionRunner(h.clock), engine_id=f"engine-{name}",
+                            registry=REGISTRY, host=f"host-{name}")
+               for k, name in enumerate("ab")]
+    a, b = (h.parking_on_the_clock(e) for e in engines)
+    h.engines, h.service = [a, b], a.service
+    sid = h.create("s", pair(30))
+    h.run()
+    assert h.status(sid) == "CREATE_COMPLETE"
+    h.transport.unserve(WORKER_TOPIC, "engine-b")  # so that engine A walks the stack
+    a.service.stack_suspend(ADMIN, sid)
+    h.transport.run_until_idle()
+    assert a.deps.parked is not None and len(a.deps.parked) == 1
+    assert h.resource_states(sid)["b"] == "SUSPEND_IN_PROGRESS"
+    h.transport.kill({"engine-a", "host-a"}, lost=0.0)
+    if a.recovery is not None:
+        a.recovery.stop()
+    a.deps.parked.stop()  # what it held in memory dies with it
+    h.transport.serve(WORKER_TOPIC, "engine-b", b.worker, WorkerService.ALLOWED)
+    assert b.recovery is not None
+    for _ in range(4):
+        h.clock.advance(max(3 * b.deps.options.periodic_interval,
+                            b.deps.options.stalled_traversal_timeout + 1))
+        h.store.heartbeat_service(b.deps.engine_id)
+        b.recovery.run_once()
+        h.run()
+        if h.status(sid) != "SUSPEND_IN_PROGRESS":
+            break
+    assert h.status(sid) == "SUSPEND_COMPLETE", h.stack(sid)["stack_status_reason"]
+    assert h.resource_states(sid) == {"a": "SUSPEND_COMPLETE", "b": "SUSPEND_COMPLETE"}
+    reasons = [e["resource_status_reason"] for e in h.events(sid)
+               if e["resource_name"] == "b"]
+    assert "Worker went down during resource SUSPEND" in reasons
+    assert all(r.engine_id is None for r in h.rows(sid))
