@@ -186,7 +186,8 @@ class ResourceOps(PluginRuns):
         """Settle the row COMPLETE; report onward with it, or after a post-action hook.
 
         A post hook holds the dependants back, not the resource: the row is
-        COMPLETE (and unlocked) while it waits, as in Heat.
+        COMPLETE (and unlocked) while it waits, as in Heat; the node is parked
+        (Paused) and reports once the hook is cleared (breakpoints.py).
         """
         post = self.breakpoints.hook_set(work.stack, work.template_id, row.name, action,
                                          "post")
@@ -199,9 +200,11 @@ class ResourceOps(PluginRuns):
         if done is None:  # taken over meanwhile (fenced): the new holder decides
             return Lost()
         if post:
-            self.breakpoints.hold(work.stack, work.template_id, done, action, "post",
-                                  cancelled)
-            return Completed(done, node_data=node_data)
+            def then(_: threading.Event) -> Outcome:
+                return Completed(done, node_data=node_data)
+
+            paused = self.breakpoints.pause(work, done, action, "post", cancelled, then)
+            return paused if paused is not None else then(cancelled)
         return Completed(done, node_data=node_data, synced=synced, reports=reports)
 
     def update(self, work: NodeWork, cancelled: threading.Event,
