@@ -189,7 +189,8 @@ class DeployedServer(Resource):
         def change(metadata: dict[str, Any], _status: str) -> Mapping[str, Any]:
             merged = dict(metadata)
             merged.setdefault("deployments", [])
-            before = merged.get(OCC) if isinstance(merged.get(OCC), Mapping) else {}
+            found = merged.get(OCC)
+            before: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
             dropped = {key: dict.fromkeys(before[key]) for key in COLLECTOR_KEYS
                        if key not in occ and isinstance(before.get(key), Mapping)}
             merged[OCC] = {**dropped, **occ}
