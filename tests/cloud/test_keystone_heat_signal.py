@@ -6,7 +6,7 @@ POLL_SERVER_HEAT and a HEAT_SIGNAL deployment on it. The test then acts as
 the server's agent would: it logs in to Keystone with each stack user's
 password (keystoneauth, as os-collect-config and heat-config-notify do),
 reads the server's metadata through the API, and signals the handle and the
-deployment with those users' tokens. A stack user's token is refused
+deployment (through hotplate's agent) with those users' tokens. A stack user's token is refused
 everything else (Heat's ``deny_stack_user``). Once the stack is deleted,
 Keystone holds none of its users, nor its project.
 """
@@ -24,11 +24,15 @@ from typing import Any
 import httpx
 import pytest
 
+from hotplate.agent.notify import Delivery, deliver, signal_request
 from tests.cloud.locate import Cloud
 from tests.cloud.serving import Serving, keystone_serve
 from tests.cloud.test_keystone_trusts import STACK_DOMAIN, TIMEOUT, _eventually, _extra, _login
 
 _HTTP = httpx.Client(timeout=60.0)
+REGION = "RegionOne"
+"""The catalog's region of hotplate's orchestration endpoint (another region holds
+another Heat): the stack users' credentials name it, and the agent finds hotplate so."""
 
 TEMPLATE = """heat_template_version: 2021-04-16
 resources:
@@ -61,7 +65,9 @@ outputs:
 @pytest.fixture(scope="module")
 def served(cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
     tmp = Path(tmp_path_factory.mktemp("keystone-heat-signal"))
-    with keystone_serve(cloud, tmp, extra=_extra(cloud)) as serving:
+    extra = _extra(cloud).replace(
+        "[DEFAULT]\n", f"[DEFAULT]\nregion_name_for_services = {REGION}\n")
+    with keystone_serve(cloud, tmp, extra=extra) as serving:
         yield serving
 
 
@@ -189,20 +195,16 @@ def test_heat_signal_and_poll_server_heat_through_stack_users_tokens(
     inputs = {i["name"]: i.get("value") for i in deployment["inputs"]}
     assert inputs["deploy_signal_transport"] == "HEAT_SIGNAL"
     assert inputs["deploy_project_id"] == user_project
+    assert inputs["deploy_region_name"] == heat["region_name"] == REGION
     assert "deploy_signal_id" not in inputs and "deploy_auth_token" not in inputs
     assert inputs["deploy_user_id"] != signal["user_id"] != heat["user_id"]
 
-    # the deployment's outcome, signalled as heat-config-notify signals HEAT_SIGNAL
-    deploy_token = _agent_token(inputs["deploy_auth_url"], inputs["deploy_user_id"],
-                                inputs["deploy_password"], inputs["deploy_project_id"])
-    signalled = _HTTP.post(
-        served.url(inputs["deploy_project_id"],
-                   f"/stacks/{inputs['deploy_stack_id']}/resources/"
-                   f"{inputs['deploy_resource_name']}/signal"),
-        headers={"X-Auth-Token": deploy_token},
-        json={"deploy_stdout": "hello", "deploy_stderr": "", "deploy_status_code": 0,
-              "result": "done"})
-    assert signalled.status_code == 200, signalled.text
+    # the deployment's outcome, signalled by hotplate's agent as heat-config-notify
+    # signals HEAT_SIGNAL: a token of the deployment's user, the catalog's endpoint
+    request = signal_request(deployment, {"deploy_stdout": "hello", "deploy_stderr": "",
+                                          "deploy_status_code": 0, "result": "done"})
+    assert request is not None and request["url"] is None  # found at delivery
+    assert deliver(request, retries=2, timeout=30.0) is Delivery.DELIVERED
     stack = _settled(served, token, project, path, "CREATE_COMPLETE")
     assert stack["outputs"][0]["output_value"] == "done"
 
