@@ -46,7 +46,6 @@ from hotplate.cloud.trusts import Trusts, roles_to_delegate
 from hotplate.model.errors import AuthorizationFailure, HotplateError
 from hotplate.model.records import StackRecord, UserCreds
 from hotplate.ports import Store
-from hotplate.resources.signal_responder import serve_keystone_signals
 
 __all__ = ["StackCredentials", "StackUserProjectFailed", "keystone_request"]
 
@@ -72,8 +71,6 @@ class StackCredentials:
         self._clouds = clouds
         self.trusts = Trusts(clouds.sessions)
         self.domain = StackDomainAdmin(clouds.settings)
-        if self.domain.configured:  # its stack users can log in: HEAT_SIGNAL is served
-            serve_keystone_signals()
         self._cache: OrderedDict[int, UserCreds] = OrderedDict()
         self._lock = threading.Lock()
         self._warned = False

@@ -16,7 +16,7 @@ ZAQAR_SIGNAL        a Zaqar queue                                         no
 ==================  ===================================================  ===========
 
 HEAT_SIGNAL is served when the engine has a stack user domain in Keystone
-(``serve_keystone_signals``, called once by the engine that has one): the
+(``serve_keystone_signals``, set by each engine built, app.py): the
 resource's stack user then gets a password, and the server signals the
 API with that user's Keystone token. Standalone, and always for Swift and
 Zaqar, which hotplate does not use, the transport is refused when the
