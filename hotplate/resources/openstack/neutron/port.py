@@ -17,18 +17,24 @@ Beyond what every Neutron type does (base.py), a port:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from hotplate.resources.attributes import Attribute
 from hotplate.resources.base import CheckResult
 from hotplate.resources.constraints import AllowedValues, CustomConstraint
 from hotplate.resources.openstack.neutron.api import ignoring, is_not_found
-from hotplate.resources.openstack.neutron.base import NeutronResource, is_built
-from hotplate.resources.openstack.neutron.subnet import conflict
+from hotplate.resources.openstack.neutron.base import (
+    NeutronResource,
+    either,
+    is_built,
+    peers_of,
+)
+from hotplate.resources.openstack.neutron.subnet import Subnet, conflict
 from hotplate.resources.properties import PropertyPath, Schema
 from hotplate.resources.support import Status, SupportStatus
 from hotplate.resources.translation import TranslationRule
+from hotplate.template.implicit_deps import Peer
 
 __all__ = ["Port"]
 
@@ -210,6 +216,14 @@ class Port(NeutronResource):
                                      old: Mapping[str, Any]) -> bool:
         """Heat's deprecated ``replacement_policy: REPLACE_ALWAYS``: an update replaces."""
         return new.get("replacement_policy") == "REPLACE_ALWAYS"
+
+    @classmethod
+    def implicit_requires(cls, me: Peer, peers: Mapping[str, Peer]) -> Iterable[str]:
+        """Every subnet of the port's network: which one gives the address is Neutron's
+        choice, so all of them come first (Heat's Port.add_dependencies)."""
+        network = either(me.properties, "network", "network_id")
+        return [s.name for s in peers_of(peers, Subnet)
+                if network and either(s.properties, "network", "network_id") == network]
 
     # -- bodies ----------------------------------------------------------------------
     def create_body(self) -> dict[str, Any]:
