@@ -133,3 +133,42 @@ def test_rollback_after_a_replacement_gives_the_fixed_ip_back(served: Serving,
         assert [p.id for p in ports] == [ids["port"]]  # the replacement is gone
     finally:
         _delete(served, name)
+
+
+IMPLICIT = """heat_template_version: 2021-04-16
+resources:
+  net: {type: OS::Neutron::Net}
+  subnet:
+    type: OS::Neutron::Subnet
+    properties: {network: {get_resource: net}, cidr: 10.42.0.0/24}
+  router:
+    type: OS::Neutron::Router
+    properties: {external_gateway_info: {network: @PUBLIC@}}
+  iface:
+    type: OS::Neutron::RouterInterface
+    properties: {router: {get_resource: router}, subnet: {get_resource: subnet}}
+  port:
+    type: OS::Neutron::Port
+    properties: {network: {get_resource: net}}
+  fip:
+    type: OS::Neutron::FloatingIP
+    properties: {floating_network: @PUBLIC@, port_id: {get_resource: port}}
+""".replace("@PUBLIC@", test_neutron_types.PUBLIC)
+
+
+def test_implicit_dependencies_without_depends_on(served: Serving, user_conn: Any) -> None:
+    """Nothing references the subnet from the port, nor the interface from the floating
+    IP: the port waits for its network's subnet (it gets an address from it), and the
+    floating IP for the interface that makes the port reachable (Neutron refuses it
+    otherwise), as Heat orders them."""
+    name = f"np-{uuid.uuid4().hex[:8]}"
+    try:
+        created = _cli(served, "stack", "create", "--wait", "-t",
+                       _template(served, IMPLICIT), name, "-f", "json")
+        assert created["stack_status"] == "CREATE_COMPLETE", created
+        ids = _physical(served, name)
+        port = user_conn.network.get_port(ids["port"])
+        assert [ip["subnet_id"] for ip in port.fixed_ips] == [ids["subnet"]]
+        assert user_conn.network.get_ip(ids["fip"]).port_id == ids["port"]
+    finally:
+        _delete(served, name)
