@@ -23,6 +23,7 @@ from hotplate.engine.deps import EngineDeps, ResourceTypes, Slots
 from hotplate.engine.event_sinks import EventSinks, SinkTypes
 from hotplate.engine.global_env import load_global_environment
 from hotplate.engine.heartbeat import ServiceIdentity, ServiceReporter
+from hotplate.engine.implicit_graph import with_implicit
 from hotplate.engine.lease import Fence, Lease, lease_seconds
 from hotplate.engine.lifecycle import LifecyclePlugins
 from hotplate.engine.options import EngineOptions
@@ -226,6 +227,8 @@ def start_engine(
     # Its stack users can log in to Keystone: HEAT_SIGNAL passes validation (or no more,
     # for an engine without a stack domain built after one with it).
     serve_keystone_signals(deps.credentials.domain.configured)
+    deps.caches.implicit = lambda loaded, decided, params: with_implicit(
+        deps.types, loaded.env, loaded.files, decided, params)
     worker = WorkerService(deps)
     service = EngineService(deps, worker)
     transport.serve(LISTENER_TOPIC, deps.engine_id, ListenerService(), ListenerService.ALLOWED)

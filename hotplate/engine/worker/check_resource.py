@@ -108,12 +108,11 @@ class CheckResource:
         if input_data is None and plan not in _NO_INPUTS:
             input_data = self._stored_inputs(row, stack, traversal_id, is_update)
         input_data = input_data or {}
-        if plan is Plan.TAKE_BACK:
-            taken = deps.store.update_resource_if_unlocked(row.id, row.atomic_key,
-                                                           {"replaced_by": None})
-            if taken is None:
+        if plan is Plan.TAKE_BACK:  # a rollback first restores (replacement_hooks.py)
+            taken = self._ops.take_back(row, stack)
+            if taken is None or isinstance(taken, Failed):
                 self._carry_out(NodeWork(row, stack, traversal_id, is_update,
-                                         dict(input_data)), Lost())
+                                         dict(input_data)), taken or Lost())
                 return
             row = taken
             plan = self._plan(row, stack, traversal_id, is_update)
