@@ -60,6 +60,7 @@ from benchmarks.chaos_partitions import (
     duplicate_stacks,
     during,
     run_partitions,
+    slow_calls,
     stalls,
 )
 from benchmarks.chaos_record import CTXT, THREADS, Record, engine_env, settle
@@ -115,11 +116,11 @@ def create_stack(rpc: EngineRpc, name: str, template: dict[str, Any],
             rpc.call(ctxt, "create_stack", stack_name=name, template=template, params={},
                      files={}, args={"disable_rollback": True})
             if calls is not None:
-                calls.add(started, None)
+                calls.add(started, None, "create_stack")
             return True
         except Exception as exc:
             if calls is not None:
-                calls.add(started, f"{type(exc).__name__}: {exc}")
+                calls.add(started, f"{type(exc).__name__}: {exc}", "create_stack")
             print(f"create {name}: {type(exc).__name__}: {exc}; again", file=sys.stderr)
     return False
 
@@ -224,6 +225,7 @@ def _chaos_run(args: argparse.Namespace, rng: random.Random, record: Record,
         "api_calls": len(calls.made),
         "api_calls_failed": sum(error is not None for _, _, error in calls.made),
         **stalls(record, feeder.prefix, failures, bound),
+        "slow_calls": slow_calls(calls, failures),
         "duplicate_stacks": duplicate_stacks(record, feeder.prefix),
         "stacks": len(feeder.made),
         "stacks_never_made": feeder.lost,
@@ -283,6 +285,11 @@ def print_chaos(result: dict[str, Any]) -> None:
         print(f"  {name}: {state}")
     for failure in result["failures"]:
         print(f"  failed during a partition: {failure}")
+    for call in result["slow_calls"][:5]:
+        print(f"  call {call['method']} took {call['took_s']} s from {call['at']}"
+              f" ({call['error'] or 'answered'})")
+        for failure in call["failures"]:
+            print(f"    in effect: {failure}")
     for stall in result["stalls_over_bound_detail"][:10]:
         print(f"  stall {stall['gap_s']} s of {stall['stack']} from {stall['from']}\n"
               f"    before: {stall['before']}\n    after:  {stall['after']}")

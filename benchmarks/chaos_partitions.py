@@ -28,7 +28,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import text
@@ -124,6 +124,9 @@ class Calls:
     rpc: EngineRpc
     every: float = 0.5
     made: list[tuple[float, float, str | None]] = field(default_factory=list)
+    slow_after: float = 7.0
+    slow: list[tuple[datetime, float, str, str | None]] = field(default_factory=list)
+    """Calls longer than ``slow_after``: when each started (UTC), took, method, error."""
     loads: list[float] = field(default_factory=list)
     """The machine's 1-minute load average, as each call starts."""
     stop: threading.Event = field(default_factory=threading.Event)
@@ -139,8 +142,11 @@ class Calls:
                 error = f"{type(exc).__name__}: {exc}"
             self.add(started, error)
 
-    def add(self, started: float, error: str | None) -> None:
-        self.made.append((started, time.monotonic() - started, error))
+    def add(self, started: float, error: str | None, method: str = "list_stacks") -> None:
+        took = time.monotonic() - started
+        self.made.append((started, took, error))
+        if took > self.slow_after:
+            self.slow.append((utc_now() - timedelta(seconds=took), took, method, error))
 
 
 def during(calls: list[tuple[float, float, str | None]], parts: list[Partition],
@@ -206,6 +212,18 @@ def stalls(record: Record, prefix: str, failures: list[Failure],
             "longest_stall_one_failure_s": round(single[0], 2),
             "longest_stall_one_failure_where": single[1],
             "stalls_over_bound": len(long), "stalls_over_bound_detail": long[:20]}
+
+
+def slow_calls(calls: Calls, failures: list[Failure]) -> list[dict[str, Any]]:
+    """The calls slower than the bound, each with the failures in effect meanwhile."""
+    found = []
+    for at, took, method, error in sorted(calls.slow, key=lambda c: -c[1]):
+        end = at + timedelta(seconds=took)
+        found.append({"method": method, "at": at.isoformat(), "took_s": round(took, 2),
+                      "error": error,
+                      "failures": [f"{f.what} at {f.start.isoformat()}" for f in failures
+                                   if f.start < end and f.end > at]})
+    return found
 
 
 def duplicate_stacks(record: Record, prefix: str) -> int:
