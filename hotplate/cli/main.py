@@ -115,6 +115,70 @@ def cmd_db_sync(args: argparse.Namespace) -> int:
     return 0
 
 
+PREVIOUS_KEY_VARIABLE = "HOTPLATE_PREVIOUS_ENCRYPTION_KEY"
+
+
+def _previous_key(args: argparse.Namespace, *, required: bool) -> Any:
+    from hotplate.db.crypt import SecretBox
+
+    key = args.previous_encryption_key or os.environ.get(PREVIOUS_KEY_VARIABLE)
+    if not key:
+        if required:
+            raise SystemExit("error: give the previous auth_encryption_key (argument, or "
+                             f"{PREVIOUS_KEY_VARIABLE})")
+        return None
+    from hotplate.db.crypt import OPTION, EncryptionKeyError
+
+    try:
+        return SecretBox(key, source="the previous key given")
+    except EncryptionKeyError as exc:  # its text names the option: name the argument
+        raise EncryptionKeyError(str(exc).replace(OPTION, "the previous key")) from None
+
+
+def _rekeyed(args: argparse.Namespace, run: Any) -> int:
+    """Run a re-encryption over the command's database; its counts, or its one-line error."""
+    from hotplate.db.crypt import EncryptionKeyError
+    from hotplate.db.engine import make_engine
+    from hotplate.db.migrate import upgrade
+    from hotplate.db.rekey import EnginesRunning
+
+    db_url = database_url(args)
+    current = secret_box(args, make=False)
+    if current is None:
+        print("error: no auth_encryption_key configured, and no key file in --data-dir",
+              file=sys.stderr)
+        return 2
+    try:
+        previous = _previous_key(args, required=args.db_command == "rotate-key")
+        upgrade(db_url)  # no key checked here: the values themselves say which key opens them
+        engine = make_engine(db_url)
+        try:
+            moved = run(engine, current, previous)
+        finally:
+            engine.dispose()
+    except (EncryptionKeyError, EnginesRunning) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for kind, count in sorted(moved.items()):
+        print(f"{kind}: {count}")
+    print("done" if moved else "nothing to change")
+    return 0
+
+
+def cmd_db_rotate_key(args: argparse.Namespace) -> int:
+    from hotplate.db.rekey import rotate_key
+
+    return _rekeyed(args, lambda engine, current, previous: rotate_key(
+        engine, previous, current))
+
+
+def cmd_db_update_params(args: argparse.Namespace) -> int:
+    from hotplate.db.rekey import update_params
+
+    return _rekeyed(args, lambda engine, current, previous: update_params(
+        engine, args.crypt_operation, current, previous))
+
+
 def cmd_token_create(args: argparse.Namespace) -> int:
     from hotplate.db.migrate import upgrade
 
@@ -188,12 +252,28 @@ def build_parser() -> argparse.ArgumentParser:
     db_sub = db.add_subparsers(dest="db_command", required=True)
     sync = db_sub.add_parser("sync", help="migrate the database to the latest schema")
     sync.set_defaults(func=cmd_db_sync)
+    rotate = db_sub.add_parser(
+        "rotate-key", help="store every secret encrypted with the previous auth_encryption_key "
+        "again under the configured one (engines stopped)")
+    rotate.add_argument("previous_encryption_key", nargs="?", default=None,
+                        help="the key the secrets are stored under now "
+                        f"(or {PREVIOUS_KEY_VARIABLE})")
+    rotate.set_defaults(func=cmd_db_rotate_key)
+    params = db_sub.add_parser(
+        "update-params", aliases=["update_params"],
+        help="encrypt or decrypt the hidden parameters and resource properties already "
+        "stored, as heat-manage update_params (engines stopped)")
+    params.add_argument("crypt_operation", choices=("encrypt", "decrypt"))
+    params.add_argument("previous_encryption_key", nargs="?", default=None,
+                        help="the key they are encrypted with, when it is not the configured "
+                        f"one (or {PREVIOUS_KEY_VARIABLE})")
+    params.set_defaults(func=cmd_db_update_params, db_command="update-params")
     config = sub.add_parser("config", help="the configuration file")
     config_sub = config.add_subparsers(dest="config_command", required=True)
     config_sample = config_sub.add_parser(
         "sample", help="print every option with its help and default, as a hotplate.conf")
     config_sample.set_defaults(func=cmd_config_sample)
-    for command in (run, sync):
+    for command in (run, sync, rotate, params):
         add_config_arguments(command)
     token = sub.add_parser("token", help="API token management")
     token_sub = token.add_subparsers(dest="token_command", required=True)

@@ -126,10 +126,25 @@ class StackDomainAdmin:
 
     # -- projects ----------------------------------------------------------------------
     def create_project(self, project_id: str, stack_id: str) -> str:
-        """A project of the domain for a stack's users; its id."""
-        made = self._call("POST", "/projects", {"project": {
-            "name": f"{project_id}-{stack_id}"[:64], "domain_id": self.domain_id,
-            "description": PROJECT_DESCRIPTION}})
+        """A project of the domain for a stack's users; its id.
+
+        The name comes from the stack's id, so a create asked again under the same
+        request id (its stack id derived from it) after its engine died finds the
+        project the first asking made (Keystone's 409) and takes it over, rather than
+        leaving it behind.
+        """
+        name = f"{project_id}-{stack_id}"[:64]
+        try:
+            made = self._call("POST", "/projects", {"project": {
+                "name": name, "domain_id": self.domain_id,
+                "description": PROJECT_DESCRIPTION}})
+        except KeystoneRefused as exc:
+            if exc.status != 409:
+                raise
+            found = self._call("GET", f"/projects?name={name}&domain_id={self.domain_id}")
+            if len(found["projects"]) != 1:
+                raise
+            return str(found["projects"][0]["id"])
         return str(made["project"]["id"])
 
     def delete_project(self, project_id: str) -> None:

@@ -143,6 +143,7 @@ stack = Table(
     Column("deleted_at", UtcDateTime()),
     Index("ix_stack_tenant_name", "tenant", "name"),
     Index("ix_stack_owner_id", "owner_id"),
+    Index("ix_stack_user_creds_id", "user_creds_id"),
     **MYSQL_TABLE_ARGS,
 )
 

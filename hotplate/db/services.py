@@ -169,6 +169,15 @@ class ServiceStore(StoreBase):
 
         return self._tx.write(run)
 
+    def orphan_user_creds(self, created_before: datetime, limit: int = 100) -> list[int]:
+        """Credentials no stack holds, made before ``created_before``: a create whose
+        engine died between making its trust and writing its stack left them."""
+        st, uc = s.stack, s.user_creds
+        held = select(st.c.id).where(st.c.user_creds_id == uc.c.id).exists()
+        query = (select(uc.c.id).where(uc.c.created_at < created_before, ~held)
+                 .order_by(uc.c.id).limit(limit))
+        return [int(i) for i in self._tx.read(lambda conn: conn.execute(query).scalars().all())]
+
     def delete_user_creds(self, creds_id: int) -> None:
         """Delete the credentials; stacks that pointed at them keep a NULL reference."""
         st, uc = s.stack, s.user_creds

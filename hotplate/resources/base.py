@@ -49,6 +49,7 @@ from hotplate.resources.properties import (
     with_defaults,
 )
 from hotplate.resources.support import SupportStatus
+from hotplate.resources.translation import TranslationRule, has_resolve, resolve, translate
 
 __all__ = ["DEPLOYMENTS", "CheckAgain", "CheckResult", "Resource", "ResourceContext",
            "heat_class_name", "select_path"]
@@ -176,6 +177,10 @@ class Resource:
     itself: always available, and nothing is asked of the catalog."""
     required_service_extension: ClassVar[str | None] = None
     """An extension the service must offer too (Neutron's ``trunk``), as in Heat."""
+    translation_rules: ClassVar[tuple[TranslationRule, ...]] = ()
+    """Heat's translation rules (``resources.translation``): deprecated names moved to
+    their successors before validation, names resolved to ids before create and
+    before an update is diffed (``resolve_properties``)."""
     local_only: ClassVar[bool] = False
     """True when the handlers change nothing outside hotplate's own database.
 
@@ -222,9 +227,26 @@ class Resource:
         ``StackValidationFailed``. ``path`` names the properties section
         (``('resources', 'web', 'properties')``).
         """
+        if cls.translation_rules:
+            raw = translate(cls.translation_rules, raw, path)
         props = validate_properties(cls.properties_schema, raw, path)
         cls.check_properties(props, path)
         return props
+
+    @classmethod
+    def resolves_properties(cls) -> bool:
+        """Whether ``resolve_properties`` asks the cloud (a RESOLVE rule)."""
+        return has_resolve(cls.translation_rules)
+
+    @classmethod
+    def resolve_properties(cls, props: Mapping[str, Any], cloud: Any) -> dict[str, Any]:
+        """Validated ``props`` with names resolved to ids by the type's RESOLVE rules,
+        through ``cloud.find`` (Heat's finders and texts). The engine calls it before
+        a create and on the new properties before an update is diffed, as Heat
+        translates them then; types without such rules get ``props`` back."""
+        if not cls.resolves_properties():
+            return dict(props)
+        return resolve(cls.translation_rules, props, cloud.find)
 
     @classmethod
     def validate_known(cls, raw: Mapping[str, Any], pending: frozenset[str],
@@ -250,10 +272,23 @@ class Resource:
             cls.validate(raw, path)
             return
         schema = cls.properties_schema
+        if cls.translation_rules:
+            raw, pending = cls._translate_known(raw, pending, path)
         waiting = pending & schema.keys()  # an unknown key is refused, pending or not
         known = validate_properties({k: s for k, s in schema.items() if k not in waiting},
                                     {k: v for k, v in raw.items() if k not in waiting}, path)
         cls.check_properties(known, path)
+
+    @classmethod
+    def _translate_known(cls, raw: Mapping[str, Any], pending: frozenset[str],
+                         path: PropertyPath) -> tuple[Mapping[str, Any], frozenset[str]]:
+        """``raw`` translated; a top-level property a REPLACE rule fills from a pending
+        one is pending too."""
+        moved = {r.path[0] for r in cls.translation_rules
+                 if r.value_path is not None and len(r.path) == 1
+                 and r.value_path[0] in pending and r.value_path[0] in raw}
+        translated = translate(cls.translation_rules, raw, path)
+        return (translated if isinstance(translated, Mapping) else raw), pending | moved
 
     @classmethod
     def check_properties(cls, props: Mapping[str, Any], path: PropertyPath) -> None:
@@ -389,6 +424,31 @@ class Resource:
 
     def check_delete_complete(self, data: Any) -> CheckResult:
         return True
+
+    # -- replacement hooks (engine: convergence/replacement_hooks.py) ------------
+    replacement: Resource | None = None
+    """While ``restore_prev_rsrc(convergence=True)`` runs: the plugin of the row that
+    replaced this one (its ``resource_id`` and ``data()``), None when that row is gone.
+    Heat's plugins load it through ``self.replaced_by``; ours are handed it."""
+
+    def prepare_for_replace(self) -> None:
+        """Hook (Heat's name): a replacement of this resource is about to be created.
+
+        Called on the existing resource, just before the new one's row is
+        made, so it can give up what the new one needs (a port its fixed IPs,
+        a key pair its unique name). Raising fails this resource's update. The
+        default does nothing, and the engine does not call it unless overridden.
+        """
+
+    def restore_prev_rsrc(self, convergence: bool = False) -> None:
+        """Hook (Heat's name): a rollback takes this replaced resource back.
+
+        Called on the old resource (``convergence`` True) when a ROLLBACK
+        traversal chooses it again over its replacement (``self.replacement``),
+        so it gets back what ``prepare_for_replace`` handed over. Raising fails
+        this resource's update. The default does nothing, and the engine does
+        not call it unless overridden.
+        """
 
     def handle_preempt(self) -> None:
         """A newer update waits for this resource's running action: end it early if

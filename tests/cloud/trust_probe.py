@@ -3,12 +3,17 @@
 Each of create, update, signal and delete lists the project's networks
 through the stack's cloud (``self.cloud``), and records the user and project
 the cloud saw: with deferred authentication that is the stack's owner, acting
-through the stack's trust. The cloud suites register it by an entry point of
-a distribution written for the server they start (``probe_plugin_path``).
+through the stack's trust. With ``hold``, a create looks only at its end,
+``hold`` seconds after it started, and records which process looked: an
+engine killed meanwhile leaves that to the engine that takes over. The cloud
+suites register it by an entry point of a distribution written for the server
+they start (``probe_plugin_path``).
 """
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +25,11 @@ TYPE = "Test::Trust::Probe"
 
 
 class TrustProbe(Resource):
-    properties_schema = {"value": Schema(Schema.STRING, "Anything; changes update in place.",
-                                         default="", update_allowed=True)}
+    properties_schema = {
+        "value": Schema(Schema.STRING, "Anything; changes update in place.", default="",
+                        update_allowed=True),
+        "hold": Schema(Schema.NUMBER, "Seconds a create takes before it looks.", default=0),
+    }
     attributes_schema = {
         "seen": Attribute("action -> 'user project networks' as the cloud answered",
                           Attribute.MAP),
@@ -34,8 +42,22 @@ class TrustProbe(Resource):
                       f"{network.get_user_id()} {network.get_project_id()} {count}")
 
     def handle_create(self) -> None:
-        self._look("create")
         self.resource_id_set(self.ctx.uuid)
+        if not self.properties["hold"]:
+            self._look("create")
+            return
+        self.data_set("started", str(time.time()))
+
+    def check_create_complete(self, data: Any) -> bool:
+        started = self.data().get("started")
+        if started is None:
+            return True
+        if time.time() - float(started) < float(self.properties["hold"]):
+            return False
+        self._look("create")
+        self.data_set("seen_create_pid", str(os.getpid()))
+        self.data_delete("started")
+        return True
 
     def handle_update(self, new_properties: Any, prop_diff: Any) -> None:
         super().handle_update(new_properties, prop_diff)

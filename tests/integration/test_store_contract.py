@@ -7,7 +7,7 @@ in test_store_locks / test_store_sync, the races in test_store_races.
 from __future__ import annotations
 
 import dataclasses
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -370,6 +370,22 @@ def test_user_creds_create_and_delete(store: SqlStore, clock: FakeClock) -> None
     assert loaded is not None and loaded.user_creds_id is None
     with pytest.raises(ValueError):
         store.create_user_creds({"nonsense": 1})
+
+
+def test_orphan_user_creds_are_those_no_stack_holds_made_before_the_time(
+        store: SqlStore, clock: FakeClock) -> None:
+    held = store.create_user_creds({"trust_id": "t-held"})
+    make_stack(store, clock, user_creds_id=held)
+    deleted_stack = store.create_user_creds({"trust_id": "t-deleted-stack"})
+    gone = make_stack(store, clock, user_creds_id=deleted_stack)
+    store.soft_delete_stack(gone.id)  # still held: the row keeps its reference
+    orphan = store.create_user_creds({"trust_id": "t-orphan"})
+    made = clock.now()
+    clock.sleep(10)
+    newer = store.create_user_creds({"trust_id": "t-newer"})
+    assert store.orphan_user_creds(made + timedelta(seconds=1)) == [orphan]
+    assert store.orphan_user_creds(clock.now() + timedelta(seconds=1)) == [orphan, newer]
+    assert store.orphan_user_creds(made - timedelta(seconds=1)) == []
 
 
 # -- the Protocol itself ---------------------------------------------------------

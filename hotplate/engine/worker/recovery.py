@@ -15,7 +15,10 @@ Every engine runs ``Recovery.run_once`` each ``periodic_interval``:
    in a new worker (plan RESUME), told that it is a retry. The first engine
    to claim the takeover (``takeover:<engine>`` in engine_claim) also sends
    again, at once, every ready node nobody works on: the dead engine may
-   have taken their messages off the queue before it died. What recovery
+   have taken their messages off the queue before it died. Nodes paused at
+   a hook are sent too: they hold no lock that says who parked them, and the
+   dead engine may have; each waits again here, at its hook still pending
+   (breakpoints.py), and one that a live engine holds as well just waits twice. What recovery
    sends again goes to this engine's own worker queue: the broker may still
    count a dead or cut-off engine's consumers as live, and a node sent to the
    shared queue could land on one of them.
@@ -70,6 +73,11 @@ from hotplate.model.states import Status
 LOG = logging.getLogger(__name__)
 
 SWEEP_CLAIM = "sweep"
+ORPHAN_CREDS_AGE = timedelta(hours=1)
+"""How old credentials no stack holds must be before the sweep deletes them: a create
+holds its new trust for the moments between making it and writing its stack."""
+ORPHAN_CREDS_EVERY = timedelta(minutes=5)
+"""How often the sweeping engine looks for them."""
 STACK_ACTION_CLAIM = "stack-action:"
 TAKEOVER_CLAIM = "takeover:"
 TAKEOVER_CLAIM_SECS = 7 * 24 * 3600.0
@@ -166,6 +174,7 @@ class Recovery:
         """Dead engines this engine has seen taken over (probed no more unless they
         hold locks again)."""
         self._timer: PeriodicTimer | None = None
+        self._orphans_due: datetime | None = None
 
     @classmethod
     def start(cls, deps: EngineDeps) -> Recovery:
@@ -204,9 +213,20 @@ class Recovery:
             self.sweep(now - timedelta(seconds=options.stalled_traversal_timeout))
             self._redrive_signals()
             deps.store.forget_requests(now - timedelta(seconds=options.request_retention))
+            self._forget_orphan_credentials(now)
             deps.store.release_claims(TAKEOVER_CLAIM, TAKEOVER_CLAIM_SECS)
             deps.store.release_claims(STACK_ACTION_CLAIM, TAKEOVER_CLAIM_SECS)
         return True
+
+    def _forget_orphan_credentials(self, now: datetime) -> None:
+        """Trusts of creates whose engine died before writing their stack (stack_credentials)."""
+        if self._orphans_due is not None and now < self._orphans_due:
+            return
+        self._orphans_due = now + ORPHAN_CREDS_EVERY
+        try:
+            self._deps.credentials.forget_orphans(now - ORPHAN_CREDS_AGE)
+        except Exception:  # the next round tries again
+            LOG.exception("recovery: deleting credentials no stack holds failed")
 
     def _redrive_signals(self) -> None:
         """Signals stored but not applied in time are applied again (signal_delivery.py)."""
@@ -240,24 +260,26 @@ class Recovery:
         if first:
             LOG.warning("engine %s is dead: took over %d resources; re-sending ready nodes",
                         dead, taken)
-            self.sweep(None)
+            self.sweep(None, paused_too=True)
         self._taken_over.add(dead)
         return taken
 
     # -- the sweep ----------------------------------------------------------------
-    def sweep(self, cast_before: datetime | None) -> int:
+    def sweep(self, cast_before: datetime | None, *, paused_too: bool = False) -> int:
         """Every traversal in progress: re-send what stalled (cast before
         ``cast_before``; None: any ready node nobody works on), finish what is
-        finished, time out what is late. Returns how many nodes were sent."""
+        finished, time out what is late. Returns how many nodes were sent.
+        ``paused_too``: nodes paused at a hook count as stalled (a takeover)."""
         sent = 0
         for stack in self._deps.store.stacks_in_progress():
             try:
-                sent += self._sweep_stack(stack, cast_before)
+                sent += self._sweep_stack(stack, cast_before, paused_too)
             except Exception:  # one stack's trouble must not stop the others' recovery
                 LOG.exception("stack %s: recovery sweep failed", stack.id)
         return sent
 
-    def _sweep_stack(self, stack: StackRecord, cast_before: datetime | None) -> int:
+    def _sweep_stack(self, stack: StackRecord, cast_before: datetime | None,
+                     paused_too: bool = False) -> int:
         deps = self._deps
         traversal = stack.current_traversal
         if traversal == NO_TRAVERSAL:
@@ -289,7 +311,7 @@ class Recovery:
         if not graph.nodes:
             return 0
         rows = {row.id: row for row in deps.store.list_resources(stack.id)}
-        busy = _Busy(deps, rows, deps.store.paused_at_hooks(stack.id))
+        busy = _Busy(deps, rows, set() if paused_too else deps.store.paused_at_hooks(stack.id))
         stalled = list(stalled_nodes(graph, nodes, reported, busy, cast_before=cast_before))
         for key in stalled:
             state = deps.store.sync_state(traversal, str(key.resource_id), key.is_update)

@@ -172,7 +172,10 @@ class RowBookkeeping:
 
     def _properties(self, work: NodeWork, defn: Any, cls: type[Resource]) -> dict[str, Any]:
         raw = defn.resolve_properties(self._inputs(work))
-        return cls.validate(raw, ("resources", work.row.name, "properties"))
+        props = cls.validate(raw, ("resources", work.row.name, "properties"))
+        if cls.resolves_properties():  # Heat's RESOLVE rules: names become ids
+            props = cls.resolve_properties(props, self._context(work.row, work.stack).cloud)
+        return props
 
     def _metadata(self, work: NodeWork, defn: Any) -> dict[str, Any]:
         metadata: dict[str, Any] = defn.resolve_metadata(self._inputs(work))

@@ -1,0 +1,1 @@
+"""Resource types backed by an OpenStack service, one package per service."""

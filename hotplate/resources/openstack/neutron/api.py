@@ -1,0 +1,159 @@
+"""Neutron's REST API as the Neutron types call it, with the errors Heat shows.
+
+Bodies go over the wire as Neutron's own ``{"network": {...}}`` documents, as
+Heat's neutronclient sends them, so ``value_specs`` (``provider:network_type``
+...) pass through untouched, which openstacksdk's typed resources would drop.
+Calls go through ``Cloud.call`` (transient failures retried, errors classified).
+
+A failure reads as Heat prints neutronclient's: the class named after Neutron's
+error type where neutronclient has one (``NetworkInUseClient``,
+``OverQuotaClient``...), else after the status (``BadRequest``, ``Conflict``,
+``NotFound``...), and Neutron's message. The class also derives from the client
+layer's classification (``CloudConflict``, ``CloudNotFound``...), so callers
+test the kind, and the engine's failure text ``<Class>: resources.<name>:
+<message>`` reads as Heat's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+__all__ = ["NeutronApi", "ignoring", "is_conflict", "is_not_found", "neutron_error"]
+
+_CLIENT_TYPES = frozenset({
+    "NetworkNotFound", "PortNotFound", "NetworkInUse", "PortInUse", "SubnetInUse",
+    "IpAddressInUse", "InvalidIpForNetwork", "InvalidIpForSubnet", "OverQuota",
+    "IpAddressGenerationFailure", "MacAddressInUse", "HostNotCompatibleWithFixedIps",
+    "ExternalIpAddressExhausted", "IpAddressAlreadyAllocated",
+})
+"""Neutron error types neutronclient raises as ``<type>Client``."""
+
+_BY_STATUS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound",
+              409: "Conflict", 413: "OverQuotaClient", 503: "ServiceUnavailable"}
+
+
+def is_not_found(exc: BaseException) -> bool:
+    """Whether a cloud call failed because the object is not there (404)."""
+    return getattr(exc, "status", None) == 404
+
+
+def is_conflict(exc: BaseException) -> bool:
+    """Whether Neutron refused because of the object's state (409), not a quota."""
+    return getattr(exc, "status", None) == 409 and "OverQuota" not in type(exc).__name__
+
+
+@contextmanager
+def ignoring(*kinds: Callable[[BaseException], bool]) -> Iterator[None]:
+    """Let a failure of one of these ``kinds`` (``is_not_found``...) pass silently."""
+    try:
+        yield
+    except Exception as exc:
+        if not any(kind(exc) for kind in kinds):
+            raise
+
+
+_CLASSES: dict[tuple[str, type], type] = {}
+
+
+def _error_class(name: str, base: type) -> type:
+    """One class per name and kind, so that the same failure is always the same class."""
+    key = (name, base)
+    if key not in _CLASSES:
+        _CLASSES[key] = type(name, (base,), {"__module__": __name__})
+    return _CLASSES[key]
+
+
+def neutron_error(classified: Exception, error_type: str, message: str) -> Exception:
+    """``classified`` (the client layer's error for a failed call) renamed as
+    neutronclient names it, with Neutron's message; still an instance of the
+    classified kind (CloudNotFound, CloudConflict...), with its ``status``."""
+    status = getattr(classified, "status", None)
+    if error_type in _CLIENT_TYPES:
+        name = f"{error_type}Client"
+    else:
+        name = _BY_STATUS.get(status or 0, "NeutronClientException")
+    error: Exception = _error_class(name, type(classified))(message, status)
+    return error
+
+
+def _renamed(exc: Exception) -> Exception:
+    """The classified failure of a Neutron call, named and worded as Heat shows it."""
+    response = getattr(exc.__cause__, "response", None)
+    error_type, message = "", ""
+    try:
+        body = response.json() if response is not None else None
+    except ValueError:
+        body = None
+    if isinstance(body, dict):
+        error = body.get("NeutronError")
+        if isinstance(error, dict):
+            error_type = str(error.get("type") or "")
+            message = str(error.get("message") or "")
+        elif isinstance(error, str):
+            message = error
+    return neutron_error(exc, error_type, message or str(exc))
+
+
+class NeutronApi:
+    """Neutron's resources as JSON documents, through a ``Cloud``."""
+
+    def __init__(self, cloud: Any) -> None:
+        self._cloud = cloud
+
+    def request(self, method: str, path: str, body: Any = None) -> Any:
+        """The decoded answer to ``method path`` (None for an empty one).
+
+        Raises:
+            CloudError: the client layer's classified failure, renamed as
+                neutronclient names it (``neutron_error``).
+        """
+        def send() -> Any:
+            kwargs = {"json": body} if body is not None else {}
+            return self._cloud.network.request(path, method, raise_exc=True, **kwargs)
+
+        try:
+            response = self._cloud.call(send)
+        except Exception as exc:
+            if getattr(exc, "status", None) is None:
+                raise
+            raise _renamed(exc) from exc
+        if response.status_code == 204 or not response.content:
+            return None
+        return response.json()
+
+    def delete(self, collection: str, ident: str) -> bool:
+        """Delete; False when it was already gone (404)."""
+        try:
+            self.request("DELETE", f"/{collection}/{ident}")
+        except Exception as exc:
+            if is_not_found(exc):
+                return False
+            raise
+        return True
+
+    def create(self, collection: str, entity: str, body: dict[str, Any]) -> dict[str, Any]:
+        found: dict[str, Any] = self.request("POST", f"/{collection}", {entity: body})[entity]
+        return found
+
+    def show(self, collection: str, entity: str, ident: str) -> dict[str, Any]:
+        found: dict[str, Any] = self.request("GET", f"/{collection}/{ident}")[entity]
+        return found
+
+    def update(self, collection: str, entity: str, ident: str,
+               body: dict[str, Any]) -> dict[str, Any]:
+        found: dict[str, Any] = self.request("PUT", f"/{collection}/{ident}",
+                                             {entity: body})[entity]
+        return found
+
+    def find_all(self, collection: str, **query: str) -> list[dict[str, Any]]:
+        from urllib.parse import urlencode
+
+        suffix = f"?{urlencode(query)}" if query else ""
+        answer = self.request("GET", f"/{collection}{suffix}")
+        found: list[dict[str, Any]] = answer[collection.replace("-", "_")]
+        return found
+
+    def replace_tags(self, collection: str, ident: str, tags: list[str]) -> None:
+        self.request("PUT", f"/{collection}/{ident}/tags", {"tags": list(tags)})
