@@ -103,11 +103,37 @@ def _extra(cloud: Cloud) -> str:
             f"username = {SERVICE_USER}\npassword = {SERVICE_PASSWORD}\n")
 
 
+BIND_FAILED = "error while attempting to bind"
+STARTS = 5
+
+
 @pytest.fixture(scope="module")
 def served(cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
-    tmp = Path(tmp_path_factory.mktemp("neutron-serve"))
-    with keystone_serve(cloud, tmp, extra=_extra(cloud)) as serving:
-        yield serving
+    """hotplate on the catalog's ports. Another suite's server may take a port between
+    the check that it is free and the bind; the one answering would then not be this
+    one (another checkout's code), so that start is abandoned and made again."""
+    for _ in range(STARTS):
+        tmp = Path(tmp_path_factory.mktemp("neutron-serve"))
+        with keystone_serve(cloud, tmp, extra=_extra(cloud)) as serving:
+            if _answered_by(serving):
+                yield serving
+                return
+        time.sleep(1.0)
+    pytest.fail(f"the catalog's ports stayed taken by other servers ({STARTS} starts)")
+
+
+def _answered_by(serving: Serving) -> bool:
+    """Whether the first request on the port (``GET /``, made once it answered) reached
+    this server: its log records it, or its bind failed."""
+    deadline = time.monotonic() + 10.0
+    while time.monotonic() < deadline:
+        text = serving.log.read_text()
+        if BIND_FAILED in text:
+            return False
+        if '"GET / HTTP/1.1"' in text:
+            return True
+        time.sleep(0.1)
+    return False
 
 
 def _cli(served: Serving, *args: str, check: bool = True, cloud: str | None = None) -> Any:
