@@ -175,6 +175,8 @@ class Recovery:
         hold locks again)."""
         self._timer: PeriodicTimer | None = None
         self._orphans_due: datetime | None = None
+        self._idle: dict[ResourceId, int] = {}
+        """This engine's locked rows no work of its own stood behind at the last round."""
 
     @classmethod
     def start(cls, deps: EngineDeps) -> Recovery:
@@ -206,6 +208,8 @@ class Recovery:
         """One round (the periodic task): take over the dead, then sweep if ours."""
         deps = self._deps
         options = deps.options
+        deps.retry_later.run()  # this engine's own work the database refused before
+        self.reclaim_forgotten()
         for dead in self.dead_engines():
             self.take_over(dead)
         if deps.store.claim(SWEEP_CLAIM, deps.engine_id, 3.0 * options.periodic_interval):
@@ -227,6 +231,27 @@ class Recovery:
             self._deps.credentials.forget_orphans(now - ORPHAN_CREDS_AGE)
         except Exception:  # the next round tries again
             LOG.exception("recovery: deleting credentials no stack holds failed")
+
+    def reclaim_forgotten(self) -> int:
+        """This engine's locks that no work of its own stands behind (busy_rows.py): seen
+        so, under the same atomic key, at this round and the one before, they are
+        handed on as a dead engine's are. How many."""
+        deps = self._deps
+        mine = deps.store.resources_locked_by(deps.engine_id)
+        busy_rows, busy_stacks = deps.busy.snapshot()  # after the read: see busy_rows.py
+        parked = deps.parked.resource_ids() if deps.parked is not None else frozenset()
+        idle = {row.id: row.atomic_key for row in mine
+                if int(row.id) not in busy_rows and int(row.id) not in parked
+                and str(row.stack_id) not in busy_stacks}
+        before, self._idle = self._idle, idle
+        handed = 0
+        for row in mine:
+            if row.id in idle and before.get(row.id) == row.atomic_key:
+                LOG.warning("resource %s (%s): locked by this engine, which no longer works "
+                            "on it; handing it on", row.name, row.id)
+                handed += take_over_row(deps, row, deps.engine_id,
+                                        reason=database_lost_reason(row, deps.engine_id))
+        return handed
 
     def _redrive_signals(self) -> None:
         """Signals stored but not applied in time are applied again (signal_delivery.py)."""
