@@ -1,0 +1,300 @@
+"""Nova's types against the project's real Nova, through ``openstack stack ...``.
+
+hotplate serves in Keystone mode with Heat's ``[trustee]``; each test drives it
+with the unchanged openstack CLI as a user of the cloud's second project
+(``OS_NOVA_CLOUD``, default ``hotplate-alt-demo``: the demo project is busy with
+other suites, whose leak checks would take this module's objects for theirs) and
+reads the result back from Nova, Neutron, Cinder and Glance. ``cloud_leaks`` fails
+a test that leaves a server, key pair, server group, volume, image or Neutron
+object behind (and deletes it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cloud.leaks import cloud_leaks  # noqa: F401  (a fixture)
+from tests.cloud.locate import Cloud
+from tests.cloud.serving import Serving, keystone_serve
+from tests.cloud.test_neutron_types import _cli, _extra, _gone, _outputs, _physical, _template
+
+pytestmark = pytest.mark.usefixtures("cloud_leaks")
+LEAK_PREFIX = "nv-"
+"""Every Nova, Cinder and Glance object these tests make is named so (``cloud_leaks``)."""
+
+PUBLIC_KEY = ("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFK1GBLGuh8wgl28vIL0EI1m7//Louik04uMEk14"
+              "wWUU hp-nova")
+
+
+NOVA_CLOUD = os.environ.get("OS_NOVA_CLOUD") or "hotplate-alt-demo"
+
+
+@pytest.fixture(scope="module")
+def nova_cloud(cloud: Cloud) -> Cloud:
+    return dataclasses.replace(cloud, user=NOVA_CLOUD)
+
+
+@pytest.fixture(scope="module")
+def user_conn(nova_cloud: Cloud) -> Iterator[Any]:
+    """This module's user (``NOVA_CLOUD``), in place of the suites' demo user."""
+    conn = nova_cloud.connect()
+    yield conn
+    conn.close()
+
+
+@pytest.fixture(scope="module")
+def served(nova_cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
+    tmp = Path(tmp_path_factory.mktemp("nova-serve"))
+    with keystone_serve(nova_cloud, tmp, extra=_extra(nova_cloud)) as serving:
+        yield serving
+
+
+def _delete(served: Serving, stack: str) -> None:
+    _cli(served, "stack", "delete", "--yes", "--wait", stack, check=False)
+
+
+def _name() -> str:
+    return f"nv-{uuid.uuid4().hex[:8]}"
+
+
+KEYS = """heat_template_version: 2021-04-16
+parameters:
+  key_name: {type: string}
+  per_host: {type: number, default: 2}
+resources:
+  key:
+    type: OS::Nova::KeyPair
+    properties:
+      name: {get_param: key_name}
+      public_key: @KEY@
+  group:
+    type: OS::Nova::ServerGroup
+    properties:
+      policies: [anti-affinity]
+      rules: {max_server_per_host: {get_param: per_host}}
+outputs:
+  ref: {value: {get_resource: key}}
+  public: {value: {get_attr: [key, public_key]}}
+  private: {value: {get_attr: [key, private_key]}}
+  group: {value: {get_attr: [group, show]}}
+""".replace("@KEY@", PUBLIC_KEY)
+
+
+def test_keypair_and_server_group(served: Serving, user_conn: Any) -> None:
+    name = _name()
+    key_name = f"{name}-key"
+    try:
+        created = _cli(served, "stack", "create", "--wait", "-t", _template(served, KEYS),
+                       "--parameter", f"key_name={key_name}", name, "-f", "json")
+        assert created["stack_status"] == "CREATE_COMPLETE", created
+        ids = _physical(served, name)
+        assert ids["key"] == key_name
+        assert user_conn.compute.get_keypair(key_name).public_key.strip() == PUBLIC_KEY
+        group = user_conn.compute.get_server_group(ids["group"])
+        assert group.name.startswith(f"{name}-group-")
+        assert group.policy == "anti-affinity" and group.rules == {"max_server_per_host": 2}
+        outputs = _outputs(_cli(served, "stack", "show", name, "-f", "json"))
+        assert outputs["ref"] == key_name and outputs["public"] == PUBLIC_KEY
+        assert outputs["private"] == "" and outputs["group"]["id"] == ids["group"]
+
+        # Any change replaces: new rules are a new group, the old one goes.
+        updated = _cli(served, "stack", "update", "--wait", "-t", _template(served, KEYS),
+                       "--parameter", f"key_name={key_name}", "--parameter", "per_host=3",
+                       name, "-f", "json")
+        assert updated["stack_status"] == "UPDATE_COMPLETE", updated
+        after = _physical(served, name)
+        assert after["key"] == key_name and after["group"] != ids["group"]
+        assert user_conn.compute.get_server_group(after["group"]).rules == \
+            {"max_server_per_host": 3}
+        assert _gone(user_conn.compute.get_server_group, ids["group"])
+    finally:
+        _delete(served, name)
+    assert _gone(user_conn.compute.get_keypair, key_name)
+
+
+GENERATED = """heat_template_version: 2021-04-16
+resources:
+  key:
+    type: OS::Nova::KeyPair
+    properties: {name: nv-generated, save_private_key: true}
+"""
+
+
+def test_a_keypair_without_public_key_fails_as_heats(served: Serving) -> None:
+    name = _name()
+    try:
+        _cli(served, "stack", "create", "--wait", "-t", _template(served, GENERATED), name,
+             check=False)
+        shown = _cli(served, "stack", "show", name, "-f", "json")
+        assert shown["stack_status"] == "CREATE_FAILED", shown
+        assert shown["stack_status_reason"] == (
+            "Resource CREATE failed: StackValidationFailed: resources.key: The public_key "
+            "property is required by the nova API version currently used."), shown
+    finally:
+        _delete(served, name)
+
+
+SERVER = """heat_template_version: 2021-04-16
+parameters:
+  server_name: {type: string}
+  flavor: {type: string, default: m1.tiny}
+  meta: {type: json, default: {a: "1"}}
+  image: {type: string, default: cirros-fake}
+resources:
+  net:
+    type: OS::Neutron::Net
+  subnet:
+    type: OS::Neutron::Subnet
+    properties: {network: {get_resource: net}, cidr: 10.41.0.0/24}
+  router:
+    type: OS::Neutron::Router
+    properties: {external_gateway_info: {network: public}}
+  iface:
+    type: OS::Neutron::RouterInterface
+    properties: {router: {get_resource: router}, subnet: {get_resource: subnet}}
+  fip:
+    type: OS::Neutron::FloatingIP
+    depends_on: iface
+    properties: {floating_network: public}
+  server:
+    type: OS::Nova::Server
+    depends_on: iface
+    properties:
+      name: {get_param: server_name}
+      image: {get_param: image}
+      flavor: {get_param: flavor}
+      user_data_format: RAW
+      user_data: "#!/bin/sh\\necho hello\\n"
+      metadata: {get_param: meta}
+      tags: [web]
+      networks:
+        - network: {get_attr: [net, name]}      # a name, resolved to the id
+        - subnet: {get_resource: subnet}         # a port the server makes itself
+          floating_ip: {get_resource: fip}
+outputs:
+  first: {value: {get_attr: [server, first_address]}}
+  networks: {value: {get_attr: [server, networks]}}
+  addresses: {value: {get_attr: [server, addresses]}}
+  name: {value: {get_attr: [server, name]}}
+  tags: {value: {get_attr: [server, tags]}}
+  show: {value: {get_attr: [server, show]}}
+"""
+
+
+def test_server_create_update_resize_rebuild_delete(served: Serving, user_conn: Any) -> None:
+    name = _name()
+    template = _template(served, SERVER)
+    ids: dict[str, str] = {}
+    try:
+        created = _cli(served, "stack", "create", "--wait", "-t", template,
+                       "--parameter", f"server_name={name}-vm", name, "-f", "json")
+        assert created["stack_status"] == "CREATE_COMPLETE", created
+        ids = _physical(served, name)
+        server = user_conn.compute.get_server(ids["server"])
+        assert server.status == "ACTIVE" and server.name == f"{name}-vm"
+        assert server.metadata == {"a": "1"}
+        assert server.flavor["original_name"] == "m1.tiny"
+        ports = list(user_conn.network.ports(device_id=ids["server"]))
+        assert {p.network_id for p in ports} == {ids["net"]}
+        made = [p for p in ports if p.name == "server-port-1"]
+        assert len(made) == 1
+        fip = user_conn.network.get_ip(ids["fip"])
+        assert fip.port_id == made[0].id
+        outputs = _outputs(_cli(served, "stack", "show", name, "-f", "json"))
+        assert outputs["name"] == f"{name}-vm" and outputs["tags"] == ["web"]
+        net_name = user_conn.network.get_network(ids["net"]).name
+        assert sorted(outputs["networks"]) == sorted([net_name, ids["net"]])
+        assert fip.floating_ip_address in outputs["networks"][net_name]
+        assert outputs["first"] in outputs["networks"][net_name]
+        entry = next(a for a in outputs["addresses"][ids["net"]] if a["port"] == made[0].id)
+        assert entry["network"]["id"] == ids["net"] and entry["subnets"][0]["id"] == ids["subnet"]
+        assert outputs["show"]["id"] == ids["server"]
+
+        # In place: name and metadata; then a resize, then a rebuild (same image by id).
+        for params, check in (
+            (["server_name=" + name + "-2", "meta={\"b\": \"2\"}"],
+             lambda s: s.name == f"{name}-2" and s.metadata == {"b": "2"}),
+            (["server_name=" + name + "-2", "meta={\"b\": \"2\"}", "flavor=m1.small"],
+             lambda s: s.flavor["original_name"] == "m1.small"),
+        ):
+            args = [a for p in params for a in ("--parameter", p)]
+            updated = _cli(served, "stack", "update", "--wait", "-t", template, *args, name,
+                           "-f", "json")
+            assert updated["stack_status"] == "UPDATE_COMPLETE", updated
+            assert _physical(served, name)["server"] == ids["server"]
+            server = user_conn.compute.get_server(ids["server"])
+            assert server.status == "ACTIVE" and check(server), server
+        # A rebuild onto another image (REBUILD policy): same server, new image.
+        other = user_conn.image.create_image(name=f"{name}-img", disk_format="raw",
+                                             container_format="bare", data=b"\0" * 1024,
+                                             allow_duplicates=True)
+        _wait_image(user_conn, other.id)
+        rebuilt = _cli(served, "stack", "update", "--wait", "-t", template, "--parameter",
+                       f"server_name={name}-2", "--parameter", "meta={\"b\": \"2\"}",
+                       "--parameter", "flavor=m1.small", "--parameter", f"image={other.id}",
+                       name, "-f", "json")
+        assert rebuilt["stack_status"] == "UPDATE_COMPLETE", rebuilt
+        assert _physical(served, name)["server"] == ids["server"]
+        server = user_conn.compute.get_server(ids["server"])
+        assert server.status == "ACTIVE" and server.image["id"] == other.id
+    finally:
+        _cli(served, "stack", "delete", "--yes", "--wait", name, check=False)
+        for image in user_conn.image.images(name=f"{name}-img"):
+            user_conn.image.delete_image(image.id)
+    if ids:
+        assert _gone(user_conn.compute.get_server, ids["server"])
+        assert not list(user_conn.network.ports(device_id=ids["server"]))
+
+
+def _wait_image(conn: Any, ident: str) -> None:
+    import time
+
+    deadline = time.monotonic() + 60
+    while conn.image.get_image(ident).status != "active":
+        assert time.monotonic() < deadline, "the test's image never went active"
+        time.sleep(1.0)
+
+
+APART = """heat_template_version: 2021-04-16
+resources:
+  group:
+    type: OS::Nova::ServerGroup
+    properties: {name: nv-apart, policies: [anti-affinity]}
+  s1:
+    type: OS::Nova::Server
+    properties:
+      image: cirros-fake
+      flavor: m1.tiny
+      networks: [{allocate_network: none}]
+      scheduler_hints: {group: {get_resource: group}}
+  s2:
+    type: OS::Nova::Server
+    properties:
+      image: cirros-fake
+      flavor: m1.tiny
+      networks: [{allocate_network: none}]
+      scheduler_hints: {group: {get_resource: group}}
+"""
+
+
+def test_a_server_going_error_fails_with_novas_fault(served: Serving, user_conn: Any) -> None:
+    name = _name()
+    try:
+        # One host, two servers that must not share one: the second goes ERROR.
+        _cli(served, "stack", "create", "--wait", "-t", _template(served, APART), name,
+             check=False)
+        shown = _cli(served, "stack", "show", name, "-f", "json")
+        assert shown["stack_status"] == "CREATE_FAILED", shown
+        reason = shown["stack_status_reason"]
+        assert reason.startswith("Resource CREATE failed: ResourceInError: resources.s"), reason
+        assert ': Went to status ERROR due to "Message: No valid host was found. ' in reason
+        assert reason.endswith(', Code: 500"'), reason
+    finally:
+        _delete(served, name)
