@@ -8,7 +8,8 @@ from hotplate.model.errors import HotplateError
 from hotplate.resources.base import CheckResult, Resource
 from hotplate.resources.openstack.nova.api import NovaApi
 
-__all__ = ["NovaResource", "ResourceInError", "ResourceUnknownStatus", "is_not_found"]
+__all__ = ["EndpointNotFound", "NovaResource", "ResourceInError", "ResourceUnknownStatus",
+           "is_not_found"]
 
 
 class ResourceInError(HotplateError):
@@ -24,6 +25,14 @@ class ResourceUnknownStatus(HotplateError):
     def __init__(self, status: str, result: str = "Resource failed",
                  reason: str = "Unknown") -> None:
         super().__init__(f'{result} - Unknown status {status} due to "{reason}"')
+
+
+class EndpointNotFound(HotplateError):
+    """A service the resource needs is not in the caller's catalog (keystoneauth's words,
+    which Heat shows)."""
+
+    def __init__(self) -> None:
+        super().__init__("Could not find requested endpoint in Service Catalog.")
 
 
 def is_not_found(exc: BaseException) -> bool:

@@ -42,7 +42,7 @@ from hotplate.model.errors import HotplateError, StackValidationFailed
 from hotplate.resources.base import DEPLOYMENTS, CheckAgain, CheckResult
 from hotplate.resources.openstack.neutron.api import NeutronApi, ignoring
 from hotplate.resources.openstack.nova import status as st
-from hotplate.resources.openstack.nova.base import NovaResource, is_not_found
+from hotplate.resources.openstack.nova.base import EndpointNotFound, NovaResource, is_not_found
 from hotplate.resources.openstack.nova.server_schema import (
     ATTRIBUTES,
     PROPERTIES,
@@ -276,10 +276,13 @@ class Server(NovaResource):
         """What an agent polling this server needs (Heat's _populate_deployments_metadata),
         written to the row's metadata and sent in the boot data."""
         transport = str(self.properties.get("software_config_transport") or "POLL_SERVER_CFN")
-        if transport == "POLL_TEMP_URL":
-            raise HotplateError("Could not find requested endpoint in Service Catalog.")
-        if transport == "ZAQAR_MESSAGE":
-            raise HotplateError("Could not find requested endpoint in Service Catalog.")
+        needs = {"POLL_TEMP_URL": ("swift", "object-store"),
+                 "ZAQAR_MESSAGE": ("zaqar", "messaging")}.get(transport)
+        if needs is not None:
+            if not self.cloud.endpoint_exists(*needs):
+                raise EndpointNotFound()
+            raise HotplateError(f"software_config_transport {transport} is not supported "
+                                "yet; use POLL_SERVER_CFN")
         occ: dict[str, Any] = {"collectors": ["local"]}
         if transport == "POLL_SERVER_CFN":
             endpoints = signal_endpoints(self)
