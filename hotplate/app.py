@@ -23,6 +23,7 @@ from hotplate.engine.deps import EngineDeps, ResourceTypes, Slots
 from hotplate.engine.event_sinks import EventSinks, SinkTypes
 from hotplate.engine.global_env import load_global_environment
 from hotplate.engine.heartbeat import ServiceIdentity, ServiceReporter
+from hotplate.engine.implicit_graph import with_implicit
 from hotplate.engine.lease import Fence, Lease, lease_seconds
 from hotplate.engine.lifecycle import LifecyclePlugins
 from hotplate.engine.options import EngineOptions
@@ -36,6 +37,7 @@ from hotplate.engine.worker.recovery import Recovery, hand_over
 from hotplate.model.ids import EngineId
 from hotplate.ports import Clock, Ids, Notifier, Store, Transport
 from hotplate.resources.registry import Registry
+from hotplate.resources.signal_responder import serve_keystone_signals
 from hotplate.rpc.inprocess import InProcessTransport
 from hotplate.rpc.topics import ENGINE_TOPIC, LISTENER_TOPIC, WORKER_TOPIC
 
@@ -222,6 +224,11 @@ def start_engine(
         clouds=Clouds(cloud),
     )
     deps.parked = ParkedActions(deps.redrive, deps.clock)
+    # Its stack users can log in to Keystone: HEAT_SIGNAL passes validation (or no more,
+    # for an engine without a stack domain built after one with it).
+    serve_keystone_signals(deps.credentials.domain.configured)
+    deps.caches.implicit = lambda loaded, decided, params: with_implicit(
+        deps.types, loaded.env, loaded.files, decided, params)
     worker = WorkerService(deps)
     service = EngineService(deps, worker)
     transport.serve(LISTENER_TOPIC, deps.engine_id, ListenerService(), ListenerService.ALLOWED)

@@ -8,9 +8,10 @@ CFN_SIGNAL         the JSON, ``deploy_signal_verb`` (POST) to the pre-signed
                    ``deploy_signal_id`` URL
 TOKEN_SIGNAL       the same, with the ``deploy_auth_token`` input as X-Auth-Token
 TEMP_URL_SIGNAL    the same (verb PUT): the URL carries its own signature
+HEAT_SIGNAL        the JSON, POST to the API's resource signal, with a token of
+                   the deployment's stack user (``keystone.py``)
 NO_SIGNAL          nothing
-HEAT_SIGNAL,       nothing: they need Keystone or Zaqar on the server's side
-ZAQAR_SIGNAL       (logged)
+ZAQAR_SIGNAL       nothing: it needs Zaqar (logged)
 (none given)       as heat-config-notify: the URL if ``deploy_signal_id`` is there
 =================  ==============================================================
 
@@ -30,6 +31,7 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
+from hotplate.agent.keystone import keystone_target, signal_target
 from hotplate.agent.metadata import inputs_of
 
 __all__ = ["Delivery", "MAX_RESPONSE_SIZE", "TOKEN_INPUT", "deliver", "signal_request", "trim"]
@@ -43,7 +45,7 @@ TOKEN_INPUT = "deploy_auth_token"
 """The input holding a TOKEN_SIGNAL deployment's API token."""
 
 _SIGNALLED_BY_URL = ("CFN_SIGNAL", "TOKEN_SIGNAL", "TEMP_URL_SIGNAL")
-_NEEDS_KEYSTONE = ("HEAT_SIGNAL", "ZAQAR_SIGNAL")
+_NEEDS_ZAQAR = ("ZAQAR_SIGNAL",)
 _RETRIED_STATUSES = (408, 429)
 
 
@@ -82,17 +84,27 @@ def signal_request(deployment: Mapping[str, Any],
     inputs = inputs_of(deployment)
     transport = inputs.get("deploy_signal_transport")
     name = deployment.get("name") or deployment.get("id")
-    if transport in _NEEDS_KEYSTONE:
-        LOG.error("deployment %s: signal_transport %s needs Keystone credentials on the "
-                  "server; nothing signalled", name, transport)
+    if transport in _NEEDS_ZAQAR:
+        LOG.error("deployment %s: signal_transport %s needs Zaqar; nothing signalled",
+                  name, transport)
         return None
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    if transport == "HEAT_SIGNAL":
+        target = keystone_target(inputs)
+        if target is None:
+            LOG.error("deployment %s: HEAT_SIGNAL without its deploy_auth_url, "
+                      "deploy_user_id, deploy_password, deploy_project_id, deploy_stack_id "
+                      "and deploy_resource_name inputs; nothing signalled", name)
+            return None
+        return {"deployment": str(deployment.get("id")), "name": name, "url": None,
+                "keystone": target, "verb": "POST", "headers": headers,
+                "body": trim(signal_data)}
     url = inputs.get("deploy_signal_id")
     if transport not in (*_SIGNALLED_BY_URL, None) or not url:
         if transport not in ("NO_SIGNAL", None):
             LOG.error("deployment %s: signal transport %s without a deploy_signal_id; "
                       "nothing signalled", name, transport)
         return None
-    headers = {"Content-Type": "application/json", "Accept": "application/json"}
     if transport == "TOKEN_SIGNAL":
         token = inputs.get(TOKEN_INPUT)
         if not token:
@@ -106,10 +118,12 @@ def signal_request(deployment: Mapping[str, Any],
 
 
 def _attempt(request: Mapping[str, Any], timeout: float) -> tuple[Delivery, str]:
-    http = urllib.request.Request(
-        request["url"], data=str(request["body"]).encode(), method=request["verb"],
-        headers=dict(request["headers"]))
+    url, headers = request["url"], dict(request["headers"])
     try:
+        if request.get("keystone"):  # HEAT_SIGNAL: a fresh token, the catalog's URL
+            url, headers["X-Auth-Token"] = signal_target(request["keystone"], timeout)
+        http = urllib.request.Request(url, data=str(request["body"]).encode(),
+                                      method=request["verb"], headers=headers)
         with urllib.request.urlopen(http, timeout=timeout) as answer:
             return Delivery.DELIVERED, f"{answer.status}"
     except urllib.error.HTTPError as exc:
@@ -120,6 +134,8 @@ def _attempt(request: Mapping[str, Any], timeout: float) -> tuple[Delivery, str]
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
         return Delivery.RETRY, str(reason)
+    except LookupError as exc:  # the catalog may gain its endpoint: try again later
+        return Delivery.RETRY, str(exc)
 
 
 def deliver(request: Mapping[str, Any], *, retries: int, timeout: float,

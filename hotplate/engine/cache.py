@@ -156,6 +156,10 @@ class EngineCaches:
         self._graphs: LruCache[tuple[StackId, TraversalId], TraversalGraph] = LruCache(size)
         self._decided: LruCache[tuple[TemplateId, StackId], Template] = LruCache(size)
         self._texts: LruCache[str, Template] = LruCache(PARSED_TEXTS)
+        self.implicit: Callable[[LoadedTemplate, Template, Mapping[str, Any]],
+                                Template] | None = None
+        """Adds the types' implicit dependencies to a decided template (app.py sets it:
+        engine/implicit_graph.py); None adds none."""
 
     def parsed_text(self, text: str, files: Mapping[str, Any]) -> Template:
         """A template given as text, parsed once for every stack that sends the same text:
@@ -243,7 +247,11 @@ class EngineCaches:
 
         def load() -> Template:
             params = self.parameters(template_id, stack.id, pseudo_parameters(stack))
-            return self.template(template_id).template.with_parameters(params)
+            loaded = self.template(template_id)
+            decided = loaded.template.with_parameters(params)
+            if self.implicit is None:
+                return decided
+            return self.implicit(loaded, decided, params)
 
         return self._decided.get_or_load((template_id, stack.id), load)
 

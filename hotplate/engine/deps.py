@@ -30,7 +30,7 @@ from hotplate.template import Environment
 from hotplate.template.environment import TEMPLATE_SUFFIXES
 
 if TYPE_CHECKING:
-    from hotplate.engine.worker.parking import ParkedAction, ParkedActions
+    from hotplate.engine.worker.parking import Parked, ParkedActions
 
 
 class CancelRegistry:
@@ -243,7 +243,7 @@ class EngineDeps:
         for resource_id, is_update, inputs in nodes:
             self.cast_check_resource(resource_id, traversal_id, is_update, inputs=inputs)
 
-    def redrive(self, parked: ParkedAction) -> None:
+    def redrive(self, parked: Parked) -> None:
         """Hand a parked action back to this engine's own workers (it holds the action)."""
         self.worker_client.check_resource(parked.row.id, parked.work.traversal_id,
                                           parked.work.is_update, server=self.engine_id)

@@ -18,6 +18,11 @@
 - **Never left behind.** Credentials no stack holds an hour after they were
   made (a create's engine died between the trust and the stack row) are
   deleted, trust first, by the engine that sweeps (``forget_orphans``).
+- **Its project refused.** When Keystone will not make the stack user
+  project (the domain admin's password is wrong, the domain is missing),
+  the stack is still stored and fails at once, its reason Heat's
+  (``Authorization failed.``, else ``Failed to create stack user
+  project``): Heat's service stores the stack, then makes its project.
 - **Deleted with the stack.** When a root stack's delete completes, its trust
   and its user_creds row go, then its stack domain project. A trust Keystone
   will not delete is logged, never a reason to fail the delete.
@@ -38,14 +43,19 @@ from typing import Any
 from hotplate.cloud import Clouds, TokenCredentials, TrustCredentials
 from hotplate.cloud.stack_domain import StackDomainAdmin
 from hotplate.cloud.trusts import Trusts, roles_to_delegate
-from hotplate.model.errors import AuthorizationFailure
+from hotplate.model.errors import AuthorizationFailure, HotplateError
 from hotplate.model.records import StackRecord, UserCreds
 from hotplate.ports import Store
 
-__all__ = ["StackCredentials", "keystone_request"]
+__all__ = ["StackCredentials", "StackUserProjectFailed", "keystone_request"]
 
 LOG = logging.getLogger(__name__)
 CACHED = 1024
+
+
+class StackUserProjectFailed(HotplateError):
+    """Keystone did not make a new stack's stack user project; the text is the reason
+    its stack fails with, as Heat's."""
 
 
 def keystone_request(ctxt: Mapping[str, Any] | None) -> bool:
@@ -108,17 +118,20 @@ class StackCredentials:
         request without a Keystone token).
 
         Raises:
-            AuthorizationFailure: the domain admin is refused, or the project fails.
+            StackUserProjectFailed: the domain admin is refused ("Authorization
+                failed."), or Keystone fails the project ("Failed to create stack
+                user project"), Heat's reasons.
         """
         if not keystone_request(ctxt) or not self.domain.configured:
             return None
         try:
             return self.domain.create_project(_project(ctxt), stack_id)
-        except AuthorizationFailure:
-            raise
+        except AuthorizationFailure as exc:
+            LOG.error("Stack %s: no stack user project: %s", stack_id, exc)
+            raise StackUserProjectFailed(str(exc)) from exc
         except Exception as exc:
             LOG.exception("Failed to create stack user project")
-            raise AuthorizationFailure("Failed to create stack user project") from exc
+            raise StackUserProjectFailed("Failed to create stack user project") from exc
 
     def forget_new(self, creds_id: int | None, project_id: str | None) -> None:
         """Undo ``create_for`` / ``create_project_for`` of a create that failed after."""

@@ -425,6 +425,31 @@ class Resource:
     def check_delete_complete(self, data: Any) -> CheckResult:
         return True
 
+    # -- replacement hooks (engine: convergence/replacement_hooks.py) ------------
+    replacement: Resource | None = None
+    """While ``restore_prev_rsrc(convergence=True)`` runs: the plugin of the row that
+    replaced this one (its ``resource_id`` and ``data()``), None when that row is gone.
+    Heat's plugins load it through ``self.replaced_by``; ours are handed it."""
+
+    def prepare_for_replace(self) -> None:
+        """Hook (Heat's name): a replacement of this resource is about to be created.
+
+        Called on the existing resource, just before the new one's row is
+        made, so it can give up what the new one needs (a port its fixed IPs,
+        a key pair its unique name). Raising fails this resource's update. The
+        default does nothing, and the engine does not call it unless overridden.
+        """
+
+    def restore_prev_rsrc(self, convergence: bool = False) -> None:
+        """Hook (Heat's name): a rollback takes this replaced resource back.
+
+        Called on the old resource (``convergence`` True) when a ROLLBACK
+        traversal chooses it again over its replacement (``self.replacement``),
+        so it gets back what ``prepare_for_replace`` handed over. Raising fails
+        this resource's update. The default does nothing, and the engine does
+        not call it unless overridden.
+        """
+
     def handle_preempt(self) -> None:
         """A newer update waits for this resource's running action: end it early if
         that is safe. Called outside that action; the default does nothing."""

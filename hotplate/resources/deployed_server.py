@@ -10,13 +10,26 @@ POLL_SERVER_CFN::
      "cfn": {"metadata_url": ..., "access_key_id": ..., "secret_access_key": ...,
              "stack_name": ..., "path": "<resource>.Metadata"}}
 
-and the ``os_collect_config`` attribute hands that to whoever configures the
-agent. Deployments push their configs into the same metadata
-(``deployments``), which the CFN API's DescribeStackResource answers.
+For POLL_SERVER_HEAT (Keystone mode: the engine has a stack user domain)
+the resource's stack user gets a password, and the agent polls the API's
+resource metadata with that user's token::
 
-Standalone, only POLL_SERVER_CFN works: POLL_SERVER_HEAT needs Keystone,
-POLL_TEMP_URL and ``deployment_swift_data`` Swift, ZAQAR_MESSAGE Zaqar; each
-is refused at validate, naming what works.
+    {"collectors": ["heat", "local"],
+     "heat": {"user_id": ..., "password": ..., "auth_url": ..., "project_id": ...,
+              "stack_id": "<stack name>/<stack id>", "resource_name": ...,
+              "region_name": ...}}
+
+A collector the new transport drops keeps its keys with None values, as
+Heat's do, so that nothing configured at boot still polls with them.
+
+The ``os_collect_config`` attribute hands that to whoever configures the
+agent. Deployments push their configs into the same metadata
+(``deployments``), which the CFN API's DescribeStackResource and the API's
+resource metadata answer.
+
+POLL_SERVER_HEAT is refused at validate without a stack user domain,
+POLL_TEMP_URL and ``deployment_swift_data`` always (Swift), ZAQAR_MESSAGE
+always (Zaqar), each naming what works.
 """
 
 from __future__ import annotations
@@ -28,7 +41,7 @@ from hotplate.model.errors import StackValidationFailed
 from hotplate.resources.attributes import Attribute
 from hotplate.resources.base import DEPLOYMENTS, Resource
 from hotplate.resources.properties import AllowedValues, Length, PropertyPath, Schema
-from hotplate.resources.signal_responder import signal_endpoints
+from hotplate.resources.signal_responder import keystone_signals_served, signal_endpoints
 from hotplate.resources.signals import row_metadata
 from hotplate.resources.support import Status, SupportStatus
 
@@ -39,6 +52,8 @@ NAME, METADATA, TRANSPORT, SWIFT_DATA = (
 POLL_SERVER_CFN, POLL_SERVER_HEAT, POLL_TEMP_URL, ZAQAR_MESSAGE = (
     "POLL_SERVER_CFN", "POLL_SERVER_HEAT", "POLL_TEMP_URL", "ZAQAR_MESSAGE")
 OCC = "os-collect-config"
+COLLECTOR_KEYS = ("heat", "zaqar", "cfn", "request")
+"""The collectors whose settings Heat's servers write (the others are left alone)."""
 
 REFUSED_TRANSPORTS = {
     POLL_SERVER_HEAT: "software_config_transport POLL_SERVER_HEAT requires Keystone "
@@ -111,7 +126,9 @@ class DeployedServer(Resource):
     @classmethod
     def check_properties(cls, props: Mapping[str, Any], path: PropertyPath) -> None:
         """Transports and Swift data hotplate cannot serve are refused at validation."""
-        refused = REFUSED_TRANSPORTS.get(props.get(TRANSPORT) or "")
+        transport = props.get(TRANSPORT) or ""
+        refused = (None if transport == POLL_SERVER_HEAT and keystone_signals_served()
+                   else REFUSED_TRANSPORTS.get(transport))
         if refused is not None:
             raise StackValidationFailed(refused, (*path, TRANSPORT))
         if any(value for value in (props.get(SWIFT_DATA) or {}).values()):
@@ -138,9 +155,21 @@ class DeployedServer(Resource):
                    or signal_endpoints(self).default_software_config_transport())
 
     def collector_config(self) -> dict[str, Any]:
-        """What os-collect-config needs to poll this server's metadata (POLL_SERVER_CFN)."""
+        """What os-collect-config needs to poll this server's metadata."""
         endpoints = signal_endpoints(self)
-        if self._transport() != POLL_SERVER_CFN:
+        transport = self._transport()
+        if transport == POLL_SERVER_HEAT:
+            creds = endpoints.heat_signal_credentials()
+            return {
+                "collectors": ["heat", "local"],
+                "heat": {
+                    "user_id": creds["user_id"], "password": creds["password"],
+                    "auth_url": creds["auth_url"], "project_id": creds["project_id"],
+                    "stack_id": f"{self.ctx.stack_name}/{self.ctx.stack_id}",
+                    "resource_name": self.name, "region_name": creds["region_name"],
+                },
+            }
+        if transport != POLL_SERVER_CFN:
             return {"collectors": ["local"]}
         access, secret = endpoints.stack_user_credentials()
         return {
@@ -160,7 +189,11 @@ class DeployedServer(Resource):
         def change(metadata: dict[str, Any], _status: str) -> Mapping[str, Any]:
             merged = dict(metadata)
             merged.setdefault("deployments", [])
-            merged[OCC] = occ
+            found = merged.get(OCC)
+            before: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+            dropped = {key: dict.fromkeys(before[key]) for key in COLLECTOR_KEYS
+                       if key not in occ and isinstance(before.get(key), Mapping)}
+            merged[OCC] = {**dropped, **occ}
             return merged
 
         row_metadata(self).metadata_update(change)

@@ -69,6 +69,11 @@ class NestedStacks(Protocol):
         nothing if it is not updating."""
         ...
 
+    def stack_action(self, stack_id: str, action: str) -> None:
+        """Start suspending, resuming or checking the child (``action``: ``SUSPEND``,
+        ``RESUME`` or ``CHECK``); nothing for a child already suspended (or resumed)."""
+        ...
+
     def state(self, stack_id: str) -> ChildState | None:
         """The child's action, status and reason; None once it is gone for good."""
         ...

@@ -137,8 +137,8 @@ class ScalingPolicy(Resource):
             endpoints = signal_endpoints(self)
             if name == ALARM_URL:
                 return endpoints.cfn_signal_url("signal")
-            if name == SIGNAL_URL:
-                return endpoints.heat_signal_url()
+            if name == SIGNAL_URL:  # the owner's project, whose users signal it (Heat's)
+                return endpoints.heat_signal_url(stack_user_project=False)
         except RuntimeError:  # a context without signal endpoints (previews)
             return None
         return None

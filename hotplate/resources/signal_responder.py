@@ -15,9 +15,12 @@ TEMP_URL_SIGNAL     a Swift TempURL                                       no
 ZAQAR_SIGNAL        a Zaqar queue                                         no
 ==================  ===================================================  ===========
 
-hotplate runs without Keystone, Swift or Zaqar, so the last three are
-refused when the template is validated (``check_signal_transport``),
-naming what works instead.
+HEAT_SIGNAL is served when the engine has a stack user domain in Keystone
+(``serve_keystone_signals``, set by each engine built, app.py): the
+resource's stack user then gets a password, and the server signals the
+API with that user's Keystone token. Standalone, and always for Swift and
+Zaqar, which hotplate does not use, the transport is refused when the
+template is validated (``check_signal_transport``), naming what works.
 
 The URLs, keys and tokens come from the engine (``SignalEndpoints``): the
 plugin asks its context, never the database. Preview and validation
@@ -34,12 +37,15 @@ from hotplate.model.errors import StackValidationFailed
 from hotplate.resources.base import Resource
 
 __all__ = [
+    "HEAT_SIGNAL_CREDENTIALS",
     "SignalEndpoints",
     "SignalKind",
     "SignalTransport",
     "UNSUPPORTED_TRANSPORTS",
     "WORKING_TRANSPORTS",
     "check_signal_transport",
+    "keystone_signals_served",
+    "serve_keystone_signals",
     "signal_endpoints",
 ]
 
@@ -77,6 +83,28 @@ UNSUPPORTED_TRANSPORTS: dict[SignalTransport, str] = {
 }
 """Why each transport hotplate cannot serve is refused, naming those it can."""
 
+HEAT_SIGNAL_CREDENTIALS = ("auth_url", "username", "user_id", "password", "project_id",
+                           "domain_id", "region_name")
+"""The keys of a stack user's HEAT_SIGNAL credentials (Heat's
+``_get_heat_signal_credentials``); ``region_name`` may be None."""
+
+_KEYSTONE_SIGNALS = {"served": False}
+
+
+def serve_keystone_signals(served: bool = True) -> None:
+    """Say whether this process's engine serves HEAT_SIGNAL (it has a stack user domain).
+
+    A property of the engine's configuration, the same for every stack it runs,
+    which validation (class methods, with no engine context) must know: set once
+    by the engine's wiring.
+    """
+    _KEYSTONE_SIGNALS["served"] = served
+
+
+def keystone_signals_served() -> bool:
+    """Whether HEAT_SIGNAL passes validation (see ``serve_keystone_signals``)."""
+    return _KEYSTONE_SIGNALS["served"]
+
 
 def check_signal_transport(transport: str, path: str | Sequence[str | int]) -> None:
     """Refuse a transport that needs a service hotplate does not have.
@@ -86,12 +114,16 @@ def check_signal_transport(transport: str, path: str | Sequence[str | int]) -> N
     values are left to the property's own ``AllowedValues`` constraint.
 
     Raises:
-        StackValidationFailed: HEAT_SIGNAL, TEMP_URL_SIGNAL or ZAQAR_SIGNAL.
+        StackValidationFailed: TEMP_URL_SIGNAL or ZAQAR_SIGNAL; HEAT_SIGNAL
+            unless the engine serves it.
     """
     try:
-        reason = UNSUPPORTED_TRANSPORTS.get(SignalTransport(transport))
+        chosen = SignalTransport(transport)
     except ValueError:
         return
+    if chosen is SignalTransport.HEAT_SIGNAL and keystone_signals_served():
+        return
+    reason = UNSUPPORTED_TRANSPORTS.get(chosen)
     if reason is not None:
         where = tuple(path.split(".")) if isinstance(path, str) else tuple(path)
         raise StackValidationFailed(reason, where)
@@ -116,8 +148,19 @@ class SignalEndpoints(Protocol):
         this one resource (TOKEN_SIGNAL); made on first use."""
         ...
 
-    def heat_signal_url(self) -> str:
-        """``<api>/v1/<project>/stacks/<name>/<id>/resources/<resource>/signal``."""
+    def heat_signal_url(self, *, stack_user_project: bool = True) -> str:
+        """``<api>/v1/<project>/stacks/<name>/<id>/resources/<resource>/signal``; the
+        project is the stack user project in Keystone mode (where the stack user's
+        token is scoped), unless ``stack_user_project`` is False (the owner's)."""
+        ...
+
+    def heat_signal_credentials(self) -> dict[str, str | None]:
+        """HEAT_SIGNAL's credentials (``HEAT_SIGNAL_CREDENTIALS``): this resource's
+        stack user, made on first use with a password kept redacted in resource_data.
+
+        Raises:
+            HotplateError: the stack has no stack user project (not Keystone mode).
+        """
         ...
 
     def metadata_server_url(self) -> str:

@@ -160,17 +160,19 @@ class SoftwareDeployment(Resource):
 
     def _deploy_context(self, action: str) -> derived.DeployContext:
         transport = self._transport()
-        signal_id = token = None
+        signal_id = token = credentials = None
         if transport == SignalTransport.CFN_SIGNAL:
             signal_id = signal_endpoints(self).cfn_signal_url("signal")
         elif transport == SignalTransport.TOKEN_SIGNAL:
             endpoints = signal_endpoints(self)
             signal_id, token = endpoints.heat_signal_url(), endpoints.signal_token()
+        elif transport == SignalTransport.HEAT_SIGNAL:
+            credentials = signal_endpoints(self).heat_signal_credentials()
         return derived.DeployContext(
             server_id=str(self.properties[SERVER]), action=action,
             stack_path=f"{self.ctx.stack_name}/{self.ctx.stack_id}",
             resource_name=self.name, transport=transport, signal_id=signal_id,
-            auth_token=token)
+            auth_token=token, credentials=credentials)
 
     def _derived_inputs(self, action: str, source: Mapping[str, Any]) -> list[dict[str, Any]]:
         return derived.derived_inputs(source["inputs"], self.properties.get(INPUT_VALUES),
@@ -338,7 +340,7 @@ class SoftwareDeployment(Resource):
         if existing is not None:
             port.delete_deployment(str(existing["id"]))
             port.delete_config(str(existing["config_id"]))
-        if self._transport() in (SignalTransport.CFN_SIGNAL, SignalTransport.TOKEN_SIGNAL):
+        if self._transport() != SignalTransport.NO_SIGNAL:  # its stack user, as Heat's
             try:
                 signal_endpoints(self).forget_signal_credentials()
             except RuntimeError:

@@ -17,9 +17,17 @@ inputs describing the deployment and how to signal back::
                               resource's signal URL on the API
     deploy_signal_verb        POST (with a deploy_signal_id)
     deploy_auth_token         TOKEN_SIGNAL: the token that may signal it
+    deploy_auth_url           HEAT_SIGNAL: Keystone, where the stack user logs in
+    deploy_username           HEAT_SIGNAL: the stack user's name ...
+    deploy_user_id            ... its id ...
+    deploy_password           ... its password ...
+    deploy_project_id         ... and its project, the stack user project
+    deploy_region_name        HEAT_SIGNAL, when a region is configured
 
-NO_SIGNAL adds nothing to signal with. HEAT_SIGNAL, TEMP_URL_SIGNAL and
-ZAQAR_SIGNAL never get here: they are refused at validate.
+NO_SIGNAL adds nothing to signal with. HEAT_SIGNAL (Keystone mode only)
+signals through the API's resource signal with the stack user's token, as
+heat-config-notify does. TEMP_URL_SIGNAL and ZAQAR_SIGNAL never get here:
+they are refused at validate.
 """
 
 from __future__ import annotations
@@ -38,6 +46,15 @@ DEPLOY_STACK_ID, DEPLOY_RESOURCE_NAME = "deploy_stack_id", "deploy_resource_name
 DEPLOY_SIGNAL_TRANSPORT, DEPLOY_SIGNAL_ID = "deploy_signal_transport", "deploy_signal_id"
 DEPLOY_SIGNAL_VERB, DEPLOY_AUTH_TOKEN = "deploy_signal_verb", "deploy_auth_token"
 
+KEYSTONE_INPUTS = (
+    ("deploy_auth_url", "auth_url", "URL for API authentication"),
+    ("deploy_username", "username", "Username for API authentication"),
+    ("deploy_user_id", "user_id", "User ID for API authentication"),
+    ("deploy_password", "password", "Password for API authentication"),
+    ("deploy_project_id", "project_id", "ID of project for API authentication"),
+)
+"""HEAT_SIGNAL's inputs, in Heat's order: (input, credential key, description)."""
+
 
 @dataclass(frozen=True, slots=True)
 class DeployContext:
@@ -50,6 +67,8 @@ class DeployContext:
     transport: str
     signal_id: str | None = None
     auth_token: str | None = None
+    credentials: Mapping[str, str | None] | None = None
+    """HEAT_SIGNAL's stack user credentials (``signal_responder.HEAT_SIGNAL_CREDENTIALS``)."""
 
 
 def derived_inputs(source_inputs: Sequence[Mapping[str, Any]],
@@ -83,6 +102,12 @@ def derived_inputs(source_inputs: Sequence[Mapping[str, Any]],
     if deploy.auth_token is not None:
         deploy_input(DEPLOY_AUTH_TOKEN, deploy.auth_token,
                      "Token for API authentication of the signal")
+    if deploy.credentials is not None:
+        for name, key, description in KEYSTONE_INPUTS:
+            deploy_input(name, deploy.credentials.get(key), description)
+        if deploy.credentials.get("region_name"):
+            deploy_input("deploy_region_name", deploy.credentials["region_name"],
+                         "Region name for API authentication")
     return found
 
 

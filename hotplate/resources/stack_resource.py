@@ -1,7 +1,8 @@
 """StackResource: a resource whose physical form is a child stack.
 
-Create, update, delete and adopt start the matching operation on the child
-through the context's ``nested_stacks()`` port and then poll the child's state, so
+Create, update, delete and adopt (and suspend, resume and check, as Heat's
+StackResource does) start the matching operation on the child through the
+context's ``nested_stacks()`` port and then poll the child's state, so
 the parent's worker holds no thread of the child's and a child that fails
 fails its parent resource with the child's own reason. Attributes are the
 child's outputs.
@@ -132,6 +133,31 @@ class StackResource(Resource):
         if self.resource_id is not None:
             self._stacks().delete(str(self.resource_id))
         return None
+
+    def handle_suspend(self) -> None:
+        self._child_action("SUSPEND")
+
+    def check_suspend_complete(self, data: Any) -> bool:
+        return self._done("SUSPEND")
+
+    def handle_resume(self) -> None:
+        self._child_action("RESUME")
+
+    def check_resume_complete(self, data: Any) -> bool:
+        return self._done("RESUME")
+
+    def handle_check(self) -> None:
+        self._child_action("CHECK")
+
+    def check_check_complete(self, data: Any) -> bool:
+        return self._done("CHECK")
+
+    def _child_action(self, action: str) -> None:
+        """Start the whole-stack ``action`` on the child (Heat's texts when there is none);
+        the walk then waits, parked, until the child's own walk ends and wakes it."""
+        if self.resource_id is None:
+            raise Exception(f"Cannot {action.lower()} {self.name}, stack not created")
+        self._stacks().stack_action(str(self.resource_id), action)
 
     def handle_preempt(self) -> None:
         """Cancel the child's running update (without rollback), as Heat does, so the

@@ -4,7 +4,9 @@
 attributes, chosen by ``signal_transport`` (default TOKEN_SIGNAL): ``token``
 and ``endpoint`` (a hotplate token that may only signal this resource, and
 its signal URL), ``curl_cli`` (the curl command that sends a signal with
-them) and ``signal`` (JSON: for CFN_SIGNAL a pre-signed ``alarm_url``).
+them) and ``signal`` (JSON: for CFN_SIGNAL a pre-signed ``alarm_url``; for
+HEAT_SIGNAL, in Keystone mode, the stack user's credentials and its signal
+URL as ``alarm_url``).
 ``AWS::CloudFormation::WaitConditionHandle``'s reference is its pre-signed
 CFN wait condition URL, which ``cfn-signal`` posts to.
 ``OS::Heat::UpdateWaitConditionHandle`` is the CFN handle, replaced (so its
@@ -197,10 +199,17 @@ class HeatWaitConditionHandle(BaseWaitConditionHandle):
         return None
 
     def _signal(self) -> dict[str, Any] | None:
-        """Heat's signal details for the transport (None for TOKEN_SIGNAL, as Heat's)."""
+        """Heat's signal details for the transport (None for TOKEN_SIGNAL, as Heat's):
+        HEAT_SIGNAL's are the stack user's credentials and the signal URL under the
+        stack user project (``alarm_url``)."""
         transport = self._transport()
         if transport == SignalTransport.CFN_SIGNAL:
             return {"alarm_url": signal_endpoints(self).cfn_signal_url("waitcondition")}
+        if transport == SignalTransport.HEAT_SIGNAL:
+            endpoints = signal_endpoints(self)
+            signal: dict[str, Any] = dict(endpoints.heat_signal_credentials())
+            signal["alarm_url"] = endpoints.heat_signal_url()
+            return signal
         if transport == SignalTransport.NO_SIGNAL:
             return {}
         return None

@@ -20,6 +20,10 @@ from typing import Any
 
 import pytest
 
+from hotplate.db.crypt import SecretBox
+from hotplate.db.engine import make_engine
+from hotplate.db.store import SqlStore
+from hotplate.engine.clock import SystemClock
 from hotplate.model.ids import StackId
 from tests.cloud.locate import Cloud
 from tests.cloud.test_keystone_trusts import _extra, _login, _revoke, _trusts_of
@@ -29,6 +33,7 @@ from tests.distributed.engine_cluster import Cluster, private_database, wait_unt
 from tests.real_services import POSTGRES, RABBIT, url_or_skip
 
 HOLD_SECS = 8
+KEY = "takeover-test-key-of-32-chars-ok"
 TEMPLATE = {"heat_template_version": "2021-04-16",
             "resources": {"probe": {"type": TYPE, "properties": {"hold": HOLD_SECS}}}}
 
@@ -46,7 +51,8 @@ def engines(cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     with private_database(url_or_skip(POSTGRES), "hotplate_ks_takeover") as db_url, \
             private_vhost(url_or_skip(RABBIT), "hotplate-ks-takeover") as broker:
         cluster = Cluster(db_url, broker, broker, root)
-        cluster.env.update({"HOME": str(home), "PYTHONPATH": path})
+        cluster.env.update({"HOME": str(home), "PYTHONPATH": path,
+                            "HOTPLATE_AUTH_ENCRYPTION_KEY": KEY})
         try:
             cluster.start_all("e1", "e2")
             yield cluster
@@ -68,7 +74,6 @@ def test_an_engine_killed_mid_create_is_taken_over_through_the_trust(
         engines: Cluster, cloud: Cloud, admin_conn: Any) -> None:
     token, body = _login(cloud)
     user_id, project = body["user"]["id"], body["project"]["id"]
-    before = {t["id"] for t in _trusts_of(admin_conn, user_id)}
     made = engines.rpc.call(_context(token, body, cloud), "create_stack",
                             stack_name=f"takeover-{uuid.uuid4().hex[:8]}",
                             template=TEMPLATE, params={}, files={},
@@ -86,12 +91,16 @@ def test_an_engine_killed_mid_create_is_taken_over_through_the_trust(
         assert seen["seen_create"].split()[:2] == [user_id, project]
         assert int(seen["seen_create_pid"]) != killed
         assert any(f"engine {victim} stopped answering" in r for r in engines.reasons(sid))
-        trusts = {t["id"] for t in _trusts_of(admin_conn, user_id)} - before
-        assert len(trusts) == 1
+        store = SqlStore(make_engine(engines.db_url, pool_size=1), SystemClock(),
+                         SecretBox(KEY))
+        creds = store.get_user_creds(stack.user_creds_id or 0)
+        assert creds is not None and creds.trust_id
+        trust = creds.trust_id
+        assert trust in {t["id"] for t in _trusts_of(admin_conn, user_id)}
     finally:
         token, body = _login(cloud)
         engines.rpc.call(_context(token, body, cloud), "delete_stack", stack_identity=sid)
         wait_until(lambda: engines.stack(sid).action == "DELETE"
                    and engines.stack(sid).status == "COMPLETE", "the stack's delete", 120.0)
-    wait_until(lambda: not trusts & {t["id"] for t in _trusts_of(admin_conn, user_id)},
+    wait_until(lambda: trust not in {t["id"] for t in _trusts_of(admin_conn, user_id)},
                "the trust outlived its stack", 30.0)

@@ -11,7 +11,10 @@ project (named after the resource's physical name, holding
   recorded in the stack-user table, with no secret, so that the CFN API
   knows which resource a key speaks for and asks Keystone to check it;
 - a password and a token scoped to the project (TOKEN_SIGNAL), as Heat's
-  ``_user_token``.
+  ``_user_token``;
+- the password itself, with where to log in (HEAT_SIGNAL's credentials, a
+  server's ``heat`` collector for POLL_SERVER_HEAT): the server's agent gets
+  its own tokens, as long as the resource lives.
 
 What was made is recorded in resource_data under Heat's names (``user_id``,
 ``credential_id``, ``access_key``, ``secret_key``, ``password``, the last
@@ -99,6 +102,17 @@ class KeystoneStackUser:
         self._data.data_set("secret_key", made.secret, redact=True)
         self._flush()
         return made.access, made.secret
+
+    def credentials(self) -> dict[str, str | None]:
+        """What an agent logs in to Keystone with (Heat's ``_get_heat_signal_credentials``):
+        ``auth_url`` (Keystone's v3 root), ``username``, ``user_id``, ``password``,
+        ``project_id`` (the stack user project), ``domain_id`` (the stack domain's),
+        ``region_name`` (``region_name_for_services``, None when unset)."""
+        user_id = self.user_id()
+        return {"auth_url": self._domain.url, "username": self._name[-255:],
+                "user_id": user_id, "password": self.password(),
+                "project_id": self._project, "domain_id": self._domain.domain_id,
+                "region_name": self._domain.settings.region_name_for_services}
 
     def token(self) -> str:
         """A token of the user, scoped to the stack user project."""

@@ -1,7 +1,7 @@
 """The engine's side of ``NestedStacks``: child stacks through the engine's own RPC API.
 
-A child is created, updated and deleted by calls on the engine topic, as
-heat-api would make them, so it converges like any stack, on whichever
+A child is created, updated, deleted, suspended, resumed and checked by calls
+on the engine topic, as heat-api would make them, so it converges like any stack, on whichever
 engine takes the call. Its environment inherits the parent's
 ``parameter_defaults`` and ``resource_registry`` (minus the mappings onto the
 child's own template, so a template that wraps the type it stands in for
@@ -85,6 +85,11 @@ class EngineNestedStacks:
         with contextlib.suppress(EntityNotFound, NotSupported):
             self._call("stack_cancel_update", stack_identity=stack_id,
                        cancel_with_rollback=False)
+
+    def stack_action(self, stack_id: str, action: str) -> None:
+        if action not in ("SUSPEND", "RESUME", "CHECK"):
+            raise ValueError(f"not a stack action: {action!r}")
+        self._call(f"stack_{action.lower()}", stack_identity=stack_id)
 
     def state(self, stack_id: str) -> ChildState | None:
         stack = self._deps.store.get_stack(StackId(stack_id), include_deleted=True)

@@ -120,8 +120,11 @@ class EngineResourceContext:
     def signal_token(self) -> str:
         return self._endpoints().signal_token()
 
-    def heat_signal_url(self) -> str:
-        return self._endpoints().heat_signal_url()
+    def heat_signal_url(self, *, stack_user_project: bool = True) -> str:
+        return self._endpoints().heat_signal_url(stack_user_project=stack_user_project)
+
+    def heat_signal_credentials(self) -> dict[str, str | None]:
+        return self._endpoints().heat_signal_credentials()
 
     def metadata_server_url(self) -> str:
         return self._endpoints().metadata_server_url()

@@ -1,7 +1,8 @@
 """The engine's side of a signalled resource's endpoints (``resources.signal_responder``).
 
-In Keystone mode (a stack with a stack user project) the stack user, its keys and
-its token are Keystone's (``keystone_users``); otherwise hotplate's own.
+In Keystone mode (a stack with a stack user project) the stack user, its keys,
+its token and its password are Keystone's (``keystone_users``); otherwise
+hotplate's own, and HEAT_SIGNAL, which needs a Keystone user, has none.
 
 The URLs an agent is handed come from Heat's options (``EngineOptions``):
 ``heat_waitcondition_server_url`` and ``heat_metadata_server_url`` (the CFN
@@ -22,9 +23,14 @@ from urllib.parse import quote, unquote, urlencode, urlsplit
 from hotplate.engine.hosting.keystone_users import KeystoneStackUser
 from hotplate.engine.options import EngineOptions
 from hotplate.model.ec2_signature import sign_v2
+from hotplate.model.errors import HotplateError
 from hotplate.model.ids import ResourceId
 from hotplate.model.stack_users import ResourceOwner, StackUserKey
-from hotplate.resources.signal_responder import SignalKind
+from hotplate.resources.signal_responder import (
+    UNSUPPORTED_TRANSPORTS,
+    SignalKind,
+    SignalTransport,
+)
 
 SIGNAL_VERBS: dict[str, str] = {"waitcondition": "PUT", "signal": "POST"}
 """The method each pre-signed URL is signed for (Heat's SIGNAL_VERB)."""
@@ -122,11 +128,12 @@ class EngineSignalEndpoints:
         self._data.data_set("signal_token", token, redact=True)
         return token
 
-    def heat_signal_url(self) -> str:
+    def heat_signal_url(self, *, stack_user_project: bool = True) -> str:
         """The resource's signal URL; in Keystone mode under the stack user project, whose
-        users' tokens the API takes there (Heat's)."""
+        users' tokens the API takes there (Heat's), unless the owner's is asked for."""
         owner = self._owner
-        project = self._keystone.project_id if self._keystone is not None else owner.project
+        project = (self._keystone.project_id
+                   if self._keystone is not None and stack_user_project else owner.project)
         base = (self._options.heat_url or "http://127.0.0.1:8004/v1/%(tenant_id)s")
         base = base.replace("%(tenant_id)s", quote(project, safe="")).rstrip("/")
         if "/v1" not in urlsplit(base).path:
@@ -134,6 +141,11 @@ class EngineSignalEndpoints:
         return (f"{base}/stacks/{quote(owner.stack_name, safe='')}/"
                 f"{quote(owner.stack_id, safe='')}/resources/"
                 f"{quote(owner.resource_name, safe='')}/signal")
+
+    def heat_signal_credentials(self) -> dict[str, str | None]:
+        if self._keystone is None:
+            raise HotplateError(UNSUPPORTED_TRANSPORTS[SignalTransport.HEAT_SIGNAL])
+        return self._keystone.credentials()
 
     def metadata_server_url(self) -> str:
         return self._options.heat_metadata_server_url or "http://127.0.0.1:8000/v1/"

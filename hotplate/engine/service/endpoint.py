@@ -32,6 +32,7 @@ from hotplate.engine.service.service_resources import ResourceMethods
 from hotplate.engine.service.software_configs import SoftwareMethods
 from hotplate.engine.service.type_access import TypeAccess
 from hotplate.engine.service.validation import check_tree_size, located_in, validate_stack_request
+from hotplate.engine.stack_credentials import StackUserProjectFailed
 from hotplate.engine.views import format_event, format_stack, parameter_texts
 from hotplate.engine.worker import stack_actions
 from hotplate.engine.worker import traversal as trav
@@ -117,6 +118,8 @@ class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods):
                 try:
                     made.project_id = stack_user_project_id = (
                         deps.credentials.create_project_for(ctxt, stack_id))
+                except StackUserProjectFailed as exc:  # stored, then failed (Heat's)
+                    made.project_failure = str(exc)
                 except Exception:
                     deps.credentials.forget_new(made.creds_id, None)
                     raise
@@ -141,7 +144,10 @@ class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods):
             deps.store.delete_raw_template(tid)
             deps.credentials.forget_new(made.creds_id, made.project_id)
             raise
-        trav.converge_stack(deps, stack, tid, action, prev_template_id=None)
+        if made.project_failure is not None:
+            trav.refuse(deps, stack, action, made.project_failure)
+        else:
+            trav.converge_stack(deps, stack, tid, action, prev_template_id=None)
         return identity_of(stack)
 
     def _made_before(self, made: StackRecord, action: Action) -> dict[str, str]:
@@ -411,3 +417,5 @@ class _Made:
 
     creds_id: int | None = None
     project_id: str | None = None
+    project_failure: str | None = None
+    """Why Keystone made no stack user project: the stack fails at once with it."""

@@ -85,8 +85,13 @@ class DryRunContext:
     def signal_token(self) -> str:
         return "<signal token>"
 
-    def heat_signal_url(self) -> str:
+    def heat_signal_url(self, *, stack_user_project: bool = True) -> str:
         return f"<the signal URL of {self.resource_name}>"
+
+    def heat_signal_credentials(self) -> dict[str, str | None]:
+        return {"auth_url": "<auth_url>", "username": "<username>", "user_id": "<user_id>",
+                "password": "<password>", "project_id": "<project_id>",
+                "domain_id": "<domain_id>", "region_name": None}
 
     def metadata_server_url(self) -> str:
         return "<heat_metadata_server_url>"

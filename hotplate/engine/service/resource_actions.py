@@ -18,8 +18,8 @@ again), in the same write.
 
 Signals (SPEC.md 5.2): a resource in SUSPEND or DELETE refuses them (with
 an event, as Heat records one). ``{"unset_hook": "<hook>"}`` clears a hook
-the resource is paused at (``breakpoints.clear_hook``: the paused worker
-polls for it), at once and even while a worker holds the resource. Any
+the resource is paused at (``breakpoints.clear_hook``: the paused node is
+woken, wherever it is parked), at once and even while a worker holds the resource. Any
 other signal goes to the plugin's ``handle_signal``; a plugin without one
 answers Heat's 400. What happens to it then, stored before the caller is
 answered, applied once and re-driven if its engine dies, is

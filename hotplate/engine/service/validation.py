@@ -20,6 +20,7 @@ from typing import Any
 
 from hotplate.engine.cache import FACADE
 from hotplate.engine.deps import EngineDeps
+from hotplate.engine.implicit_graph import with_implicit
 from hotplate.engine.options import UNLIMITED, EngineOptions
 from hotplate.engine.service import constraint_checks
 from hotplate.engine.service.nested_validation import (
@@ -166,6 +167,7 @@ def validate_stack_request(
     decided = parsed.with_parameters(params)
     decided.dependencies()
     classes = resource_classes(deps, env, decided, files, access)
+    with_implicit(deps.types, env, files, decided, params).dependencies()  # their cycles
     for name, cls in classes.items():  # resources first, then what reads them (Heat's order)
         check_facade(deps, env, name, decided.resources[name].type, cls, files)
     validate_functions(decided, attribute_names(classes))

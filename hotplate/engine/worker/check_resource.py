@@ -34,11 +34,14 @@ from hotplate.convergence.steps import (
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.hosting.row_plugins import row_instance
 from hotplate.engine.runner import ActionTimeout
+from hotplate.engine.worker import stack_actions
 from hotplate.engine.worker import traversal as trav
+from hotplate.engine.worker.breakpoints import ParkedHook
 from hotplate.engine.worker.node_work import LockLost, NodeWork, failure_text
-from hotplate.engine.worker.parking import ParkedAction
+from hotplate.engine.worker.parking import Parked, ParkedAction
 from hotplate.engine.worker.recovery import database_lost_reason, take_over_row
 from hotplate.engine.worker.resource_ops import ResourceOps
+from hotplate.engine.worker.stack_actions import ParkedWalk
 from hotplate.engine.worker.update_checks import implementation_changed, refuse, restricted_actions
 from hotplate.model.errors import CancelOperation
 from hotplate.model.ids import NO_TRAVERSAL, ResourceId, TemplateId, TraversalId
@@ -91,6 +94,9 @@ class CheckResource:
             input_data = deps.worker_client.ready.take((traversal_id, int(resource_id),
                                                         is_update))
         parked = deps.parked.take(resource_id, traversal_id, is_update) if deps.parked else None
+        if isinstance(parked, ParkedWalk):  # a suspend, resume or check, not a node
+            stack_actions.resume_walk(deps, parked)
+            return
         if parked is not None:
             self._resume(parked)
             return
@@ -102,12 +108,11 @@ class CheckResource:
         if input_data is None and plan not in _NO_INPUTS:
             input_data = self._stored_inputs(row, stack, traversal_id, is_update)
         input_data = input_data or {}
-        if plan is Plan.TAKE_BACK:
-            taken = deps.store.update_resource_if_unlocked(row.id, row.atomic_key,
-                                                           {"replaced_by": None})
-            if taken is None:
+        if plan is Plan.TAKE_BACK:  # a rollback first restores (replacement_hooks.py)
+            taken = self._ops.take_back(row, stack)
+            if taken is None or isinstance(taken, Failed):
                 self._carry_out(NodeWork(row, stack, traversal_id, is_update,
-                                         dict(input_data)), Lost())
+                                         dict(input_data)), taken or Lost())
                 return
             row = taken
             plan = self._plan(row, stack, traversal_id, is_update)
@@ -181,8 +186,9 @@ class CheckResource:
             return None
         return found.current_template_id
 
-    def _resume(self, parked: ParkedAction) -> None:
-        """Check a parked action again (see parking.py) and carry on as _execute would."""
+    def _resume(self, parked: Parked) -> None:
+        """Check a parked action, or a node paused at a hook, again (see parking.py) and
+        carry on as ``check`` would."""
         work = parked.work
 
         def reporter(row: ResourceRecord, node_data: Mapping[str, Any] | None
@@ -194,7 +200,11 @@ class CheckResource:
                 cancelled.set()
             try:
                 try:
-                    result: Outcome = self._ops.resume(parked, cancelled, reporter)
+                    if isinstance(parked, ParkedHook):
+                        result: Outcome = self._ops.breakpoints.resume(parked, cancelled)
+                    else:
+                        assert isinstance(parked, ParkedAction)
+                        result = self._ops.resume(parked, cancelled, reporter)
                 except LockLost:
                     result = Lost()
                 self._carry_out(work, result)
@@ -247,7 +257,32 @@ class CheckResource:
                           work.row.id)
 
     def _operate(self, plan: Plan, work: NodeWork, cancelled: Any) -> Outcome:
-        """Run the plan's operation (after its pre hook) to its one outcome."""
+        """Run the plan's operation, after its pre hook, to its one outcome (Paused
+        while the node waits at the hook: it goes on when the hook is cleared)."""
+        ops = self._ops
+
+        def then(cancelled: Any) -> Outcome:
+            return self._operate_plan(plan, work, cancelled)
+
+        hooked = _HOOKED_ACTIONS.get(plan)
+        try:
+            if hooked is not None:
+                paused = ops.breakpoints.pause(work, work.row, hooked, "pre", cancelled, then)
+            elif plan is Plan.PROPAGATE and work.row.action is not Action.INIT:
+                # Sent again while its post hook is pending (an engine that took
+                # over): it waits there, as the node it stands for did.
+                paused = ops.breakpoints.pause(work, work.row, work.row.action, "post",
+                                               cancelled, then, pending_only=True)
+            else:
+                paused = None
+        except CancelOperation as exc:  # while paused at a hook, in this thread
+            return Aborted(str(exc))
+        except ActionTimeout:  # while paused at a hook, in this thread
+            return TimedOut()
+        return paused if paused is not None else then(cancelled)
+
+    def _operate_plan(self, plan: Plan, work: NodeWork, cancelled: Any) -> Outcome:
+        """Run the plan's operation (its pre hook passed) to its one outcome."""
         ops = self._ops
 
         def reporter(row: ResourceRecord, node_data: Mapping[str, Any] | None
@@ -255,10 +290,6 @@ class CheckResource:
             return self._reports(row, work, node_data)
 
         try:
-            hooked = _HOOKED_ACTIONS.get(plan)
-            if hooked is not None:
-                ops.breakpoints.hold(work.stack, work.template_id, work.row, hooked, "pre",
-                                     cancelled)
             if plan is Plan.PROPAGATE:
                 return ops.no_op(work)
             if plan is Plan.CREATE:
@@ -276,9 +307,9 @@ class CheckResource:
             return ops.purge(work)
         except LockLost:
             return Lost()
-        except CancelOperation as exc:  # while paused at a hook
+        except CancelOperation as exc:  # while paused at a post hook, in this thread
             return Aborted(str(exc))
-        except ActionTimeout:  # while paused at a hook
+        except ActionTimeout:  # while paused at a post hook, in this thread
             return TimedOut()
 
     def _carry_out(self, work: NodeWork, result: Outcome) -> None:

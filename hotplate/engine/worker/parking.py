@@ -2,7 +2,15 @@
 
 Every plugin action that its first check does not find done is *parked*: the
 row stays IN_PROGRESS and locked by this engine, the plugin's state stays in
-memory, and the worker returns. So a thousand cloud objects building, or a
+memory, and the worker returns. So are the other waits of a node or a stack
+action (each a kind of ``Parked``)::
+
+    Parked
+    ├── ParkedAction   a plugin's create/update/delete/adopt between checks (here)
+    ├── ParkedHook     a node paused at a breakpoint hook (breakpoints.py)
+    └── ParkedWalk     a suspend/resume/check walk between two checks of one
+                       resource (stack_actions.py)
+ So a thousand cloud objects building, or a
 group far wider than the worker pool whose members wait on their own child
 stacks, hold no thread. The action is re-driven (a ``check_resource`` cast to
 this engine, which finds the parked action and checks it again) when it is due:
@@ -20,7 +28,9 @@ this engine, which finds the parked action and checks it again) when it is due:
     check answered CheckAgain(after=N)     in N seconds, as the plugin asked
     the plugin's ``next_check_after``      no later than that
     the stack's deadline                   no later than that (it then fails
-                                           ``Timed out``)
+                                           ``Timed out``); a walk has none
+    a hook                                 its safety net only (``HOOK_RECHECK``):
+                                           the signal that clears it wakes it
     a wake-up, a cancel                    at once
 
 Due times are read on the engine's clock. With a real clock one thread
@@ -39,7 +49,7 @@ import itertools
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -86,18 +96,13 @@ def next_wait(delay: float, *, asked: float | None, latest: float | None) -> flo
 
 
 @dataclass(eq=False)
-class ParkedAction:
-    """One plugin action between two checks, with what completes it."""
+class Parked:
+    """A wait of one node (or of a stack action at one resource) between two checks;
+    whoever ``take``s it from ``ParkedActions`` resumes it."""
 
     work: NodeWork
     row: ResourceRecord
-    action: Action
-    instance: Resource
-    ctx: EngineResourceContext
-    check: Callable[[Any], CheckResult]
-    data: Any
-    finish: Callable[[threading.Event, Reporter], Outcome]
-    """Record the action COMPLETE and report onward (the rest of the operation)."""
+    _: KW_ONLY
     wake_key: str | None = None
     """What should re-drive this action at once when it ends (a child stack's id)."""
     cancelled: bool = False
@@ -115,6 +120,23 @@ class ParkedAction:
     def cap(self) -> float:
         return MAX_DELAY_WOKEN if self.wake_key is not None else MAX_DELAY
 
+    def deadline(self) -> datetime | None:
+        """When the wait must end (it is then re-driven, to fail): the stack's."""
+        return stack_deadline(self.work.stack)
+
+
+@dataclass(eq=False)
+class ParkedAction(Parked):
+    """One plugin action between two checks, with what completes it."""
+
+    action: Action
+    instance: Resource
+    ctx: EngineResourceContext
+    check: Callable[[Any], CheckResult]
+    data: Any
+    finish: Callable[[threading.Event, Reporter], Outcome]
+    """Record the action COMPLETE and report onward (the rest of the operation)."""
+
 
 class ParkedActions:
     """This engine's parked actions and what re-drives them when due.
@@ -126,13 +148,13 @@ class ParkedActions:
     their time; else the owner calls ``redrive_due`` (a test's fake clock).
     """
 
-    def __init__(self, redrive: Callable[[ParkedAction], None], clock: Clock, *,
+    def __init__(self, redrive: Callable[[Parked], None], clock: Clock, *,
                  threaded: bool = True) -> None:
         self._redrive = redrive
         self._clock = clock
         self._threaded = threaded
         self._lock = threading.Condition()
-        self._parked: dict[NodeKey, ParkedAction] = {}
+        self._parked: dict[NodeKey, Parked] = {}
         self._by_wake: dict[str, set[NodeKey]] = {}
         self._missed: dict[str, datetime] = {}
         """Wake-ups that found nothing parked under their key, and when."""
@@ -141,7 +163,7 @@ class ParkedActions:
         self._thread: threading.Thread | None = None
         self._stopped = False
 
-    def park(self, parked: ParkedAction, *, again: bool = False,
+    def park(self, parked: Parked, *, again: bool = False,
              asked: float | None = None, latest: float | None = None,
              cancelled: threading.Event | None = None) -> None:
         """Keep ``parked`` until it is re-driven; ``again``: it was just checked.
@@ -159,7 +181,7 @@ class ParkedActions:
             parked.delay = min(parked.delay * 2, max(parked.cap, crowd))
         now = self._clock.now()
         due = now + timedelta(seconds=next_wait(parked.delay, asked=asked, latest=latest))
-        deadline = stack_deadline(parked.work.stack)
+        deadline = parked.deadline()
         if deadline is not None and due > deadline:
             due = max(deadline, now)
         with self._lock:
@@ -175,7 +197,7 @@ class ParkedActions:
             self._ensure_thread()
 
     def take(self, resource_id: ResourceId, traversal_id: TraversalId, is_update: bool
-             ) -> ParkedAction | None:
+             ) -> Parked | None:
         """The parked action of this node, removed: whoever takes it resumes it."""
         with self._lock:
             parked = self._parked.pop((resource_id, traversal_id, is_update), None)
@@ -252,7 +274,7 @@ class ParkedActions:
         self._redrive_all(found)
         return len(found)
 
-    def _schedule(self, parked: ParkedAction, due: datetime) -> None:
+    def _schedule(self, parked: Parked, due: datetime) -> None:
         """Set when ``parked`` is next re-driven (the lock is held)."""
         parked.due = due
         heapq.heappush(self._heap, (due, next(self._order), parked.key))
@@ -267,10 +289,10 @@ class ParkedActions:
                 return
             heapq.heappop(self._heap)
 
-    def _due_now(self) -> list[ParkedAction]:
+    def _due_now(self) -> list[Parked]:
         """The actions due now, each rescheduled in case its message is lost."""
         now = self._clock.now()
-        due: dict[NodeKey, ParkedAction] = {}
+        due: dict[NodeKey, Parked] = {}
         self._drop_stale()
         while self._heap and self._heap[0][0] <= now:
             _, _, key = heapq.heappop(self._heap)
@@ -281,7 +303,7 @@ class ParkedActions:
             self._schedule(parked, retry)
         return list(due.values())
 
-    def _redrive_all(self, found: list[ParkedAction]) -> None:
+    def _redrive_all(self, found: list[Parked]) -> None:
         for parked in found:
             try:
                 self._redrive(parked)

@@ -13,7 +13,10 @@ Every engine runs ``Recovery.run_once`` each ``periodic_interval``:
    in a new worker (plan RESUME), told that it is a retry. The first engine
    to claim the takeover (``takeover:<engine>`` in engine_claim) also sends
    again, at once, every ready node nobody works on: the dead engine may
-   have taken their messages off the queue before it died. What recovery
+   have taken their messages off the queue before it died. Nodes paused at
+   a hook are sent too: they hold no lock that says who parked them, and the
+   dead engine may have; each waits again here, at its hook still pending
+   (breakpoints.py), and one that a live engine holds as well just waits twice. What recovery
    sends again goes to this engine's own worker queue: the broker may still
    count a dead or cut-off engine's consumers as live, and a node sent to the
    shared queue could land on one of them.
@@ -252,24 +255,26 @@ class Recovery:
         if first:
             LOG.warning("engine %s is dead: took over %d resources; re-sending ready nodes",
                         dead, taken)
-            self.sweep(None)
+            self.sweep(None, paused_too=True)
         self._taken_over.add(dead)
         return taken
 
     # -- the sweep ----------------------------------------------------------------
-    def sweep(self, cast_before: datetime | None) -> int:
+    def sweep(self, cast_before: datetime | None, *, paused_too: bool = False) -> int:
         """Every traversal in progress: re-send what stalled (cast before
         ``cast_before``; None: any ready node nobody works on), finish what is
-        finished, time out what is late. Returns how many nodes were sent."""
+        finished, time out what is late. Returns how many nodes were sent.
+        ``paused_too``: nodes paused at a hook count as stalled (a takeover)."""
         sent = 0
         for stack in self._deps.store.stacks_in_progress():
             try:
-                sent += self._sweep_stack(stack, cast_before)
+                sent += self._sweep_stack(stack, cast_before, paused_too)
             except Exception:  # one stack's trouble must not stop the others' recovery
                 LOG.exception("stack %s: recovery sweep failed", stack.id)
         return sent
 
-    def _sweep_stack(self, stack: StackRecord, cast_before: datetime | None) -> int:
+    def _sweep_stack(self, stack: StackRecord, cast_before: datetime | None,
+                     paused_too: bool = False) -> int:
         deps = self._deps
         traversal = stack.current_traversal
         if traversal == NO_TRAVERSAL:
@@ -301,7 +306,7 @@ class Recovery:
         if not graph.nodes:
             return 0
         rows = {row.id: row for row in deps.store.list_resources(stack.id)}
-        busy = _Busy(deps, rows, deps.store.paused_at_hooks(stack.id))
+        busy = _Busy(deps, rows, set() if paused_too else deps.store.paused_at_hooks(stack.id))
         stalled = list(stalled_nodes(graph, nodes, reported, busy, cast_before=cast_before))
         for key in stalled:
             state = deps.store.sync_state(traversal, str(key.resource_id), key.is_update)

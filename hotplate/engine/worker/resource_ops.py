@@ -26,6 +26,7 @@ from hotplate.engine.hosting.resource_context import EngineResourceContext
 from hotplate.engine.worker.breakpoints import Breakpoints
 from hotplate.engine.worker.node_work import LockLost, NodeWork, Reporter, replace_reason
 from hotplate.engine.worker.plugin_runs import PluginRuns
+from hotplate.engine.worker.replacement_hooks import ReplacementHooks
 from hotplate.engine.worker.resolve import required_ids
 from hotplate.engine.worker.update_checks import refuse, restricted_actions
 from hotplate.model.errors import UpdateReplace
@@ -37,7 +38,7 @@ from hotplate.resources.base import Attempt, Resource
 LOG = logging.getLogger(__name__)
 
 
-class ResourceOps(PluginRuns):
+class ResourceOps(PluginRuns, ReplacementHooks):
     def __init__(self, deps: EngineDeps) -> None:
         super().__init__(deps)
         self.breakpoints = Breakpoints(deps)
@@ -186,7 +187,8 @@ class ResourceOps(PluginRuns):
         """Settle the row COMPLETE; report onward with it, or after a post-action hook.
 
         A post hook holds the dependants back, not the resource: the row is
-        COMPLETE (and unlocked) while it waits, as in Heat.
+        COMPLETE (and unlocked) while it waits, as in Heat; the node is parked
+        (Paused) and reports once the hook is cleared (breakpoints.py).
         """
         post = self.breakpoints.hook_set(work.stack, work.template_id, row.name, action,
                                          "post")
@@ -199,9 +201,11 @@ class ResourceOps(PluginRuns):
         if done is None:  # taken over meanwhile (fenced): the new holder decides
             return Lost()
         if post:
-            self.breakpoints.hold(work.stack, work.template_id, done, action, "post",
-                                  cancelled)
-            return Completed(done, node_data=node_data)
+            def then(_: threading.Event) -> Outcome:
+                return Completed(done, node_data=node_data)
+
+            paused = self.breakpoints.pause(work, done, action, "post", cancelled, then)
+            return paused if paused is not None else then(cancelled)
         return Completed(done, node_data=node_data, synced=synced, reports=reports)
 
     def update(self, work: NodeWork, cancelled: threading.Event,
@@ -309,8 +313,13 @@ class ResourceOps(PluginRuns):
         Heat, the old row then records that update, UPDATE_IN_PROGRESS and
         UPDATE_COMPLETE with the reason, written with the new row. Without
         it (a failed or deleted row, a new type) the old row is left as it is.
+        First the old row's plugin may hand over what the new one needs
+        (``prepare_for_replace``: replacement_hooks.py).
         """
-        row = work.row
+        prepared = self.prepare_replaced(work)
+        if isinstance(prepared, Failed):
+            return prepared
+        row = prepared
         settled: dict[str, Any] = {}
         events: list[NewEvent] = []
         if reason is not None:

@@ -13,12 +13,22 @@ Per resource, Heat's rules: a plugin's ``handle_suspend`` / ``handle_resume``
 / ``handle_check`` runs when it has one; without it suspend and resume only
 record the state change, and check records ``CHECK_COMPLETE`` with "CHECK
 not supported for <type>". Resources never created are skipped.
+
+A resource whose first ``check_<action>_complete`` does not find it done holds
+no thread while the walk waits for it: the walk is parked (``ParkedWalk``,
+parking.py) with the resource locked, and re-checked on the back-off, or at
+once when what it waits on wakes it (the plugin's ``wake_key``: a child
+stack's end, a deployment's signal). Its engine dying leaves the lock to be
+taken over; the stack, showing no progress, is then walked again by another
+engine (recovery.py, ``again``).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from hotplate.convergence import outcome
@@ -27,15 +37,20 @@ from hotplate.engine.deps import EngineDeps
 from hotplate.engine.events import resource_event
 from hotplate.engine.hosting.row_plugins import row_class, row_instance
 from hotplate.engine.worker import traversal as trav
-from hotplate.engine.worker.node_work import failure_text
+from hotplate.engine.worker.node_work import NodeWork, failure_text
+from hotplate.engine.worker.parking import Parked
 from hotplate.model.errors import ActionInProgress
 from hotplate.model.ids import StackId, TraversalId
 from hotplate.model.records import ResourceRecord, StackRecord
 from hotplate.model.states import Action, Status
+from hotplate.resources.base import CheckResult, Resource
 
 LOG = logging.getLogger(__name__)
 
 STACK_ACTIONS = (Action.SUSPEND, Action.RESUME, Action.CHECK)
+
+_WAITING = "waiting"
+"""``_one``'s answer when the walk waits for the resource (parked)."""
 
 
 def start(deps: EngineDeps, stack: StackRecord, action: Action) -> None:
@@ -64,6 +79,34 @@ def start(deps: EngineDeps, stack: StackRecord, action: Action) -> None:
     deps.worker_client.stack_action(stack.id, action, traversal)
 
 
+@dataclass
+class Walk:
+    """Where a stack action's walk is: what is left to do, and what failed so far."""
+
+    stack: StackRecord
+    action: Action
+    traversal: TraversalId
+    rows: list[ResourceRecord]
+    """The resources still to walk, in order."""
+    again: bool
+    failures: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class ParkedWalk(Parked):
+    """A walk waiting for its resource ``row`` (locked, ``<ACTION>_IN_PROGRESS``) to
+    finish its action: re-driven as a node of the walk's traversal (``check_resource``
+    finds it by that key), so it needs no message of its own."""
+
+    walk: Walk
+    check: Callable[[Any], CheckResult]
+    data: Any
+
+    def deadline(self) -> datetime | None:
+        """None: a stack action waits for its resources however long they take."""
+        return None
+
+
 def run(deps: EngineDeps, stack_id: StackId, action: Action,
         traversal: TraversalId, *, again: bool = False) -> None:
     """Walk the resources; the stack ends COMPLETE or FAILED unless superseded.
@@ -75,22 +118,68 @@ def run(deps: EngineDeps, stack_id: StackId, action: Action,
     if stack is None or stack.current_traversal != traversal:
         return
     order = _order(deps, stack, reverse=action is Action.SUSPEND)
-    graph = deps.caches.for_stack(stack.raw_template_id, stack).dependencies()
-    failures: dict[str, str] = {}
-    for row in order:
-        current = deps.store.get_stack(stack_id)
-        if current is None or current.current_traversal != traversal:
-            LOG.info("stack %s: %s superseded", stack_id, action)
+    _walk_on(deps, Walk(stack, action, traversal, order, again))
+
+
+def resume_walk(deps: EngineDeps, parked: ParkedWalk) -> None:
+    """Check the walk's waiting resource again; once it is done, walk on.
+
+    A cancel after a newer request (a delete) ends the wait: the resource is
+    let go, FAILED "<ACTION> aborted", and the walk stops there.
+    """
+    walk, row = parked.walk, parked.row
+    if parked.cancelled and _superseded(deps, walk):
+        LOG.info("stack %s: %s superseded at %s", walk.stack.id, walk.action, row.name)
+        _settle(deps, row, walk.action, Status.FAILED, outcome.aborted(walk.action))
+        return
+    try:
+        if not parked.check(parked.data):
+            assert deps.parked is not None
+            deps.parked.park(parked, again=True)
             return
-        if action is Action.CHECK and _after_a_failure(graph, row.name, failures):
+        status, reason = Status.COMPLETE, outcome.STATE_CHANGED
+    except Exception as exc:
+        LOG.info("resource %s %s failed", row.name, walk.action, exc_info=True)
+        status, reason = Status.FAILED, failure_text(exc, row.name)
+    _settle(deps, row, walk.action, status, reason)
+    if status is Status.FAILED:
+        walk.failures[row.name] = reason
+        if walk.action is not Action.CHECK:
+            walk.rows.clear()
+    _walk_on(deps, walk)
+
+
+def _walk_on(deps: EngineDeps, walk: Walk) -> None:
+    """Walk the resources left, until one waits (parked) or the walk ends."""
+    stack, action = walk.stack, walk.action
+    graph = deps.caches.for_stack(stack.raw_template_id, stack).dependencies()
+    while walk.rows:
+        row = walk.rows.pop(0)
+        if _superseded(deps, walk):
+            LOG.info("stack %s: %s superseded", stack.id, action)
+            return
+        if action is Action.CHECK and _after_a_failure(graph, row.name, walk.failures):
             continue  # Heat checks on past a failure, but not what depends on it
-        if again and (row.action, row.status) == (action, Status.COMPLETE):
+        if walk.again and (row.action, row.status) == (action, Status.COMPLETE):
             continue
-        failure = _one(deps, stack, row, action)
+        failure = _one(deps, walk, row)
+        if failure is _WAITING:
+            return
         if failure is not None:
-            failures[row.name] = failure
+            walk.failures[row.name] = failure
             if action is not Action.CHECK:
                 break
+    _end(deps, walk)
+
+
+def _superseded(deps: EngineDeps, walk: Walk) -> bool:
+    current = deps.store.get_stack(walk.stack.id)
+    return current is None or current.current_traversal != walk.traversal
+
+
+def _end(deps: EngineDeps, walk: Walk) -> None:
+    """The stack COMPLETE or FAILED with Heat's texts; a parent waiting on it is woken."""
+    stack, action, failures = walk.stack, walk.action, walk.failures
     status = Status.COMPLETE if not failures else Status.FAILED
     if not failures:
         reason = outcome.completed_reason(action)
@@ -101,9 +190,10 @@ def run(deps: EngineDeps, stack_id: StackId, action: Action,
         reason = outcome.resource_failed_reason(action, next(iter(failures.values())))
     event = trav.stack_event(deps, stack, action, status, reason)
     values = {"status": status, "status_reason": reason}
-    if deps.store.update_stack_if_traversal(stack.id, traversal, values, event):
+    if deps.store.update_stack_if_traversal(stack.id, walk.traversal, values, event):
         notify.stack_changed(deps, stack, values)
         lifecycle.after_action(deps, stack, values, failed=status is Status.FAILED)
+        deps.wake_waiters(stack)
 
 
 def _after_a_failure(graph: Any, name: str, failures: dict[str, str]) -> bool:
@@ -122,9 +212,10 @@ def _order(deps: EngineDeps, stack: StackRecord, *, reverse: bool) -> list[Resou
     return [rows[n] for n in names]
 
 
-def _one(deps: EngineDeps, stack: StackRecord, row: ResourceRecord,
-         action: Action) -> str | None:
-    """One resource's action; the failure text, or None."""
+def _one(deps: EngineDeps, walk: Walk, row: ResourceRecord) -> str | None:
+    """One resource's action; the failure text, None when done, or ``_WAITING``
+    when the walk waits for it (parked)."""
+    stack, action = walk.stack, walk.action
     # Read afresh: a signal or a deployment's metadata push may have written the row
     # (bumping its atomic_key) since the walk listed it.
     row = deps.store.get_resource(row.id) or row
@@ -152,16 +243,41 @@ def _one(deps: EngineDeps, stack: StackRecord, row: ResourceRecord,
     if handler is not None:
         try:
             instance = row_instance(deps, row, stack, cls)
-            deps.runner.run(getattr(instance, f"handle_{action.lower()}"),
-                            getattr(instance, f"check_{action.lower()}_complete", None),
-                            deadline=None, cancelled=None)
+            if _parked(deps, walk, started, instance):
+                return _WAITING
         except Exception as exc:
             LOG.info("resource %s %s failed", row.name, action, exc_info=True)
             status, reason = Status.FAILED, failure_text(exc, row.name)
+    _settle(deps, row, action, status, reason)
+    return reason if status is Status.FAILED else None
+
+
+def _parked(deps: EngineDeps, walk: Walk, row: ResourceRecord, instance: Resource) -> bool:
+    """Run the plugin's handler and a first check; True if the walk waits (parked) for
+    the rest. An engine that parks nothing checks in this thread until done."""
+    name = walk.action.lower()
+    handle = getattr(instance, f"handle_{name}")
+    check: Callable[[Any], CheckResult] | None = getattr(instance, f"check_{name}_complete",
+                                                          None)
+    if deps.parked is None:
+        deps.runner.run(handle, check, deadline=None, cancelled=None)
+        return False
+    since = deps.clock.now()
+    data = handle()
+    if check is None or check(data):
+        return False
+    work = NodeWork(row, walk.stack, walk.traversal, False)
+    deps.parked.park(ParkedWalk(work, row, walk=walk, check=check, data=data,
+                                wake_key=instance.wake_key(), since=since))
+    return True
+
+
+def _settle(deps: EngineDeps, row: ResourceRecord, action: Action, status: Status,
+            reason: str) -> None:
+    """The resource's outcome, its lock let go."""
     deps.store.update_resource_locked(
         row.id, deps.engine_id, {"status": status, "status_reason": reason},
         resource_event(deps, row, action, status, reason), release=True)
-    return reason if status is Status.FAILED else None
 
 
 def _invalid_state(row: ResourceRecord, action: Action) -> str | None:

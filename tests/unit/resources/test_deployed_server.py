@@ -9,6 +9,7 @@ import pytest
 
 from hotplate.model.errors import StackValidationFailed
 from hotplate.resources.deployed_server import DeployedServer
+from hotplate.resources.signal_responder import serve_keystone_signals
 from tests.unit.resources.fakes import FakeContext
 
 PATH = ("resources", "server", "properties")
@@ -88,3 +89,45 @@ def test_create_writes_heats_cfn_collector_configuration() -> None:
     assert server.get_attribute("networks") == {}
     server.handle_delete()
     assert ctx.metadata["forgotten"] is True
+
+
+@pytest.fixture
+def keystone_served() -> Any:
+    """An engine with a stack user domain, for the length of one test."""
+    serve_keystone_signals(True)
+    yield
+    serve_keystone_signals(False)
+
+
+CREDS = {"auth_url": "http://ks:5000/v3", "username": "teststack-server-x",
+         "user_id": "u1", "password": "pw", "project_id": "sup", "domain_id": "d1",
+         "region_name": "RegionOne"}
+
+
+class _KeystoneCtx(_Ctx):
+    def heat_signal_credentials(self) -> dict[str, str | None]:
+        return dict(CREDS)
+
+
+def test_poll_server_heat_passes_when_the_engine_serves_keystone_signals(
+        keystone_served: None) -> None:
+    assert DeployedServer.validate({"software_config_transport": "POLL_SERVER_HEAT"}, PATH)
+
+
+def test_poll_server_heat_writes_heats_heat_collector_and_clears_the_cfn_one(
+        keystone_served: None) -> None:
+    ctx = _KeystoneCtx()
+    server = DeployedServer("server", DeployedServer.validate({}, PATH), ctx)
+    server.handle_create()
+    assert ctx.metadata["os-collect-config"]["collectors"] == ["cfn", "local"]
+    new = DeployedServer.validate({"software_config_transport": "POLL_SERVER_HEAT"}, PATH)
+    server = DeployedServer("server", new, ctx, resource_id=ctx.uuid)
+    server.handle_update(new, {"software_config_transport": "POLL_SERVER_HEAT"})
+    occ = ctx.metadata["os-collect-config"]
+    assert occ["collectors"] == ["heat", "local"]
+    assert occ["heat"] == {
+        "user_id": "u1", "password": "pw", "auth_url": "http://ks:5000/v3",
+        "project_id": "sup", "stack_id": f"teststack/{ctx.stack_id}",
+        "resource_name": "server", "region_name": "RegionOne"}
+    assert occ["cfn"] == dict.fromkeys(
+        ("metadata_url", "access_key_id", "secret_access_key", "stack_name", "path"))

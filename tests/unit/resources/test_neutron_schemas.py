@@ -17,6 +17,7 @@ from hotplate.resources.openstack.neutron.base import (
 )
 from hotplate.resources.openstack.neutron.floating_ip import FloatingIP, FloatingIPAssociation
 from hotplate.resources.openstack.neutron.net import Net
+from hotplate.resources.openstack.neutron.port import Port
 from hotplate.resources.openstack.neutron.router import Router, RouterGateway, RouterInterface
 from hotplate.resources.openstack.neutron.security_group import (
     SecurityGroup,
@@ -30,7 +31,7 @@ from hotplate.resources.translation import Rule
 WHERE = ("resources", "r", "properties")
 TYPES: tuple[type[Resource], ...] = (Net, Subnet, Router, RouterInterface, RouterGateway,
                                       SecurityGroup, SecurityGroupRule, FloatingIP,
-                                      FloatingIPAssociation)
+                                      FloatingIPAssociation, Port)
 
 
 def _error(cls: type[Resource], raw: dict[str, Any]) -> str:
@@ -157,3 +158,25 @@ def test_neutron_errors_are_named_as_neutronclient_names_them() -> None:
     bad = neutron_error(CloudError("400", 400), "HTTPBadRequest", "Invalid input")
     assert type(bad).__name__ == "BadRequest" and str(bad) == "Invalid input"
     assert bad.status == 400  # type: ignore[attr-defined]
+
+
+def test_port_reads_heats_old_names_and_refuses_ips_with_no_ips() -> None:
+    props = Port.validate({"network_id": "n", "fixed_ips": [{"subnet_id": "s"}]}, WHERE)
+    assert props["network"] == "n" and props["fixed_ips"][0]["subnet"] == "s"
+    assert "network_id" not in _visible_properties(Port)
+    assert _error(Port, {"network": "n", "fixed_ips": [{"subnet": "s"}],
+                         "no_fixed_ips": True}) == (
+        "Cannot define the following properties at the same time: fixed_ips, no_fixed_ips.")
+    assert "binding:vnic_type" in _error(Port, {"network": "n",
+                                                "binding:vnic_type": "weird"})
+
+
+def test_port_replacement_policy_replaces_on_any_change() -> None:
+    old = Port.validate({"network": "n", "name": "a"}, WHERE)
+    new = Port.validate({"network": "n", "name": "b"}, WHERE)
+    assert not Port.needs_replacement(old, new)
+    always = Port.validate({"network": "n", "name": "b",
+                            "replacement_policy": "REPLACE_ALWAYS"}, WHERE)
+    assert Port.needs_replacement(old, always)
+    moved = Port.validate({"network": "m", "name": "a"}, WHERE)
+    assert Port.needs_replacement(old, moved)  # network cannot be updated

@@ -9,6 +9,8 @@ from hotplate.resources import Resource
 from hotplate.resources.signal_responder import (
     SignalTransport,
     check_signal_transport,
+    keystone_signals_served,
+    serve_keystone_signals,
     signal_endpoints,
 )
 from tests.unit.resources.fakes import FakeContext
@@ -39,6 +41,19 @@ def test_unserved_transports_are_refused_naming_the_path(transport: str, needs: 
     assert needs in str(caught.value)
     assert str(caught.value).startswith(f"{PATH}: signal_transport {transport} ")
     assert "CFN_SIGNAL, TOKEN_SIGNAL, NO_SIGNAL" in str(caught.value)
+
+
+def test_heat_signal_passes_when_the_engine_serves_it_the_others_still_refused() -> None:
+    serve_keystone_signals(True)
+    try:
+        assert keystone_signals_served()
+        check_signal_transport("HEAT_SIGNAL", PATH)
+        with pytest.raises(StackValidationFailed, match="requires Swift"):
+            check_signal_transport("TEMP_URL_SIGNAL", PATH)
+    finally:
+        serve_keystone_signals(False)
+    with pytest.raises(StackValidationFailed, match="requires Keystone"):
+        check_signal_transport("HEAT_SIGNAL", PATH)
 
 
 TUPLE_PATH = ("resources", "h", "properties", "signal_transport")

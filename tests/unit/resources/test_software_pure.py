@@ -66,6 +66,22 @@ def test_a_signalled_transport_adds_how_to_signal() -> None:
     assert (tail["deploy_signal_id"], tail["deploy_auth_token"]) == ("http://api/signal", "tok")
 
 
+def test_heat_signal_adds_the_stack_users_credentials_in_heats_order() -> None:
+    creds = {"auth_url": "http://ks/v3", "username": "st-dep-x", "user_id": "u1",
+             "password": "pw", "project_id": "sup", "domain_id": "d1", "region_name": None}
+    heat = DeployContext(server_id="srv", action="CREATE", stack_path="st/123",
+                         resource_name="dep", transport="HEAT_SIGNAL", credentials=creds)
+    tail = [(i["name"], i["value"]) for i in derived_inputs([], None, heat)][5:]
+    assert tail == [("deploy_auth_url", "http://ks/v3"), ("deploy_username", "st-dep-x"),
+                    ("deploy_user_id", "u1"), ("deploy_password", "pw"),
+                    ("deploy_project_id", "sup")]
+    regional = DeployContext(server_id="srv", action="CREATE", stack_path="st/123",
+                             resource_name="dep", transport="HEAT_SIGNAL",
+                             credentials={**creds, "region_name": "RegionOne"})
+    last = derived_inputs([], None, regional)[-1]
+    assert (last["name"], last["value"]) == ("deploy_region_name", "RegionOne")
+
+
 def test_replace_on_change_names_the_first_changed_input() -> None:
     old = [{"name": "a", "value": 1, "replace_on_change": True}, {"name": "b", "value": 1}]
     same = [{"name": "a", "value": 1, "replace_on_change": True}, {"name": "b", "value": 2}]

@@ -25,7 +25,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -33,10 +33,10 @@ from hotplate.model.errors import HotplateError, StackValidationFailed
 from hotplate.resources.base import CheckAgain, CheckResult, Resource
 from hotplate.resources.openstack.neutron.api import NeutronApi, is_conflict, is_not_found
 from hotplate.resources.properties import PropertyPath
+from hotplate.template.implicit_deps import Peer
 
 __all__ = ["DELETE_CONFLICT_RETRIES", "NeutronResource", "ResourceActionNotSupported",
-           "ResourceInError",
-           "ResourceUnknownStatus", "is_built"]
+           "ResourceInError", "ResourceUnknownStatus", "either", "is_built", "peers_of"]
 
 DELETE_CONFLICT_RETRIES = 5
 """Heat's ``action_retry_limit``: deletes refused with a conflict are asked again so often."""
@@ -70,6 +70,19 @@ def is_built(status: str | None) -> bool:
     raise ResourceUnknownStatus(str(status), result="Resource is not built")
 
 
+def either(props: Mapping[str, Any], *keys: str) -> Any:
+    """The first set value among ``keys`` (a property and its deprecated name)."""
+    for key in keys:
+        if props.get(key):
+            return props[key]
+    return None
+
+
+def peers_of(peers: Mapping[str, Peer], kind: type) -> list[Peer]:
+    """The resources whose plugin is ``kind`` or derives from it (Heat's has_interface)."""
+    return [p for p in peers.values() if isinstance(p.kind, type) and issubclass(p.kind, kind)]
+
+
 @dataclass
 class _Deleting:
     conflicts: int = 0
@@ -88,6 +101,13 @@ class NeutronResource(Resource):
     """Whether the type has Heat's ``tags`` property (set after create, apart on update)."""
     names_itself: ClassVar[bool] = True
     """Whether an unset ``name`` becomes the physical name (Heat's prepare_properties)."""
+
+    # -- implicit dependencies (template/implicit_deps.py) ---------------------------
+    @classmethod
+    def implicit_requires(cls, me: Peer, peers: Mapping[str, Peer]) -> Iterable[str]:
+        """Heat's add_dependencies: what this resource requires though the template does
+        not reference it (names of ``peers``). None by default."""
+        return ()
 
     # -- validation ----------------------------------------------------------------
     @classmethod

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from hotplate.model.errors import StackValidationFailed
@@ -10,10 +10,13 @@ from hotplate.resources.attributes import Attribute
 from hotplate.resources.base import CheckResult
 from hotplate.resources.constraints import CustomConstraint
 from hotplate.resources.openstack.neutron.api import ignoring, is_not_found
-from hotplate.resources.openstack.neutron.base import NeutronResource
+from hotplate.resources.openstack.neutron.base import NeutronResource, either, peers_of
+from hotplate.resources.openstack.neutron.port import Port
+from hotplate.resources.openstack.neutron.router import Router, RouterGateway, RouterInterface
 from hotplate.resources.properties import PropertyPath, Schema
 from hotplate.resources.support import Status, SupportStatus
 from hotplate.resources.translation import TranslationRule
+from hotplate.template.implicit_deps import Peer
 
 __all__ = ["FloatingIP", "FloatingIPAssociation"]
 
@@ -89,6 +92,20 @@ class FloatingIP(NeutronResource):
     )
 
     @classmethod
+    def implicit_requires(cls, me: Peer, peers: Mapping[str, Peer]) -> Iterable[str]:
+        """What makes the floating network reachable (Heat's FloatingIP.add_dependencies):
+        a gateway or router on that network, and a router interface on the subnet of a
+        port this IP is given to."""
+        network = either(me.properties, "floating_network", "floating_network_id")
+        found = [g.name for g in peers_of(peers, RouterGateway)
+                 if network and either(g.properties, "network", "network_id") == network]
+        for router in peers_of(peers, Router):
+            gateway = router.properties.get("external_gateway_info")
+            if network and isinstance(gateway, Mapping) and gateway.get("network") == network:
+                found.append(router.name)
+        return found + _interfaces_for_ports(me, peers, any_port_without_ips=True)
+
+    @classmethod
     def check_properties(cls, props: Mapping[str, Any], path: PropertyPath) -> None:
         super().check_properties(props, path)
         if ("port_id" in props and props.get("port_id") is None
@@ -130,6 +147,12 @@ class FloatingIPAssociation(NeutronResource):
         "fixed_ip_address": Schema(Schema.STRING, _FIXED_DOC, update_allowed=True,
                                    constraints=[CustomConstraint("ip_addr")]),
     }
+
+    @classmethod
+    def implicit_requires(cls, me: Peer, peers: Mapping[str, Peer]) -> Iterable[str]:
+        """The router interface on the subnet of the port it associates (Heat's
+        FloatingIPAssociation.add_dependencies)."""
+        return _interfaces_for_ports(me, peers, any_port_without_ips=False)
 
     def _associate(self, fip: str, port: Any, fixed: Any) -> None:
         body: dict[str, Any] = {"port_id": port}
@@ -173,3 +196,38 @@ class FloatingIPAssociation(NeutronResource):
 
     def _resolve_attribute(self, name: str) -> Any:
         return None
+
+
+def _interfaces_for_ports(me: Peer, peers: Mapping[str, Peer], *,
+                          any_port_without_ips: bool) -> list[str]:
+    """The router interfaces on the subnet of a port ``me`` requires.
+
+    A port given no fixed IPs may take its address from any subnet of its
+    network: a floating IP then waits for an interface without a subnet, or on
+    a subnet of that network (Heat asks Neutron for the network's subnets; here
+    the template's own subnet says its network).
+    """
+    ports = [peers[n] for n in sorted(me.requires) if n in peers
+             and isinstance(peers[n].kind, type) and issubclass(peers[n].kind, Port)]
+    found = []
+    for interface in peers_of(peers, RouterInterface):
+        subnet = either(interface.properties, "subnet", "subnet_id")
+        if any(_port_on_subnet(p, subnet, peers, any_port_without_ips) for p in ports):
+            found.append(interface.name)
+    return found
+
+
+def _port_on_subnet(port: Peer, subnet: Any, peers: Mapping[str, Peer],
+                    any_port_without_ips: bool) -> bool:
+    fixed_ips = port.properties.get("fixed_ips") or []
+    if not fixed_ips:
+        if not any_port_without_ips:
+            return False
+        if subnet is None:
+            return True
+        network = either(port.properties, "network", "network_id")
+        named = peers.get(subnet) if isinstance(subnet, str) else None
+        return bool(network and named is not None
+                    and either(named.properties, "network", "network_id") == network)
+    return any(isinstance(ip, Mapping) and either(ip, "subnet", "subnet_id") == subnet
+               for ip in fixed_ips)

@@ -7,7 +7,7 @@ a router: its physical id records what to undo (``<router>:subnet_id=<subnet>``,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from hotplate.model.errors import StackValidationFailed
@@ -15,11 +15,12 @@ from hotplate.resources.attributes import Attribute
 from hotplate.resources.base import CheckResult
 from hotplate.resources.constraints import CustomConstraint
 from hotplate.resources.openstack.neutron.api import ignoring, is_not_found
-from hotplate.resources.openstack.neutron.base import NeutronResource
-from hotplate.resources.openstack.neutron.subnet import conflict
+from hotplate.resources.openstack.neutron.base import NeutronResource, either, peers_of
+from hotplate.resources.openstack.neutron.subnet import Subnet, conflict
 from hotplate.resources.properties import PropertyPath, Schema
 from hotplate.resources.support import Status, SupportStatus
 from hotplate.resources.translation import TranslationRule
+from hotplate.template.implicit_deps import Peer
 
 __all__ = ["Router", "RouterGateway", "RouterInterface"]
 
@@ -119,6 +120,13 @@ class Router(NeutronResource):
         TranslationRule.add(("l3_agent_ids",), value_path=("l3_agent_id",)),
         TranslationRule.delete(("l3_agent_id",)),
     )
+
+    @classmethod
+    def implicit_requires(cls, me: Peer, peers: Mapping[str, Peer]) -> Iterable[str]:
+        """The subnets of the gateway's network (Heat's Router.add_dependencies)."""
+        gateway = me.properties.get("external_gateway_info")
+        network = gateway.get("network") if isinstance(gateway, Mapping) else None
+        return _subnets_of(network, peers)
 
     @classmethod
     def check_properties(cls, props: Mapping[str, Any], path: PropertyPath) -> None:
@@ -288,6 +296,16 @@ class RouterGateway(_RouterChange):
         TranslationRule.resolve(("network",), "network"),
     )
 
+    @classmethod
+    def implicit_requires(cls, me: Peer, peers: Mapping[str, Peer]) -> Iterable[str]:
+        """The router's interfaces and the subnets of the gateway's network (Heat's
+        RouterGateway.add_dependencies)."""
+        router = me.properties.get("router_id")
+        found = [i.name for i in peers_of(peers, RouterInterface)
+                 if router and either(i.properties, "router", "router_id") == router]
+        network = either(me.properties, "network", "network_id")
+        return found + _subnets_of(network, peers)
+
     def handle_create(self) -> Any:
         router, network = self.properties["router_id"], self.properties.get("network")
         self.neutron().request("PUT", f"/routers/{router}",
@@ -303,3 +321,8 @@ class RouterGateway(_RouterChange):
             self.neutron().request("PUT", f"/routers/{router}",
                                    {"router": {"external_gateway_info": {}}})
         return None
+
+
+def _subnets_of(network: Any, peers: Mapping[str, Peer]) -> list[str]:
+    return [s.name for s in peers_of(peers, Subnet)
+            if network and either(s.properties, "network", "network_id") == network]

@@ -1,0 +1,174 @@
+"""OS::Neutron::Port against the project's real Neutron, through ``openstack stack ...``.
+
+Create, an in-place update, a replacement that keeps the port's fixed IP (the
+old port hands it over: ``prepare_for_replace``), the rollback of a failed
+update after such a replacement (the old port takes it back:
+``restore_prev_rsrc``), and delete. ``network_leaks`` fails a test that leaves a
+Neutron object behind.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+
+from tests.cloud import test_neutron_types
+from tests.cloud.leaks import network_leaks  # noqa: F401  (a fixture)
+from tests.cloud.serving import Serving
+from tests.cloud.test_neutron_types import _cli, _delete, _gone, _outputs, _physical, _template
+
+served = test_neutron_types.served
+"""hotplate serving in Keystone mode with Heat's trustee (a fixture)."""
+
+pytestmark = pytest.mark.usefixtures("network_leaks")
+
+PORT = """heat_template_version: 2021-04-16
+parameters:
+  port_name: {type: string, default: first}
+  mac: {type: string, default: "fa:16:3e:00:00:01"}
+  fail: {type: boolean, default: false}
+resources:
+  net: {type: OS::Neutron::Net}
+  subnet:
+    type: OS::Neutron::Subnet
+    properties: {network: {get_resource: net}, cidr: 10.41.0.0/24}
+  sg:
+    type: OS::Neutron::SecurityGroup
+    properties: {rules: [{protocol: tcp, port_range_min: 22, port_range_max: 22}]}
+  port:
+    type: OS::Neutron::Port
+    properties:
+      name: {get_param: port_name}
+      network: {get_resource: net}
+      mac_address: {get_param: mac}
+      fixed_ips: [{subnet: {get_resource: subnet}, ip_address: 10.41.0.50}]
+      security_groups: [{get_resource: sg}]
+      allowed_address_pairs: [{ip_address: 10.41.0.200}]
+      tags: [one]
+  user:
+    type: OS::Heat::TestResource
+    properties:
+      value: {get_attr: [port, fixed_ips, 0, ip_address]}
+      fail: {get_param: fail}
+outputs:
+  ip: {value: {get_attr: [port, fixed_ips, 0, ip_address]}}
+  subnet_cidr: {value: {get_attr: [port, subnets, 0, cidr]}}
+  network_id: {value: {get_attr: [port, network, id]}}
+  mac: {value: {get_attr: [port, mac_address]}}
+  status: {value: {get_attr: [port, status]}}
+"""
+
+
+def _ips(port: Any) -> list[str]:
+    return [ip["ip_address"] for ip in port.fixed_ips]
+
+
+def test_port_create_update_replace_delete(served: Serving, user_conn: Any) -> None:
+    name = f"np-{uuid.uuid4().hex[:8]}"
+    template = _template(served, PORT)
+    ids: dict[str, str] = {}
+    try:
+        created = _cli(served, "stack", "create", "--wait", "-t", template, name, "-f", "json")
+        assert created["stack_status"] == "CREATE_COMPLETE", created
+        ids = _physical(served, name)
+        port = user_conn.network.get_port(ids["port"])
+        assert port.name == "first" and port.network_id == ids["net"]
+        assert _ips(port) == ["10.41.0.50"]
+        assert port.security_group_ids == [ids["sg"]]
+        assert port.mac_address == "fa:16:3e:00:00:01"
+        assert [p["ip_address"] for p in port.allowed_address_pairs] == ["10.41.0.200"]
+        assert port.tags == ["one"]
+        outputs = _outputs(_cli(served, "stack", "show", name, "-f", "json"))
+        assert outputs["ip"] == "10.41.0.50" and outputs["subnet_cidr"] == "10.41.0.0/24"
+        assert outputs["network_id"] == ids["net"] and outputs["mac"] == port.mac_address
+        assert outputs["status"] in ("DOWN", "ACTIVE")
+
+        # In place: a new name.
+        updated = _cli(served, "stack", "update", "--wait", "-t", template,
+                       "--parameter", "port_name=second", name, "-f", "json")
+        assert updated["stack_status"] == "UPDATE_COMPLETE", updated
+        assert _physical(served, name) == ids
+        assert user_conn.network.get_port(ids["port"]).name == "second"
+
+        # A new MAC address needs a new port; it takes the old one's fixed IP, which
+        # the old port gave up first (else Neutron refuses the address as in use).
+        replaced = _cli(served, "stack", "update", "--wait", "-t", template,
+                        "--parameter", "port_name=second", "--parameter",
+                        "mac=fa:16:3e:00:00:02", name, "-f", "json")
+        assert replaced["stack_status"] == "UPDATE_COMPLETE", replaced
+        after = _physical(served, name)
+        assert after["port"] != ids["port"]
+        new = user_conn.network.get_port(after["port"])
+        assert _ips(new) == ["10.41.0.50"] and new.mac_address == "fa:16:3e:00:00:02"
+        assert _gone(user_conn.network.get_port, ids["port"])
+        ids = after
+    finally:
+        _delete(served, name)
+    if ids:
+        assert _gone(user_conn.network.get_port, ids["port"])
+        assert _gone(user_conn.network.get_network, ids["net"])
+
+
+def test_rollback_after_a_replacement_gives_the_fixed_ip_back(served: Serving,
+                                                              user_conn: Any) -> None:
+    name = f"np-{uuid.uuid4().hex[:8]}"
+    template = _template(served, PORT)
+    try:
+        _cli(served, "stack", "create", "--wait", "-t", template, name)
+        ids = _physical(served, name)
+        # The port is replaced (new MAC, same IP), then its user fails its update:
+        # the rollback takes the old port back, with its address.
+        _cli(served, "stack", "update", "--wait", "--rollback", "enabled", "-t", template,
+             "--parameter", "mac=fa:16:3e:00:00:03", "--parameter", "fail=true", name,
+             check=False)
+        shown = _cli(served, "stack", "show", name, "-f", "json")
+        assert shown["stack_status"] == "ROLLBACK_COMPLETE", shown
+        assert _physical(served, name)["port"] == ids["port"]
+        old = user_conn.network.get_port(ids["port"])
+        assert _ips(old) == ["10.41.0.50"]
+        ports = list(user_conn.network.ports(network_id=ids["net"],
+                                             device_owner=""))
+        assert [p.id for p in ports] == [ids["port"]]  # the replacement is gone
+    finally:
+        _delete(served, name)
+
+
+IMPLICIT = """heat_template_version: 2021-04-16
+resources:
+  net: {type: OS::Neutron::Net}
+  subnet:
+    type: OS::Neutron::Subnet
+    properties: {network: {get_resource: net}, cidr: 10.42.0.0/24}
+  router:
+    type: OS::Neutron::Router
+    properties: {external_gateway_info: {network: @PUBLIC@}}
+  iface:
+    type: OS::Neutron::RouterInterface
+    properties: {router: {get_resource: router}, subnet: {get_resource: subnet}}
+  port:
+    type: OS::Neutron::Port
+    properties: {network: {get_resource: net}}
+  fip:
+    type: OS::Neutron::FloatingIP
+    properties: {floating_network: @PUBLIC@, port_id: {get_resource: port}}
+""".replace("@PUBLIC@", test_neutron_types.PUBLIC)
+
+
+def test_implicit_dependencies_without_depends_on(served: Serving, user_conn: Any) -> None:
+    """Nothing references the subnet from the port, nor the interface from the floating
+    IP: the port waits for its network's subnet (it gets an address from it), and the
+    floating IP for the interface that makes the port reachable (Neutron refuses it
+    otherwise), as Heat orders them."""
+    name = f"np-{uuid.uuid4().hex[:8]}"
+    try:
+        created = _cli(served, "stack", "create", "--wait", "-t",
+                       _template(served, IMPLICIT), name, "-f", "json")
+        assert created["stack_status"] == "CREATE_COMPLETE", created
+        ids = _physical(served, name)
+        port = user_conn.network.get_port(ids["port"])
+        assert [ip["subnet_id"] for ip in port.fixed_ips] == [ids["subnet"]]
+        assert user_conn.network.get_ip(ids["fip"]).port_id == ids["port"]
+    finally:
+        _delete(served, name)
