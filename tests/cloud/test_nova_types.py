@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -254,8 +255,6 @@ def test_server_create_update_resize_rebuild_delete(served: Serving, user_conn: 
 
 
 def _wait_image(conn: Any, ident: str) -> None:
-    import time
-
     deadline = time.monotonic() + 60
     while conn.image.get_image(ident).status != "active":
         assert time.monotonic() < deadline, "the test's image never went active"
@@ -297,4 +296,281 @@ def test_a_server_going_error_fails_with_novas_fault(served: Serving, user_conn:
         assert ': Went to status ERROR due to "Message: No valid host was found. ' in reason
         assert reason.endswith(', Code: 500"'), reason
     finally:
+        _delete(served, name)
+
+
+BOOT = """heat_template_version: 2021-04-16
+parameters:
+  volume: {type: string}
+  port: {type: string}
+resources:
+  boot:
+    type: OS::Nova::Server
+    properties:
+      flavor: m1.tiny
+      block_device_mapping_v2: [{volume_id: {get_param: volume}, boot_index: 0}]
+      networks: [{port: {get_param: port}}]
+      user_data_format: RAW
+  kept:
+    type: OS::Nova::Server
+    deletion_policy: Retain
+    properties:
+      image: cirros-fake
+      flavor: m1.tiny
+      user_data_format: RAW
+      networks: [{allocate_network: none}]
+"""
+
+
+def _volume(served: Serving, name: str, user_conn: Any) -> str:
+    """A blank bootable volume (this cloud's Cinder cannot copy an image: no dataplane;
+    the fake hypervisor boots anything)."""
+    made = _cli(served, "volume", "create", "--size", "1", name, "-f", "json")
+    deadline = time.monotonic() + 120
+    while (status := user_conn.block_storage.get_volume(made["id"]).status) != "available":
+        assert status != "error" and time.monotonic() < deadline, f"the test's volume: {status}"
+        time.sleep(1.0)
+    _cli(served, "volume", "set", "--bootable", made["id"])
+    return str(made["id"])
+
+
+def test_boot_from_volume_on_a_port_and_retain(served: Serving, user_conn: Any) -> None:
+    name = _name()
+    net = user_conn.network.create_network(name=f"{name}-net")
+    user_conn.network.create_subnet(network_id=net.id, ip_version=4, cidr="10.42.0.0/24",
+                                    name=f"{name}-subnet")
+    port = user_conn.network.create_port(network_id=net.id, name=f"{name}-port")
+    volume = _volume(served, f"{name}-vol", user_conn)
+    kept = None
+    try:
+        created = _cli(served, "stack", "create", "--wait", "-t", _template(served, BOOT),
+                       "--parameter", f"volume={volume}", "--parameter", f"port={port.id}",
+                       name, "-f", "json")
+        assert created["stack_status"] == "CREATE_COMPLETE", created
+        ids = _physical(served, name)
+        kept = ids["kept"]
+        boot = user_conn.compute.get_server(ids["boot"])
+        assert boot.status == "ACTIVE" and not boot.image.get("id")
+        assert [a["id"] for a in boot.attached_volumes] == [volume]
+        assert user_conn.network.get_port(port.id).device_id == ids["boot"]
+        _cli(served, "stack", "delete", "--yes", "--wait", name)
+        assert _gone(user_conn.compute.get_server, ids["boot"])
+        assert user_conn.compute.get_server(kept).status == "ACTIVE"  # Retain
+        assert user_conn.network.get_port(port.id).device_id == ""  # not Heat's: kept
+        deadline = time.monotonic() + 60
+        while user_conn.block_storage.get_volume(volume).status != "available":
+            assert time.monotonic() < deadline, "the volume stayed attached"
+            time.sleep(1.0)
+    finally:
+        _delete(served, name)
+        if kept is not None:
+            user_conn.compute.delete_server(kept)
+            _wait_gone(user_conn, kept)
+        user_conn.network.delete_port(port.id)
+        user_conn.network.delete_network(net.id)
+        user_conn.block_storage.delete_volume(volume)
+        deadline = time.monotonic() + 120
+        while not _gone(user_conn.block_storage.get_volume, volume):
+            assert time.monotonic() < deadline, "the test's volume stayed"
+            time.sleep(1.0)
+
+
+def _wait_gone(conn: Any, server: str) -> None:
+    deadline = time.monotonic() + 120
+    while not _gone(conn.compute.get_server, server):
+        assert time.monotonic() < deadline, f"server {server} stayed"
+        time.sleep(1.0)
+
+
+NETS = """heat_template_version: 2021-04-16
+parameters:
+  flavor: {type: string, default: m1.tiny}
+resources:
+  net1: {type: OS::Neutron::Net}
+  subnet1:
+    type: OS::Neutron::Subnet
+    properties: {network: {get_resource: net1}, cidr: 10.43.1.0/24}
+  net2: {type: OS::Neutron::Net}
+  subnet2:
+    type: OS::Neutron::Subnet
+    properties: {network: {get_resource: net2}, cidr: 10.43.2.0/24}
+  server:
+    type: OS::Nova::Server
+    depends_on: [subnet1, subnet2]
+    properties:
+      image: cirros-fake
+      flavor: {get_param: flavor}
+      flavor_update_policy: REPLACE
+      user_data_format: RAW
+      networks: @NETWORKS@
+"""
+
+
+def _nets_template(served: Serving, *subnets: str) -> str:
+    """The template with one network entry per named subnet resource (``{subnet: ...}``)."""
+    entries = ", ".join(f"{{subnet: {{get_resource: {s}}}}}" for s in subnets)
+    return _template(served, NETS.replace("@NETWORKS@", f"[{entries}]"))
+
+
+def _server_nets(conn: Any, server: str) -> dict[str, str]:
+    return {p.network_id: p.name for p in conn.network.ports(device_id=server)}
+
+
+def test_networks_change_by_interfaces_replace_and_rollback(served: Serving,
+                                                           user_conn: Any) -> None:
+    name = _name()
+    def update(*subnets: str, flavor: str = "m1.tiny", rollback: bool = False,
+               ) -> dict[str, Any]:
+        extra = ["--rollback", "enabled"] if rollback else []
+        _cli(served, "stack", "update", "--wait", *extra, "-t",
+             _nets_template(served, *subnets), "--parameter", f"flavor={flavor}", name,
+             check=not rollback)
+        shown: dict[str, Any] = _cli(served, "stack", "show", name, "-f", "json")
+        return shown
+
+    try:
+        _cli(served, "stack", "create", "--wait", "-t", _nets_template(served, "subnet1"),
+             name)
+        ids = _physical(served, name)
+        assert _server_nets(user_conn, ids["server"]) == {ids["net1"]: "server-port-0"}
+
+        # A second network: attached to the same server.
+        assert update("subnet1", "subnet2")["stack_status"] == "UPDATE_COMPLETE"
+        assert _physical(served, name)["server"] == ids["server"]
+        assert _server_nets(user_conn, ids["server"]) == {ids["net1"]: "server-port-0",
+                                                          ids["net2"]: "server-port-1"}
+        # The first one gone: detached, and the port Heat made for it deleted.
+        assert update("subnet2")["stack_status"] == "UPDATE_COMPLETE"
+        assert _server_nets(user_conn, ids["server"]) == {ids["net2"]: "server-port-1"}
+        assert not [p for p in user_conn.network.ports(network_id=ids["net1"])
+                    if p.name == "server-port-0"]
+
+        # A failed update (a network with no subnet for its port) is rolled back.
+        # (The server the update failed is replaced by the rollback: the engine replaces
+        # any FAILED resource, where Heat asks the server's needs_replace_failed first.)
+        shown = update("subnet2", "net1", rollback=True)
+        assert shown["stack_status"] == "ROLLBACK_COMPLETE", shown
+        ids["server"] = _physical(served, name)["server"]
+        assert _server_nets(user_conn, ids["server"]) == {ids["net2"]: "server-port-0"}
+
+        # flavor_update_policy REPLACE: a new server, the old one (and its port) gone.
+        assert update("subnet2", flavor="m1.small")["stack_status"] == \
+            "UPDATE_COMPLETE"
+        new = _physical(served, name)["server"]
+        assert new != ids["server"]
+        assert user_conn.compute.get_server(new).flavor["original_name"] == "m1.small"
+        assert _gone(user_conn.compute.get_server, ids["server"])
+        assert _server_nets(user_conn, new) == {ids["net2"]: "server-port-0"}
+    finally:
+        _delete(served, name)
+
+
+SNAPSHOT = """heat_template_version: 2021-04-16
+resources:
+  server:
+    type: OS::Nova::Server
+    deletion_policy: Snapshot
+    properties:
+      image: cirros-fake
+      flavor: m1.tiny
+      user_data_format: RAW
+      networks: [{allocate_network: none}]
+"""
+
+
+def test_snapshot_deletion_policy_keeps_an_image(served: Serving, user_conn: Any) -> None:
+    name = _name()
+    images: list[str] = []
+    try:
+        _cli(served, "stack", "create", "--wait", "-t", _template(served, SNAPSHOT), name)
+        server = _physical(served, name)["server"]
+        _cli(served, "stack", "delete", "--yes", name)
+        deadline = time.monotonic() + 120
+        while not (images := [i.id for i in user_conn.image.images()
+                              if str(i.name).startswith(f"{name}-server-")]):
+            assert time.monotonic() < deadline, "no snapshot image was made"
+            time.sleep(1.0)
+        # The fake hypervisor uploads nothing: the test stands in for it, and the delete,
+        # which waits for the image to be active, goes on.
+        image = images[0]
+        user_conn.image.update_image(image, disk_format="raw", container_format="bare")
+        stored = user_conn.image.put(f"/images/{image}/file", data=b"\0" * 1024,
+                                     headers={"Content-Type": "application/octet-stream"})
+        assert stored.status_code == 204, stored.text
+        while _cli(served, "stack", "show", name, check=False).returncode == 0:
+            assert time.monotonic() < deadline + 120, "the stack was not deleted"
+            time.sleep(1.0)
+        assert _gone(user_conn.compute.get_server, server)
+        assert user_conn.image.get_image(image).status == "active"  # kept, as in Heat
+    finally:
+        _delete(served, name)
+        for image in images:
+            user_conn.image.delete_image(image, ignore_missing=True)
+
+
+SOFTWARE = """heat_template_version: 2021-04-16
+parameters:
+  transport: {type: string, default: POLL_SERVER_CFN}
+resources:
+  config:
+    type: OS::Heat::SoftwareConfig
+    properties: {group: script, config: "#!/bin/sh\\necho hi\\n"}
+  server:
+    type: OS::Nova::Server
+    properties:
+      image: cirros-fake
+      flavor: m1.tiny
+      networks: [{allocate_network: none}]
+      user_data_format: SOFTWARE_CONFIG
+      user_data: "#!/bin/sh\\necho boot\\n"
+      software_config_transport: {get_param: transport}
+  deployment:
+    type: OS::Heat::SoftwareDeployment
+    properties:
+      config: {get_resource: config}
+      server: {get_resource: server}
+      signal_transport: NO_SIGNAL
+outputs:
+  occ: {value: {get_attr: [server, os_collect_config]}}
+"""
+
+
+def test_software_config_server(served: Serving, user_conn: Any, admin_conn: Any) -> None:
+    import base64
+    import email
+    import json
+
+    name = _name()
+    template = _template(served, SOFTWARE)
+    try:
+        created = _cli(served, "stack", "create", "--wait", "-t", template, name, "-f", "json")
+        assert created["stack_status"] == "CREATE_COMPLETE", created
+        ids = _physical(served, name)
+        occ = _outputs(_cli(served, "stack", "show", name, "-f", "json"))["occ"]
+        assert occ["collectors"] == ["cfn", "local"]
+        assert occ["cfn"]["path"] == "server.Metadata" and occ["cfn"]["stack_name"] == name
+        metadata = _cli(served, "stack", "resource", "metadata", name, "server", "-f", "json")
+        assert metadata["os-collect-config"] == occ
+        assert [d["name"] for d in metadata["deployments"]] == [
+            _cli(served, "software", "config", "show", ids["config"], "-f", "json")["name"]]
+        # The boot data: Heat's parts, the user data and the collector configuration.
+        shown = admin_conn.compute.get(f"/servers/{ids['server']}",
+                                       microversion="2.3").json()["server"]
+        boot = email.message_from_string(
+            base64.b64decode(shown["OS-EXT-SRV-ATTR:user_data"]).decode())
+        parts = {p.get_filename(): p.get_payload(decode=True) for p in boot.get_payload()}
+        assert b"echo boot" in parts[None]
+        assert json.loads(parts["cfn-init-data"])["os-collect-config"] == occ
+
+        # ZAQAR_MESSAGE needs Zaqar, which this cloud's catalog lacks: the create fails.
+        zaqar = f"{name}-z"
+        _cli(served, "stack", "create", "--wait", "-t", template, "--parameter",
+             "transport=ZAQAR_MESSAGE", zaqar, check=False)
+        failed = _cli(served, "stack", "show", zaqar, "-f", "json")
+        assert failed["stack_status"] == "CREATE_FAILED", failed
+        assert failed["stack_status_reason"] == (
+            "Resource CREATE failed: EndpointNotFound: resources.server: Could not find "
+            "requested endpoint in Service Catalog."), failed
+    finally:
+        _delete(served, f"{name}-z")
         _delete(served, name)

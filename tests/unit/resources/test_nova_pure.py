@@ -136,3 +136,21 @@ def test_boot_data_formats() -> None:
     ignition = json.loads(build_userdata("SOFTWARE_CONFIG", '{"ignition": {"version": "3"}}',
                                          {"a": 1}) or "")
     assert len(ignition["storage"]["files"]) == 2
+
+
+def test_a_server_waits_for_the_subnets_of_its_networks() -> None:
+    from hotplate.resources.openstack.neutron.net import Net
+    from hotplate.resources.openstack.neutron.subnet import Subnet
+    from hotplate.template.implicit_deps import Peer
+
+    peers = {
+        "net": Peer("net", Net, {}),
+        "mine": Peer("mine", Subnet, {"network": "net"}),
+        "other": Peer("other", Subnet, {"network": "elsewhere"}),
+        "unknown": Peer("unknown", Subnet, {}),
+    }
+    server = Peer("vm", Server, {"networks": [{"network": "net"}]})
+    assert sorted(Server.implicit_requires(server, peers)) == ["mine", "unknown"]
+    by_port = Peer("vm", Server, {"networks": [{"port": "p"}]})  # network not known: all
+    assert sorted(Server.implicit_requires(by_port, peers)) == ["mine", "other", "unknown"]
+    assert list(Server.implicit_requires(Peer("vm", Server, {}), peers)) == []

@@ -34,13 +34,22 @@ import copy
 import hashlib
 import ipaddress
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from hotplate.model.errors import HotplateError, StackValidationFailed
 from hotplate.resources.base import DEPLOYMENTS, CheckAgain, CheckResult
+from hotplate.resources.deployed_server import (
+    POLL_SERVER_HEAT,
+    POLL_TEMP_URL,
+    REFUSED_TRANSPORTS,
+    ZAQAR_MESSAGE,
+    DeployedServer,
+)
 from hotplate.resources.openstack.neutron.api import NeutronApi, ignoring
+from hotplate.resources.openstack.neutron.base import either, peers_of
+from hotplate.resources.openstack.neutron.subnet import Subnet
 from hotplate.resources.openstack.nova import status as st
 from hotplate.resources.openstack.nova.base import EndpointNotFound, NovaResource, is_not_found
 from hotplate.resources.openstack.nova.server_schema import (
@@ -50,8 +59,9 @@ from hotplate.resources.openstack.nova.server_schema import (
 )
 from hotplate.resources.openstack.nova.user_data import build_userdata
 from hotplate.resources.properties import PropertyPath
-from hotplate.resources.signal_responder import signal_endpoints
+from hotplate.resources.signal_responder import keystone_signals_served, signal_endpoints
 from hotplate.resources.signals import row_metadata
+from hotplate.template.implicit_deps import Peer
 
 __all__ = ["Server"]
 
@@ -124,6 +134,29 @@ class Server(NovaResource):
                                         "multiple network interfaces set for server.")
         if any(n.get("port") is not None for n in networks) and props.get("security_groups"):
             raise ResourcePropertyConflict("security_groups", "networks/port")
+        if (props.get("user_data_format") == "SOFTWARE_CONFIG"
+                and props.get("software_config_transport") == POLL_SERVER_HEAT
+                and not keystone_signals_served()):
+            raise StackValidationFailed(REFUSED_TRANSPORTS[POLL_SERVER_HEAT],
+                                        (*path, "software_config_transport"))
+
+    @classmethod
+    def implicit_requires(cls, me: Peer, peers: Mapping[str, Peer]) -> Iterable[str]:
+        """Heat's add_dependencies: every subnet of a network the server is on, and any
+        subnet whose network is not known yet (which one gives the address is Neutron's
+        choice)."""
+        nets = me.properties.get("networks")
+        if not isinstance(nets, list) or not nets:
+            return []
+        found = []
+        for subnet in peers_of(peers, Subnet):
+            subnet_net = either(subnet.properties, "network", "network_id")
+            for net in nets:
+                net_id = either(net, "network", "uuid") if isinstance(net, Mapping) else None
+                if not subnet_net or not net_id or net_id == subnet_net:
+                    found.append(subnet.name)
+                    break
+        return found
 
     @classmethod
     def _check_block_devices(cls, props: Mapping[str, Any], path: PropertyPath) -> None:
@@ -221,6 +254,14 @@ class Server(NovaResource):
         return "user_data" in changed and policy("user_data_update_policy") in (None,
                                                                                  "REPLACE")
 
+    def needs_replace_failed(self) -> bool:
+        """Heat's hook: a FAILED server is replaced only when it is gone or broken (ERROR,
+        DELETED, SOFT_DELETED); an engine that asks keeps a server that is fine."""
+        if self.resource_id is None:
+            return True
+        server = self._fetch()
+        return server is None or st.status_of(server) in ("ERROR", "DELETED", "SOFT_DELETED")
+
     # -- helpers ---------------------------------------------------------------------------
     def neutron(self) -> NeutronApi:
         return NeutronApi(self.cloud)
@@ -273,34 +314,29 @@ class Server(NovaResource):
             return ""
 
     def _software_config_metadata(self, metadata: dict[str, Any]) -> dict[str, Any]:
-        """What an agent polling this server needs (Heat's _populate_deployments_metadata),
-        written to the row's metadata and sent in the boot data."""
-        transport = str(self.properties.get("software_config_transport") or "POLL_SERVER_CFN")
-        needs = {"POLL_TEMP_URL": ("swift", "object-store"),
-                 "ZAQAR_MESSAGE": ("zaqar", "messaging")}.get(transport)
+        """What an agent polling this server needs (Heat's _populate_deployments_metadata):
+        the collector configuration ``OS::Heat::DeployedServer`` writes, in the row's
+        metadata and in the boot data. POLL_TEMP_URL and ZAQAR_MESSAGE need Swift and
+        Zaqar, which fail here as Heat's clients do when the catalog lacks them."""
+        transport = self._transport()
+        needs = {POLL_TEMP_URL: ("swift", "object-store"),
+                 ZAQAR_MESSAGE: ("zaqar", "messaging")}.get(transport)
         if needs is not None:
             if not self.cloud.endpoint_exists(*needs):
                 raise EndpointNotFound()
-            raise HotplateError(f"software_config_transport {transport} is not supported "
-                                "yet; use POLL_SERVER_CFN")
-        occ: dict[str, Any] = {"collectors": ["local"]}
-        if transport == "POLL_SERVER_CFN":
-            endpoints = signal_endpoints(self)
-            access, secret = endpoints.stack_user_credentials()
-            occ = {"collectors": ["cfn", "local"],
-                   "cfn": {"metadata_url": endpoints.metadata_server_url(),
-                           "access_key_id": access, "secret_access_key": secret,
-                           "stack_name": self.ctx.stack_name, "path": f"{self.name}.Metadata"}}
+            raise HotplateError(REFUSED_TRANSPORTS[transport])
+        DeployedServer._populate_collector_metadata(self)  # type: ignore[arg-type]
+        written = row_metadata(self).metadata_get()
+        return {**metadata, **written} if written else metadata
 
-        def change(current: dict[str, Any], _status: str) -> Mapping[str, Any]:
-            merged = dict(current)
-            merged.setdefault(DEPLOYMENTS, [])
-            merged[OCC] = occ
-            return merged
+    def _transport(self) -> str:
+        return str(self.properties.get("software_config_transport")
+                   or signal_endpoints(self).default_software_config_transport())
 
-        written = row_metadata(self).metadata_update(change)
-        return dict(written or {**metadata, DEPLOYMENTS: metadata.get(DEPLOYMENTS, []),
-                                OCC: occ})
+    def collector_config(self) -> dict[str, Any]:
+        """os-collect-config's configuration for this server (DeployedServer's)."""
+        found: dict[str, Any] = DeployedServer.collector_config(self)  # type: ignore[arg-type]
+        return found
 
     def _network_id(self, net: Mapping[str, Any]) -> str | None:
         found = net.get("network") or None
@@ -588,8 +624,6 @@ class Server(NovaResource):
         elif step.kind == "detach":
             with ignoring(is_not_found):
                 api.delete(f"/servers/{ident}/os-interface/{args['port']}")
-            if args.get("internal"):
-                self._delete_internal_port(args["port"])
         elif step.kind == "attach":
             attach: dict[str, Any] = {}
             if args.get("port"):
@@ -633,7 +667,12 @@ class Server(NovaResource):
                     return step.kind == "detach"
                 raise
             attached = found.get("device_id") == str(self.resource_id)
-            return attached if step.kind == "attach" else not attached
+            if step.kind == "attach":
+                return attached
+            if not attached and step.args.get("internal"):
+                # Only once detached: Neutron refuses a member the delete of a bound port.
+                self._delete_internal_port(str(port))
+            return not attached
         return True
 
     def _interfaces(self) -> list[dict[str, Any]]:
@@ -726,6 +765,9 @@ class Server(NovaResource):
 
     def handle_delete(self) -> Any:
         self.data_delete(EXTERNAL)
+        if self.properties.get("user_data_format") == "SOFTWARE_CONFIG":
+            with ignoring(lambda exc: isinstance(exc, RuntimeError)):
+                signal_endpoints(self).forget_signal_credentials()
         if self.resource_id is None:
             self._delete_internal_ports()
             return None

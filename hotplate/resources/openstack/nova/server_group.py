@@ -89,3 +89,7 @@ class ServerGroup(NovaResource):
         groups = self.nova().get("/os-server-groups")["server_groups"]
         matches = [g for g in groups if g.get("name") == name]
         return matches[0] if len(matches) == 1 else None
+
+    def needs_replace_failed(self) -> bool:
+        """Heat's hook: a FAILED group is replaced only when Nova no longer has it."""
+        return self.resource_id is None or self._show_resource() is None
