@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import time
 import uuid
 from collections.abc import Iterator
@@ -293,7 +294,10 @@ def test_a_server_going_error_fails_with_novas_fault(served: Serving, user_conn:
         assert shown["stack_status"] == "CREATE_FAILED", shown
         reason = shown["stack_status_reason"]
         assert reason.startswith("Resource CREATE failed: ResourceInError: resources.s"), reason
-        assert ': Went to status ERROR due to "Message: No valid host was found. ' in reason
+        # Scheduled apart, or together and then rescheduled by the host's late check:
+        # either way Nova's fault, in Heat's words.
+        assert re.search(r': Went to status ERROR due to "Message: (No valid host was found\. '
+                         r'|Exceeded maximum number of retries\. )', reason), reason
         assert reason.endswith(', Code: 500"'), reason
     finally:
         _delete(served, name)
