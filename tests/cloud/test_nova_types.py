@@ -149,7 +149,16 @@ parameters:
   flavor: {type: string, default: m1.tiny}
   meta: {type: json, default: {a: "1"}}
   image: {type: string, default: cirros-fake}
+  tags: {type: comma_delimited_list, default: web}
+  boot: {type: string, default: "#!/bin/sh\\necho hello\\n"}
 resources:
+  key:
+    type: OS::Nova::KeyPair
+    properties: {name: {list_join: ["-", [{get_param: "OS::stack_name"}, key]]},
+                 public_key: @KEY@}
+  group:
+    type: OS::Nova::ServerGroup
+    properties: {policies: [soft-affinity]}
   net:
     type: OS::Neutron::Net
   subnet:
@@ -172,12 +181,20 @@ resources:
       name: {get_param: server_name}
       image: {get_param: image}
       flavor: {get_param: flavor}
+      key_name: {get_resource: key}
+      availability_zone: nova
+      config_drive: true
+      admin_pass: s3cret
+      security_groups: [default]
+      scheduler_hints: {group: {get_resource: group}}
       user_data_format: RAW
-      user_data: "#!/bin/sh\\necho hello\\n"
+      user_data: {get_param: boot}
+      user_data_update_policy: IGNORE
       metadata: {get_param: meta}
-      tags: [web]
+      tags: {get_param: tags}
       networks:
         - network: {get_attr: [net, name]}      # a name, resolved to the id
+          fixed_ip: 10.41.0.50
         - subnet: {get_resource: subnet}         # a port the server makes itself
           floating_ip: {get_resource: fip}
 outputs:
@@ -187,7 +204,7 @@ outputs:
   name: {value: {get_attr: [server, name]}}
   tags: {value: {get_attr: [server, tags]}}
   show: {value: {get_attr: [server, show]}}
-"""
+""".replace("@KEY@", PUBLIC_KEY)
 
 
 def test_server_create_update_resize_rebuild_delete(served: Serving, user_conn: Any) -> None:
@@ -203,8 +220,14 @@ def test_server_create_update_resize_rebuild_delete(served: Serving, user_conn: 
         assert server.status == "ACTIVE" and server.name == f"{name}-vm"
         assert server.metadata == {"a": "1"}
         assert server.flavor["original_name"] == "m1.tiny"
+        assert server.key_name == f"{name}-key" and server.availability_zone == "nova"
+        assert server.has_config_drive in (True, "True")
+        assert ids["server"] in user_conn.compute.get_server_group(ids["group"]).member_ids
         ports = list(user_conn.network.ports(device_id=ids["server"]))
         assert {p.network_id for p in ports} == {ids["net"]}
+        assert "10.41.0.50" in [ip["ip_address"] for p in ports for ip in p.fixed_ips]
+        default = next(iter(user_conn.network.security_groups(name="default"))).id
+        assert all(p.security_group_ids == [default] for p in ports)
         made = [p for p in ports if p.name == "server-port-1"]
         assert len(made) == 1
         fip = user_conn.network.get_ip(ids["fip"])
@@ -219,11 +242,14 @@ def test_server_create_update_resize_rebuild_delete(served: Serving, user_conn: 
         assert entry["network"]["id"] == ids["net"] and entry["subnets"][0]["id"] == ids["subnet"]
         assert outputs["show"]["id"] == ids["server"]
 
-        # In place: name and metadata; then a resize, then a rebuild (same image by id).
+        # In place: name, metadata and tags; then a resize (RESIZE policy).
+        # (user_data_update_policy IGNORE: new boot data changes nothing.)
+        in_place = ["server_name=" + name, "meta={\"b\": \"2\"}", "tags=web,db",
+                    "boot=#!/bin/sh"]
         for params, check in (
-            (["server_name=" + name + "-2", "meta={\"b\": \"2\"}"],
-             lambda s: s.name == f"{name}-2" and s.metadata == {"b": "2"}),
-            (["server_name=" + name + "-2", "meta={\"b\": \"2\"}", "flavor=m1.small"],
+            (in_place, lambda s: s.name == name and s.metadata == {"b": "2"}
+             and {t for t in s.tags if not t.startswith("hotplate-")} == {"db", "web"}),
+            ([*in_place, "flavor=m1.small"],
              lambda s: s.flavor["original_name"] == "m1.small"),
         ):
             args = [a for p in params for a in ("--parameter", p)]
@@ -238,10 +264,10 @@ def test_server_create_update_resize_rebuild_delete(served: Serving, user_conn: 
                                              container_format="bare", data=b"\0" * 1024,
                                              allow_duplicates=True)
         _wait_image(user_conn, other.id)
-        rebuilt = _cli(served, "stack", "update", "--wait", "-t", template, "--parameter",
-                       f"server_name={name}-2", "--parameter", "meta={\"b\": \"2\"}",
-                       "--parameter", "flavor=m1.small", "--parameter", f"image={other.id}",
-                       name, "-f", "json")
+        args = [a for p in (*in_place, "flavor=m1.small", f"image={other.id}")
+                for a in ("--parameter", p)]
+        rebuilt = _cli(served, "stack", "update", "--wait", "-t", template, *args, name,
+                       "-f", "json")
         assert rebuilt["stack_status"] == "UPDATE_COMPLETE", rebuilt
         assert _physical(served, name)["server"] == ids["server"]
         server = user_conn.compute.get_server(ids["server"])
