@@ -604,3 +604,23 @@ def test_software_config_server(served: Serving, user_conn: Any, admin_conn: Any
     finally:
         _delete(served, f"{name}-z")
         _delete(served, name)
+
+
+def test_suspend_resume_and_check(served: Serving, user_conn: Any) -> None:
+    name = _name()
+    template = _template(served, SNAPSHOT.replace("deletion_policy: Snapshot",
+                                                  "deletion_policy: Delete"))
+    try:
+        _cli(served, "stack", "create", "--wait", "-t", template, name)
+        server = _physical(served, name)["server"]
+        _cli(served, "stack", "suspend", "--wait", name)
+        assert _cli(served, "stack", "show", name, "-f", "json")["stack_status"] == \
+            "SUSPEND_COMPLETE"
+        assert user_conn.compute.get_server(server).status == "SUSPENDED"
+        _cli(served, "stack", "resume", "--wait", name)
+        assert user_conn.compute.get_server(server).status == "ACTIVE"
+        _cli(served, "stack", "check", "--wait", name)
+        shown = _cli(served, "stack", "show", name, "-f", "json")
+        assert shown["stack_status"] == "CHECK_COMPLETE", shown
+    finally:
+        _delete(served, name)

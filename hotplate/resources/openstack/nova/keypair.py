@@ -133,6 +133,10 @@ class KeyPair(NovaResource):
             f"/os-keypairs/{self.resource_id}{self._user_query()}")["keypair"]
         return found
 
+    def handle_check(self) -> None:
+        """Heat's check: Nova still has the pair."""
+        self.show()
+
     def get_reference_id(self) -> str:
         return str(self.resource_id) if self.resource_id is not None else self.name
 

@@ -795,6 +795,48 @@ class Server(NovaResource):
             return []
         return {"started": self._now()}
 
+    # -- suspend, resume, check (the engine's stack actions) -------------------------------
+    def _for_action(self, verb: str) -> dict[str, Any]:
+        if self.resource_id is None:
+            raise HotplateError(f"Cannot {verb} {self.name}, resource_id not set")
+        server = self._fetch()
+        if server is None:
+            raise HotplateError(f"Failed to find server {self.resource_id}")
+        return server
+
+    def handle_suspend(self) -> Any:
+        """Suspend (not again if it is already); the wait is check_suspend_complete's."""
+        if st.status_of(self._for_action("suspend")) != "SUSPENDED":
+            self.nova().action(str(self.resource_id), {"suspend": None})
+        return str(self.resource_id)
+
+    def check_suspend_complete(self, data: Any) -> CheckResult:
+        server = self._fetch()
+        if server is None:
+            return CheckAgain(BUILD_POLL_SECS)
+        status = st.status_of(server)
+        if status in st.DEFERRED | {"ACTIVE"}:
+            return True if status == "SUSPENDED" else CheckAgain(BUILD_POLL_SECS)
+        raise st.ResourceUnknownStatus(status, result=(
+            f"Suspend of server {server.get('name')} failed"))
+
+    def handle_resume(self) -> Any:
+        if st.status_of(self._for_action("resume")) != "ACTIVE":
+            self.nova().action(str(self.resource_id), {"resume": None})
+        return str(self.resource_id)
+
+    def check_resume_complete(self, data: Any) -> CheckResult:
+        server = self._fetch()
+        if server is None or not st.check_active(server):
+            return CheckAgain(BUILD_POLL_SECS)
+        return True
+
+    def handle_check(self) -> None:
+        """Heat's check: the server is there and ACTIVE."""
+        status = st.status_of(self.nova().server(str(self.resource_id)))
+        if status != "ACTIVE":
+            raise HotplateError(f"'status': expected 'ACTIVE', got '{status}'")
+
     # -- Snapshot deletion policy (Heat's handle_snapshot_delete) --------------------------
     def handle_snapshot_delete(self, state: tuple[str, str]) -> Any:
         """Save an image of the server, then delete it (a failed server is just deleted).
