@@ -534,8 +534,8 @@ class Server(NovaResource):
         return self.ctx.clock.now().timestamp()
 
     def check_create_complete(self, data: Any) -> CheckResult:
-        server = self._fetch()
-        if server is None or not st.check_active(server):
+        # A server gone while building fails the create (Nova's NotFound), as in Heat.
+        if not st.check_active(self.nova().server(str(self.resource_id))):
             return CheckAgain(BUILD_POLL_SECS)
         self.store_external_ports()
         return True
@@ -629,7 +629,8 @@ class Server(NovaResource):
             if args.get("port"):
                 attach["port_id"] = args["port"]
             else:
-                attach["net_id"] = args["net"]
+                if args.get("net"):
+                    attach["net_id"] = args["net"]
                 if args.get("fixed_ip"):
                     attach["fixed_ips"] = [{"ip_address": args["fixed_ip"]}]
             made = api.post(f"/servers/{ident}/os-interface",
@@ -690,8 +691,9 @@ class Server(NovaResource):
         """Heat's calculate_networks: interfaces to detach and to attach."""
         ifaces = self._interfaces()
         internal = set(self._ports())
-        old_nets = [_clean(n) for n in old or []]
-        new_nets = [_clean(n) for n in new or []]
+        # A nic's tag cannot change on a live server: Heat ignores it in updates.
+        old_nets = [_clean({**n, "tag": None}) for n in old or []]
+        new_nets = [_clean({**n, "tag": None}) for n in new or []]
         group_ids = self._security_group_ids(groups) if groups else []
         steps: list[Step] = []
         allocating = next((n["allocate_network"] for n in new_nets
