@@ -560,6 +560,17 @@ resources:
       config: {get_resource: config}
       server: {get_resource: server}
       signal_transport: NO_SIGNAL
+  cloud_config:
+    type: OS::Heat::CloudConfig
+    properties: {cloud_config: {runcmd: [echo raw]}}
+  raw:
+    type: OS::Nova::Server
+    properties:
+      image: cirros-fake
+      flavor: m1.tiny
+      networks: [{allocate_network: none}]
+      user_data_format: RAW
+      user_data: {get_resource: cloud_config}   # a config's id: its config is sent
 outputs:
   occ: {value: {get_attr: [server, os_collect_config]}}
 """
@@ -591,6 +602,10 @@ def test_software_config_server(served: Serving, user_conn: Any, admin_conn: Any
         parts = {p.get_filename(): p.get_payload(decode=True) for p in boot.get_payload()}
         assert b"echo boot" in parts[None]
         assert json.loads(parts["cfn-init-data"])["os-collect-config"] == occ
+        raw = admin_conn.compute.get(f"/servers/{ids['raw']}",
+                                     microversion="2.3").json()["server"]
+        sent = base64.b64decode(raw["OS-EXT-SRV-ATTR:user_data"]).decode()
+        assert sent.startswith("#cloud-config\n") and "echo raw" in sent, sent
 
         # ZAQAR_MESSAGE needs Zaqar, which this cloud's catalog lacks: the create fails.
         zaqar = f"{name}-z"

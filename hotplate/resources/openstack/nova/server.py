@@ -30,10 +30,12 @@ snapshot hook (``handle_snapshot_delete``) first saves an image, which stays.
 from __future__ import annotations
 
 import base64
+import contextlib
 import copy
 import hashlib
 import ipaddress
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,6 +63,7 @@ from hotplate.resources.openstack.nova.user_data import build_userdata
 from hotplate.resources.properties import PropertyPath
 from hotplate.resources.signal_responder import keystone_signals_served, signal_endpoints
 from hotplate.resources.signals import row_metadata
+from hotplate.resources.software_port import ConfigNotFound, software_configs
 from hotplate.template.implicit_deps import Peer
 
 __all__ = ["Server"]
@@ -81,6 +84,7 @@ CONSOLES = {"novnc": ("vnc", "novnc"), "xvpvnc": ("vnc", "xvpvnc"),
             "spice-html5": ("spice", "spice-html5"), "rdp-html5": ("rdp", "rdp-html5"),
             "serial": ("serial", "serial"), "webmks": ("mks", "webmks")}
 _MANAGED_NET_KEYS = ("port", "network", "fixed_ip", "subnet")
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-?([0-9a-fA-F]{4}-?){3}[0-9a-fA-F]{12}$")
 
 
 class ResourcePropertyConflict(StackValidationFailed):
@@ -298,7 +302,12 @@ class Server(NovaResource):
     def _user_data(self) -> str | None:
         props = self.properties
         fmt = str(props["user_data_format"])
-        content = props.get("user_data") or ""
+        content = str(props.get("user_data") or "")
+        if fmt in ("RAW", "SOFTWARE_CONFIG") and _UUID.match(content):
+            # A software config's id (get_resource of a CloudConfig...): its config, as
+            # Heat loads it; an id no config has stays the text it is.
+            with contextlib.suppress(ConfigNotFound):
+                content = str(software_configs(self).show_config(content).get("config") or "")
         metadata = self._metadata()
         if fmt == "SOFTWARE_CONFIG":
             metadata = self._software_config_metadata(metadata)
