@@ -33,6 +33,8 @@ LEAK_PREFIX = "nv-"
 
 PUBLIC_KEY = ("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFK1GBLGuh8wgl28vIL0EI1m7//Louik04uMEk14"
               "wWUU hp-nova")
+OTHER_KEY = ("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHFZk/508uAcxoMK+1hkk8AMcZVD/4wrl3+eR3E9eXOt "
+             "hp-nova-2")
 
 
 NOVA_CLOUD = os.environ.get("OS_NOVA_CLOUD") or "hotplate-alt-demo"
@@ -70,12 +72,13 @@ KEYS = """heat_template_version: 2021-04-16
 parameters:
   key_name: {type: string}
   per_host: {type: number, default: 2}
+  public_key: {type: string, default: "@KEY@"}
 resources:
   key:
     type: OS::Nova::KeyPair
     properties:
       name: {get_param: key_name}
-      public_key: @KEY@
+      public_key: {get_param: public_key}
   group:
     type: OS::Nova::ServerGroup
     properties:
@@ -116,6 +119,14 @@ def test_keypair_and_server_group(served: Serving, user_conn: Any) -> None:
         assert user_conn.compute.get_server_group(after["group"]).rules == \
             {"max_server_per_host": 3}
         assert _gone(user_conn.compute.get_server_group, ids["group"])
+
+        # A new public key under the same name: a replacement, which can take the name
+        # because the old pair is deleted first (prepare_for_replace, as in Heat).
+        rekeyed = _cli(served, "stack", "update", "--wait", "--existing", "--parameter",
+                       f"public_key={OTHER_KEY}", name, "-f", "json")
+        assert rekeyed["stack_status"] == "UPDATE_COMPLETE", rekeyed
+        assert _physical(served, name)["key"] == key_name
+        assert user_conn.compute.get_keypair(key_name).public_key.strip() == OTHER_KEY
     finally:
         _delete(served, name)
     assert _gone(user_conn.compute.get_keypair, key_name)

@@ -26,6 +26,8 @@ MICROVERSION_KEY_TYPE = "2.2"
 MICROVERSION_USER = "2.10"
 MICROVERSION_PUBLIC_KEY = "2.92"
 PRIVATE_KEY = "private_key"
+HANDED_OVER = "handed_over"
+"""Resource data: ``prepare_for_replace`` gave the name up (the pair is not ours now)."""
 
 
 class KeyPair(NovaResource):
@@ -124,8 +126,22 @@ class KeyPair(NovaResource):
         return f"?user_id={user}" if user else ""
 
     def handle_delete(self) -> Any:
-        if self.resource_id is not None:
-            self.nova().delete(f"/os-keypairs/{self.resource_id}{self._user_query()}")
+        """Delete the pair of this name, unless it is not ours: after a replacement that
+        kept the name (``prepare_for_replace``), the name holds the new resource's pair,
+        which this old resource's cleanup must leave alone (Heat deletes it)."""
+        if self.resource_id is None or self.data().get(HANDED_OVER):
+            return None
+        ours = self.properties.get("public_key")
+        if ours:
+            try:
+                found = self.show()
+            except Exception as exc:
+                if is_not_found(exc):
+                    return None
+                raise
+            if str(found.get("public_key", "")).strip() != str(ours).strip():
+                return None
+        self.nova().delete(f"/os-keypairs/{self.resource_id}{self._user_query()}")
         return None
 
     def show(self) -> dict[str, Any]:
@@ -157,7 +173,9 @@ class KeyPair(NovaResource):
         if self.resource_id is None:
             return
         self.nova().delete(f"/os-keypairs/{self.resource_id}{self._user_query()}")
+        self.data_set(HANDED_OVER, "true")
 
     def restore_prev_rsrc(self, convergence: bool = False) -> None:
-        """Heat's KeyPair gives nothing back on rollback (its pair is gone)."""
+        """Heat's KeyPair gives nothing back on rollback (its pair is gone): the name
+        belongs to the replacement's pair until that is deleted."""
         return None
