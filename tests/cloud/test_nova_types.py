@@ -650,3 +650,43 @@ def test_suspend_resume_and_check(served: Serving, user_conn: Any) -> None:
         assert shown["stack_status"] == "CHECK_COMPLETE", shown
     finally:
         _delete(served, name)
+
+
+ON_PORT = """heat_template_version: 2021-04-16
+parameters:
+  port: {type: string}
+  flavor: {type: string, default: m1.tiny}
+resources:
+  server:
+    type: OS::Nova::Server
+    properties:
+      image: cirros-fake
+      flavor: {get_param: flavor}
+      flavor_update_policy: REPLACE
+      user_data_format: RAW
+      networks: [{port: {get_param: port}}]
+"""
+
+
+def test_a_replacement_takes_over_the_port(served: Serving, user_conn: Any) -> None:
+    name = _name()
+    net = user_conn.network.create_network(name=f"{name}-net")
+    user_conn.network.create_subnet(network_id=net.id, ip_version=4, cidr="10.44.0.0/24",
+                                    name=f"{name}-subnet")
+    port = user_conn.network.create_port(network_id=net.id, name=f"{name}-port")
+    template = _template(served, ON_PORT)
+    try:
+        _cli(served, "stack", "create", "--wait", "-t", template, "--parameter",
+             f"port={port.id}", name)
+        old = _physical(served, name)["server"]
+        # prepare_for_replace detaches the port from the old server for the new one.
+        updated = _cli(served, "stack", "update", "--wait", "--existing", "--parameter",
+                       "flavor=m1.small", name, "-f", "json")
+        assert updated["stack_status"] == "UPDATE_COMPLETE", updated
+        new = _physical(served, name)["server"]
+        assert new != old and _gone(user_conn.compute.get_server, old)
+        assert user_conn.network.get_port(port.id).device_id == new
+    finally:
+        _delete(served, name)
+        user_conn.network.delete_port(port.id)
+        user_conn.network.delete_network(net.id)

@@ -78,6 +78,9 @@ BUILD_POLL_SECS = 2.0
 """How long a building server is left before the next look (a fake host builds in
 seconds; a real one in tens of seconds, so the look is cheap either way)."""
 DELETE_POLL_SECS = 1.0
+PORT_HANDOVER_SECS = 60.0
+"""How long a replacement waits for its predecessor to let go of a given port; then
+the create goes ahead, and fails with Nova's 409 if the port is still bound."""
 INTERNAL, EXTERNAL = "internal_ports", "external_ports"
 OCC = "os-collect-config"
 CONSOLES = {"novnc": ("vnc", "novnc"), "xvpvnc": ("vnc", "xvpvnc"),
@@ -534,15 +537,50 @@ class Server(NovaResource):
     def handle_create(self) -> Any:
         self._check_versions()
         made = self._made_before() if self.attempt.retry else None
+        if made is None and self._ports_held_by_predecessor():
+            return {"started": self._now(), "waiting_for_ports": True}
+        self._create(made)
+        return {"started": self._now()}
+
+    def _create(self, made: Mapping[str, Any] | None = None) -> None:
         if made is None:
             made = self.nova().post("/servers", self._create_body())["server"]
         self.resource_id_set(str(made["id"]))
-        return {"started": self._now()}
+
+    def _ports_held_by_predecessor(self) -> bool:
+        """Whether a port the template gives is still bound to the server this one
+        replaces: its ``prepare_for_replace`` asked Nova to let it go, and Nova takes a
+        moment. Only a server of this same resource counts (its name, or the physical
+        name's prefix): a port another server holds fails the create at once, as in Heat."""
+        prefix = self.physical_resource_name().rsplit("-", 1)[0] + "-"
+        for net in self.properties.get("networks") or []:
+            if not net.get("port"):
+                continue
+            port = self.neutron().show("ports", "port", str(net["port"]))
+            holder = port.get("device_id")
+            if not holder or not str(port.get("device_owner") or "").startswith("compute:"):
+                continue
+            try:
+                name = str(self.nova().server(str(holder)).get("name") or "")
+            except Exception as exc:
+                if is_not_found(exc):
+                    continue
+                raise
+            if name == self._server_name() or name.startswith(prefix):
+                return True
+        return False
 
     def _now(self) -> float:
         return self.ctx.clock.now().timestamp()
 
     def check_create_complete(self, data: Any) -> CheckResult:
+        if isinstance(data, dict) and data.get("waiting_for_ports"):
+            waited = self._now() - float(data["started"])
+            if waited < PORT_HANDOVER_SECS and self._ports_held_by_predecessor():
+                return CheckAgain(1.0)
+            data["waiting_for_ports"] = False
+            self._create()
+            return CheckAgain(BUILD_POLL_SECS)
         # A server gone while building fails the create (Nova's NotFound), as in Heat.
         if not st.check_active(self.nova().server(str(self.resource_id))):
             return CheckAgain(BUILD_POLL_SECS)
