@@ -123,8 +123,8 @@ def _delete_other(conn: Any, kind: str, ident: str) -> None:
             conn.compute.delete_keypair(ident)
         elif kind == "server group":
             conn.compute.delete_server_group(ident)
-        elif kind == "volume":
-            conn.block_storage.delete_volume(ident, force=True)
+        elif kind == "volume":  # a member may not force a delete; an error volume goes
+            conn.block_storage.delete_volume(ident)
         else:
             conn.image.delete_image(ident)
 
