@@ -37,7 +37,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import statistics
 import sys
 import tempfile
 import threading
@@ -52,11 +54,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.chaos_kills import KILLING, kill_figures, run_kills
 from benchmarks.chaos_partitions import (
     Calls,
+    Failure,
     Partition,
     SlotLinks,
     duplicate_stacks,
     during,
     run_partitions,
+    slow_calls,
     stalls,
 )
 from benchmarks.chaos_record import CTXT, THREADS, Record, engine_env, settle
@@ -112,11 +116,11 @@ def create_stack(rpc: EngineRpc, name: str, template: dict[str, Any],
             rpc.call(ctxt, "create_stack", stack_name=name, template=template, params={},
                      files={}, args={"disable_rollback": True})
             if calls is not None:
-                calls.add(started, None)
+                calls.add(started, None, "create_stack")
             return True
         except Exception as exc:
             if calls is not None:
-                calls.add(started, f"{type(exc).__name__}: {exc}")
+                calls.add(started, f"{type(exc).__name__}: {exc}", "create_stack")
             print(f"create {name}: {type(exc).__name__}: {exc}; again", file=sys.stderr)
     return False
 
@@ -158,7 +162,7 @@ class Feeder:
 # -- the chaos run ---------------------------------------------------------------------
 def chaos(args: argparse.Namespace, logs: Path) -> dict[str, Any]:
     rng = random.Random(args.seed)
-    with scratch_database(args.db_url, DATABASE, keep=args.keep) as db_url, \
+    with scratch_database(args.db_url, args.database, keep=args.keep) as db_url, \
             private_vhost(args.broker) as broker_url:
         record = Record(db_url)
         links = SlotLinks(args.engines, db_url, broker_url) if args.partitions else None
@@ -206,14 +210,22 @@ def _chaos_run(args: argparse.Namespace, rng: random.Random, record: Record,
     bound = 3 * args.periodic_interval + args.life_check_timeout
     mine = [states.get(name, "MISSING") for name in feeder.made]
     effect = timedelta(seconds=bound)
-    failures = ([(k.at, k.at + effect) for k in kills]
-                + [(p.at, p.at + timedelta(seconds=p.seconds) + effect) for p in parts])
+    failures = ([Failure(k.at, k.at + effect,
+                         f"kill ({k.mode}) slot {k.slot} engine {k.engine_id[:8]}")
+                 for k in kills]
+                + [Failure(p.at, p.at + timedelta(seconds=p.seconds) + effect,
+                           f"cut {p.links} {p.how} {p.seconds} s slot {p.slot} engine "
+                           f"{p.engine_id[:8]}") for p in parts])
     result.update({
         "partitions": len(parts),
         **during(calls.made, parts, bound),
+        "load_1min": {"min": min(calls.loads, default=0.0),
+                      "median": statistics.median(calls.loads or [0.0]),
+                      "max": max(calls.loads, default=0.0), "cores": os.cpu_count()},
         "api_calls": len(calls.made),
         "api_calls_failed": sum(error is not None for _, _, error in calls.made),
-        **stalls(record, feeder.prefix, failures),
+        **stalls(record, feeder.prefix, failures, bound),
+        "slow_calls": slow_calls(calls, failures),
         "duplicate_stacks": duplicate_stacks(record, feeder.prefix),
         "stacks": len(feeder.made),
         "stacks_never_made": feeder.lost,
@@ -241,6 +253,8 @@ def print_chaos(result: dict[str, Any]) -> None:
         ("stuck (IN_PROGRESS)", result["stuck"]),
         ("failed", result["failed"]),
         ("wall time (s)", result["wall_s"]),
+        ("machine load, 1 min (min / median / max, cores)",
+         "{min:.1f} / {median:.1f} / {max:.1f}, {cores}".format(**result["load_1min"])),
         ("duplicate creates", result["duplicate_creates"]),
         ("creates resumed as retries", result["retried_creates"]),
         ("first-try creates run twice", result["repeated_first_creates"]),
@@ -259,6 +273,7 @@ def print_chaos(result: dict[str, Any]) -> None:
          f"{result['longest_stall_s']} ({result['failures_in_effect_during_longest_stall']}"
          " failures in effect)"),
         ("longest stall within one failure (s)", result["longest_stall_one_failure_s"]),
+        ("stalls longer than the resume target", result["stalls_over_bound"]),
         ("duplicate stacks from repeated requests", result["duplicate_stacks"]),
     ]
     width = max(len(label) for label, _ in rows)
@@ -270,6 +285,16 @@ def print_chaos(result: dict[str, Any]) -> None:
         print(f"  {name}: {state}")
     for failure in result["failures"]:
         print(f"  failed during a partition: {failure}")
+    for call in result["slow_calls"][:5]:
+        print(f"  call {call['method']} took {call['took_s']} s from {call['at']}"
+              f" ({call['error'] or 'answered'})")
+        for failure in call["failures"]:
+            print(f"    in effect: {failure}")
+    for stall in result["stalls_over_bound_detail"][:10]:
+        print(f"  stall {stall['gap_s']} s of {stall['stack']} from {stall['from']}\n"
+              f"    before: {stall['before']}\n    after:  {stall['after']}")
+        for failure in stall["failures"]:
+            print(f"    in effect: {failure}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -298,6 +323,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--db-url", default="postgresql+psycopg://postgres@127.0.0.1:5432/test",
                         help="a PostgreSQL server (a database of the benchmark's is made)")
+    parser.add_argument("--database", default=DATABASE,
+                        help="the name of the database made on that server")
     parser.add_argument("--broker", default="rabbit://guest:guest@127.0.0.1:5672/",
                         help="a RabbitMQ server (a vhost of the benchmark's is made)")
     parser.add_argument("--logs", default=None, help="directory for the engines' logs")

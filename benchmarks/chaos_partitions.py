@@ -20,6 +20,7 @@ events while it converged), and stacks made twice by a repeated request.
 from __future__ import annotations
 
 import itertools
+import os
 import random
 import sys
 import threading
@@ -27,7 +28,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import text
@@ -123,10 +124,16 @@ class Calls:
     rpc: EngineRpc
     every: float = 0.5
     made: list[tuple[float, float, str | None]] = field(default_factory=list)
+    slow_after: float = 7.0
+    slow: list[tuple[datetime, float, str, str | None]] = field(default_factory=list)
+    """Calls longer than ``slow_after``: when each started (UTC), took, method, error."""
+    loads: list[float] = field(default_factory=list)
+    """The machine's 1-minute load average, as each call starts."""
     stop: threading.Event = field(default_factory=threading.Event)
 
     def run(self) -> None:
         while not self.stop.wait(self.every):
+            self.loads.append(os.getloadavg()[0])
             started = time.monotonic()
             error = None
             try:
@@ -135,8 +142,11 @@ class Calls:
                 error = f"{type(exc).__name__}: {exc}"
             self.add(started, error)
 
-    def add(self, started: float, error: str | None) -> None:
-        self.made.append((started, time.monotonic() - started, error))
+    def add(self, started: float, error: str | None, method: str = "list_stacks") -> None:
+        took = time.monotonic() - started
+        self.made.append((started, took, error))
+        if took > self.slow_after:
+            self.slow.append((utc_now() - timedelta(seconds=took), took, method, error))
 
 
 def during(calls: list[tuple[float, float, str | None]], parts: list[Partition],
@@ -151,35 +161,69 @@ def during(calls: list[tuple[float, float, str | None]], parts: list[Partition],
             "failures": sorted(set(failed))[:10]}
 
 
-def stalls(record: Record, prefix: str,
-           failures: list[tuple[datetime, datetime]]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Failure:
+    """A kill or a cut, and how long it may hold work up: to ``bound`` after it ended."""
+
+    start: datetime
+    end: datetime
+    what: str
+
+
+def stalls(record: Record, prefix: str, failures: list[Failure],
+           bound: float) -> dict[str, Any]:
     """How long some stack made no visible progress: the widest gap between two
     consecutive events of one stack (its own and its resources'), over every stack; and
     the widest one during which one failure at most was in effect (``failures``: from a
     kill to the bound after it, from a cut to the bound after its heal), which is what
-    one failure's bound (3P + L) is about: failures that overlap add up."""
+    one failure's bound (3P + L) is about: failures that overlap add up. Every gap longer
+    than ``bound`` is listed with the events on either side of it (the one after says
+    which engine took over from which) and the failures in effect meanwhile."""
     with record.db.connect() as conn:
         rows = conn.execute(text(
-            "SELECT s.name, e.created_at FROM event e JOIN stack s ON s.id = e.stack_id "
-            "WHERE s.name LIKE :p ORDER BY s.name, e.created_at"), {"p": f"{prefix}%"}).all()
-    times: dict[str, list[datetime]] = defaultdict(list)
-    for name, at in rows:
-        times[str(name)].append(at if at.tzinfo else at.replace(tzinfo=UTC))
+            "SELECT s.name, e.created_at, e.resource_name, e.resource_action, "
+            "e.resource_status, e.resource_status_reason FROM event e "
+            "JOIN stack s ON s.id = e.stack_id WHERE s.name LIKE :p "
+            "ORDER BY s.name, e.created_at"), {"p": f"{prefix}%"}).all()
+    times: dict[str, list[tuple[datetime, str]]] = defaultdict(list)
+    for name, at, resource, action, status, reason in rows:
+        at = at if at.tzinfo else at.replace(tzinfo=UTC)
+        times[str(name)].append((at, f"{resource} {action}_{status} {reason or ''}"[:160]))
     worst: tuple[float, str, int] = (0.0, "", 0)
     single: tuple[float, str] = (0.0, "")
+    long: list[dict[str, Any]] = []
     for name, stamps in times.items():
-        for before, after in itertools.pairwise(stamps):
+        for (before, said), (after, then) in itertools.pairwise(stamps):
             gap = (after - before).total_seconds()
-            inside = sum(start < after and end > before for start, end in failures)
+            inside = [f for f in failures if f.start < after and f.end > before]
             where = f"{name} after {before.isoformat()}"
             if gap > worst[0]:
-                worst = (gap, where, inside)
-            if inside <= 1 and gap > single[0]:
+                worst = (gap, where, len(inside))
+            if len(inside) <= 1 and gap > single[0]:
                 single = (gap, where)
+            if gap > bound:
+                long.append({"stack": name, "gap_s": round(gap, 2), "from": before.isoformat(),
+                             "before": said, "after": then,
+                             "failures": [f"{f.what} at {f.start.isoformat()}"
+                                          for f in inside]})
+    long.sort(key=lambda s: -s["gap_s"])
     return {"longest_stall_s": round(worst[0], 2), "longest_stall_where": worst[1],
             "failures_in_effect_during_longest_stall": worst[2],
             "longest_stall_one_failure_s": round(single[0], 2),
-            "longest_stall_one_failure_where": single[1]}
+            "longest_stall_one_failure_where": single[1],
+            "stalls_over_bound": len(long), "stalls_over_bound_detail": long[:20]}
+
+
+def slow_calls(calls: Calls, failures: list[Failure]) -> list[dict[str, Any]]:
+    """The calls slower than the bound, each with the failures in effect meanwhile."""
+    found = []
+    for at, took, method, error in sorted(calls.slow, key=lambda c: -c[1]):
+        end = at + timedelta(seconds=took)
+        found.append({"method": method, "at": at.isoformat(), "took_s": round(took, 2),
+                      "error": error,
+                      "failures": [f"{f.what} at {f.start.isoformat()}" for f in failures
+                                   if f.start < end and f.end > at]})
+    return found
 
 
 def duplicate_stacks(record: Record, prefix: str) -> int:

@@ -24,7 +24,7 @@ from hotplate.engine.event_sinks import EventSinks, SinkTypes
 from hotplate.engine.global_env import load_global_environment
 from hotplate.engine.heartbeat import ServiceIdentity, ServiceReporter
 from hotplate.engine.implicit_graph import with_implicit
-from hotplate.engine.lease import Fence, Lease, lease_seconds
+from hotplate.engine.lease import EXIT_FENCED, Fence, Lease, lease_seconds
 from hotplate.engine.lifecycle import LifecyclePlugins
 from hotplate.engine.options import EngineOptions
 from hotplate.engine.runner import ActionRunner
@@ -344,11 +344,6 @@ def scale_out_engine(db_url: str, transport_url: str, *, threads: int = 16,
                         local_workers=threads, notifier=notifier, cloud=cloud,
                         fence=exit_fenced, watch=watch, secrets=secrets)
     return engine, transport
-
-
-EXIT_FENCED = 75
-"""A scale-out engine process's exit status when its lease ran out (EX_TEMPFAIL): its
-parent (``hotplate engine``) starts another, with a new engine id."""
 
 
 def exit_fenced(reason: str) -> None:

@@ -9,9 +9,13 @@ interleave, and knows the child has started.
 
 - A child that dies is replaced after a back-off: 0.5 s, doubled for each
   further death within ``STABLE_SECS`` of its start, to 30 s; a child that
-  lived longer resets it. Exit status ``EXIT_CONFIG`` before announcing is a
-  configuration error every child would meet again: the parent stops the
-  rest and exits with it.
+  lived longer resets it, and so does one that fenced itself (exit status
+  ``EXIT_FENCED``: its engine's lease ran out, engine/lease.py). A fence
+  says the network failed, not the child, and a partition may fence the
+  same slot several times: a back-off grown meanwhile would keep the slot
+  empty long after the network came back. Exit status ``EXIT_CONFIG``
+  before announcing is a configuration error every child would meet again:
+  the parent stops the rest and exits with it.
 - Children die with their parent: on Linux the kernel sends them SIGTERM
   when it dies, however it dies (``prctl(PR_SET_PDEATHSIG)``); elsewhere a
   thread in the child watches for it. SIGTERM makes a child stop gracefully.
@@ -36,6 +40,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
+
+from hotplate.engine.lease import EXIT_FENCED
 
 LOG = logging.getLogger(__name__)
 
@@ -183,14 +189,12 @@ class ProcessLauncher:
 
     def _schedule(self, child: _Child, code: int) -> None:
         state = self._slots[child.slot]
-        lived = time.monotonic() - child.started
-        if lived >= STABLE_SECS:
-            state.backoff = FIRST_BACKOFF
+        delay, state.backoff = restart_delay(state.backoff, time.monotonic() - child.started,
+                                             code)
         how = f"killed by signal {-code}" if code < 0 else f"exited with status {code}"
-        print(f"process {child.pid} {how}; starting another in {state.backoff:g} s",
+        print(f"process {child.pid} {how}; starting another in {delay:g} s",
               file=sys.stderr, flush=True)
-        state.due = time.monotonic() + state.backoff
-        state.backoff = min(MAX_BACKOFF, state.backoff * 2)
+        state.due = time.monotonic() + delay
 
     # -- stopping ----------------------------------------------------------------
     def _stop_children(self) -> None:
@@ -251,6 +255,18 @@ class ProcessLauncher:
                 with contextlib.suppress(Exception):
                     stream.flush()
             os._exit(status)
+
+
+def restart_delay(backoff: float, lived: float, code: int) -> tuple[float, float]:
+    """Seconds before a dead child's slot forks again, and the slot's next back-off.
+
+    ``backoff`` is the slot's current one, ``lived`` how long the child ran,
+    ``code`` its exit status (negative: the signal that killed it). A child
+    that lived ``STABLE_SECS``, or that fenced itself, starts the series again.
+    """
+    if lived >= STABLE_SECS or code == EXIT_FENCED:
+        backoff = FIRST_BACKOFF
+    return backoff, min(MAX_BACKOFF, backoff * 2)
 
 
 def die_with_parent(parent: int) -> None:

@@ -223,6 +223,11 @@ def cmd_config_sample(args: argparse.Namespace) -> int:
     return 0
 
 
+LOG_FORMAT = "%(asctime)s.%(msecs)03d %(process)d %(levelname)s %(name)s: %(message)s"
+"""Heat's log lines (oslo.log's default) without the request fields: when and which
+process, so that several engines' logs read together."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hotplate", description=__doc__)
     env = os.environ
@@ -310,7 +315,8 @@ def main(argv: list[str] | None = None) -> int:
     from hotplate.db.crypt import EncryptionKeyError
     from hotplate.db.migrate import ForeignDatabaseError
 
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
+                        format=LOG_FORMAT, datefmt="%Y-%m-%d %H:%M:%S")
     if not args.verbose:
         # py-amqp warns about every delivery racing a channel's close on shutdown.
         logging.getLogger("amqp").setLevel(logging.ERROR)

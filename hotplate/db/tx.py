@@ -251,8 +251,11 @@ class Transactions:
                 self._end(raw, commit=True, began=began)
             return result
         except Exception as exc:
-            if not self.engine.dialect.is_disconnect(exc, raw.dbapi_connection, None):  # type: ignore[arg-type]
+            lost_by = self._lost_in_chain(exc, raw)
+            if lost_by is None:
                 raise
+            if lost_by and not ended:
+                ended.append(lost_by)
             # As SQLAlchemy does on its own paths: this connection is dropped, and with
             # it the pool's others (opened before the loss, they are likely dead too).
             raw.invalidate(exc)
@@ -260,6 +263,33 @@ class Transactions:
             raise _Lost(exc, committing, ended[0] if ended else None) from exc
         finally:
             raw.close()
+
+    def _lost_in_chain(self, exc: BaseException, raw: PoolProxiedConnection) -> str | None:
+        """Whether ``exc`` says the connection was lost: None if not, else the SQLSTATE
+        with which the server ended the session ("" when it did not say).
+
+        psycopg leaving pipeline mode on a connection the server ended raises
+        "cannot exit pipeline mode while busy", the server's own error (an
+        ``admin_shutdown``) only as its context, and SQLAlchemy reads neither as a
+        disconnect: the chain is searched, and a driver that calls its connection
+        broken is believed.
+        """
+        found: str | None = None
+        seen: BaseException | None = exc
+        for _ in range(8):
+            if seen is None:
+                break
+            said = getattr(seen, "sqlstate", None)
+            if isinstance(said, str) and said in _PG_ENDED_BETWEEN_COMMANDS:
+                return said
+            if isinstance(seen, Exception) and self.engine.dialect.is_disconnect(
+                    seen, raw.dbapi_connection, None):  # type: ignore[arg-type]
+                found = ""
+            seen = seen.__cause__ or seen.__context__
+        if found is None and self._pipelines and getattr(raw.driver_connection, "broken",
+                                                         False):
+            found = ""
+        return found
 
     @property
     def _pipelines(self) -> bool:

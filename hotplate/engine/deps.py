@@ -11,11 +11,13 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from hotplate.cloud import Clouds
+from hotplate.engine.busy_rows import BusyRows
 from hotplate.engine.cache import EngineCaches
 from hotplate.engine.event_sinks import EventSinks, Sinks
 from hotplate.engine.global_env import GlobalEnvironment
 from hotplate.engine.lifecycle import LifecyclePlugins
 from hotplate.engine.options import EngineOptions
+from hotplate.engine.retry_later import RetryLater
 from hotplate.engine.runner import ActionRunner
 from hotplate.engine.stack_credentials import StackCredentials
 from hotplate.engine.template_types import TemplateTypes
@@ -190,6 +192,11 @@ class EngineDeps:
     """Where events go besides the event table (event_sinks.py); None: nowhere."""
     clouds: Clouds = field(default_factory=Clouds)
     """The client layer: a request's or a stack's view of the cloud (hotplate.cloud)."""
+    busy: BusyRows = field(default_factory=BusyRows)
+    """The rows and stacks this engine's threads work on now (busy_rows.py)."""
+    retry_later: RetryLater = field(default_factory=RetryLater)
+    """Database work that failed with the database away, tried again each periodic
+    round (retry_later.py): a node handed on when its database was lost."""
 
     def __post_init__(self) -> None:
         self.worker_client = WorkerClient(self.transport, ReadyInputs())

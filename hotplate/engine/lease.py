@@ -40,6 +40,11 @@ from collections.abc import Callable
 
 LOG = logging.getLogger(__name__)
 
+EXIT_FENCED = 75
+"""A scale-out engine process's exit status when its lease ran out (EX_TEMPFAIL): its
+parent (``hotplate engine``, cli/launcher.py) starts another at once, with a new engine
+id, whatever back-off earlier deaths had grown."""
+
 Fence = Callable[[str], None]
 """What an engine does when its lease runs out, given why; it must stop the engine
 taking messages and acting on its work at once (the process exits)."""

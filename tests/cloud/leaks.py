@@ -1,11 +1,15 @@
-"""What a test left behind in the test user's project: cloud objects made during it.
+"""What a test left behind in the test user's project: Neutron objects made during it.
 
-``network_leaks`` lists the project's networks, subnets, ports, routers, floating
-IPs and security groups before a test and after it; whatever is new afterwards
-fails the test, and is deleted so that the cloud stays as it was found (routers'
-interfaces and gateways first, then floating IPs, ports, routers, subnets,
-networks, groups). Ports Neutron makes itself for a network (DHCP, router
-interfaces) go with their network or router, and are not counted.
+``network_leaks`` lists the project's RBAC policies, trunks, networks, subnets,
+subnet pools, address scopes, ports, routers, floating IPs, security groups and
+QoS policies before a test and after it; whatever is new afterwards fails the
+test, and is deleted so that the cloud stays as it was found (RBAC policies and
+trunks first, routers' interfaces and gateways with their router, then floating
+IPs, ports, routers, subnets, pools, scopes, networks, groups, QoS policies).
+Ports Neutron makes itself for a network (DHCP, router interfaces) go with
+their network or router, and are not counted; so do a router's extra routes and
+a QoS policy's rules. ``admin_network_leaks`` does the same in the admin's
+project, for the types only an admin may use.
 
 ``cloud_leaks`` does the same for Nova, Cinder and Glance too: servers (deleted
 first, and waited for, since they hold ports and volumes), key pairs, server
@@ -24,8 +28,11 @@ from typing import Any
 import pytest
 
 KINDS: tuple[tuple[str, str], ...] = (
+    ("RBAC policy", "rbac_policies"), ("trunk", "trunks"),
     ("floating IP", "ips"), ("port", "ports"), ("router", "routers"),
-    ("subnet", "subnets"), ("network", "networks"), ("security group", "security_groups"),
+    ("subnet", "subnets"), ("subnet pool", "subnet_pools"), ("address scope", "address_scopes"),
+    ("network", "networks"), ("security group", "security_groups"),
+    ("QoS policy", "qos_policies"),
 )
 """Each kind and the openstacksdk network proxy's lister, in the order to delete."""
 
@@ -51,6 +58,8 @@ def _delete(conn: Any, kind: str, ident: str) -> None:
     with suppress(Exception):
         if kind == "router":
             router = net.get_router(ident)
+            if router.routes:  # else its interfaces the routes go through stay
+                router = net.update_router(router, routes=[])
             for port in net.ports(device_id=ident):
                 if port.device_owner == "network:router_interface":
                     net.remove_interface_from_router(router, port_id=port.id)
@@ -65,8 +74,15 @@ def _delete(conn: Any, kind: str, ident: str) -> None:
             net.delete_subnet(ident)
         elif kind == "network":
             net.delete_network(ident)
+        elif kind in _DELETERS:
+            getattr(net, _DELETERS[kind])(ident)
         else:
             net.delete_security_group(ident)
+
+
+_DELETERS = {"RBAC policy": "delete_rbac_policy", "trunk": "delete_trunk",
+             "subnet pool": "delete_subnet_pool", "address scope": "delete_address_scope",
+             "QoS policy": "delete_qos_policy"}
 
 
 def leaked(conn: Any, project: str, before: dict[str, set[str]]) -> dict[str, set[str]]:
@@ -81,17 +97,27 @@ def clean(conn: Any, leftovers: dict[str, set[str]]) -> None:
             _delete(conn, kind, ident)
 
 
+def _watch(conn: Any) -> Iterator[None]:
+    project = conn.current_project_id
+    before = snapshot(conn, project)
+    yield
+    left = leaked(conn, project, before)
+    clean(conn, left)
+    if left:
+        pytest.fail(f"Neutron objects left behind: {left}")
+
+
 @pytest.fixture
 def network_leaks(user_conn: Any) -> Iterator[None]:
     """Fails the test if it leaves Neutron objects in the project (and deletes them);
     a test that keeps one on purpose (Retain) deletes it itself before it ends."""
-    project = user_conn.current_project_id
-    before = snapshot(user_conn, project)
-    yield
-    left = leaked(user_conn, project, before)
-    clean(user_conn, left)
-    if left:
-        pytest.fail(f"Neutron objects left behind: {left}")
+    yield from _watch(user_conn)
+
+
+@pytest.fixture
+def admin_network_leaks(admin_conn: Any) -> Iterator[None]:
+    """``network_leaks`` for the admin's project."""
+    yield from _watch(admin_conn)
 
 
 # -- Nova, Cinder, Glance ---------------------------------------------------------------

@@ -17,7 +17,15 @@ import pytest
 from tests.cloud import test_neutron_types
 from tests.cloud.leaks import network_leaks  # noqa: F401  (a fixture)
 from tests.cloud.serving import Serving
-from tests.cloud.test_neutron_types import _cli, _delete, _gone, _outputs, _physical, _template
+from tests.cloud.test_neutron_types import (
+    _delete,
+    _gone,
+    _outputs,
+    _physical,
+    _shown,
+    _stack,
+    _template,
+)
 
 served = test_neutron_types.served
 """hotplate serving in Keystone mode with Heat's trustee (a fixture)."""
@@ -70,8 +78,8 @@ def test_port_create_update_replace_delete(served: Serving, user_conn: Any) -> N
     template = _template(served, PORT)
     ids: dict[str, str] = {}
     try:
-        created = _cli(served, "stack", "create", "--wait", "-t", template, name, "-f", "json")
-        assert created["stack_status"] == "CREATE_COMPLETE", created
+        created = _stack(served, "create", "-t", template, name, stack=name)
+        assert created == "CREATE_COMPLETE", _shown(served, name)
         ids = _physical(served, name)
         port = user_conn.network.get_port(ids["port"])
         assert port.name == "first" and port.network_id == ids["net"]
@@ -80,24 +88,23 @@ def test_port_create_update_replace_delete(served: Serving, user_conn: Any) -> N
         assert port.mac_address == "fa:16:3e:00:00:01"
         assert [p["ip_address"] for p in port.allowed_address_pairs] == ["10.41.0.200"]
         assert port.tags == ["one"]
-        outputs = _outputs(_cli(served, "stack", "show", name, "-f", "json"))
+        outputs = _outputs(_shown(served, name))
         assert outputs["ip"] == "10.41.0.50" and outputs["subnet_cidr"] == "10.41.0.0/24"
         assert outputs["network_id"] == ids["net"] and outputs["mac"] == port.mac_address
         assert outputs["status"] in ("DOWN", "ACTIVE")
 
         # In place: a new name.
-        updated = _cli(served, "stack", "update", "--wait", "-t", template,
-                       "--parameter", "port_name=second", name, "-f", "json")
-        assert updated["stack_status"] == "UPDATE_COMPLETE", updated
+        updated = _stack(served, "update", "-t", template, "--parameter", "port_name=second",
+                         name, stack=name)
+        assert updated == "UPDATE_COMPLETE", _shown(served, name)
         assert _physical(served, name) == ids
         assert user_conn.network.get_port(ids["port"]).name == "second"
 
         # A new MAC address needs a new port; it takes the old one's fixed IP, which
         # the old port gave up first (else Neutron refuses the address as in use).
-        replaced = _cli(served, "stack", "update", "--wait", "-t", template,
-                        "--parameter", "port_name=second", "--parameter",
-                        "mac=fa:16:3e:00:00:02", name, "-f", "json")
-        assert replaced["stack_status"] == "UPDATE_COMPLETE", replaced
+        replaced = _stack(served, "update", "-t", template, "--parameter", "port_name=second",
+                          "--parameter", "mac=fa:16:3e:00:00:02", name, stack=name)
+        assert replaced == "UPDATE_COMPLETE", _shown(served, name)
         after = _physical(served, name)
         assert after["port"] != ids["port"]
         new = user_conn.network.get_port(after["port"])
@@ -116,15 +123,14 @@ def test_rollback_after_a_replacement_gives_the_fixed_ip_back(served: Serving,
     name = f"np-{uuid.uuid4().hex[:8]}"
     template = _template(served, PORT)
     try:
-        _cli(served, "stack", "create", "--wait", "-t", template, name)
+        _stack(served, "create", "-t", template, name, stack=name)
         ids = _physical(served, name)
         # The port is replaced (new MAC, same IP), then its user fails its update:
         # the rollback takes the old port back, with its address.
-        _cli(served, "stack", "update", "--wait", "--rollback", "enabled", "-t", template,
-             "--parameter", "mac=fa:16:3e:00:00:03", "--parameter", "fail=true", name,
-             check=False)
-        shown = _cli(served, "stack", "show", name, "-f", "json")
-        assert shown["stack_status"] == "ROLLBACK_COMPLETE", shown
+        rolled = _stack(served, "update", "--rollback", "enabled", "-t", template,
+                        "--parameter", "mac=fa:16:3e:00:00:03", "--parameter", "fail=true",
+                        name, stack=name, until=("ROLLBACK_COMPLETE", "ROLLBACK_FAILED"))
+        assert rolled == "ROLLBACK_COMPLETE", _shown(served, name)
         assert _physical(served, name)["port"] == ids["port"]
         old = user_conn.network.get_port(ids["port"])
         assert _ips(old) == ["10.41.0.50"]
@@ -163,9 +169,9 @@ def test_implicit_dependencies_without_depends_on(served: Serving, user_conn: An
     otherwise), as Heat orders them."""
     name = f"np-{uuid.uuid4().hex[:8]}"
     try:
-        created = _cli(served, "stack", "create", "--wait", "-t",
-                       _template(served, IMPLICIT), name, "-f", "json")
-        assert created["stack_status"] == "CREATE_COMPLETE", created
+        created = _stack(served, "create", "-t", _template(served, IMPLICIT), name,
+                         stack=name)
+        assert created == "CREATE_COMPLETE", _shown(served, name)
         ids = _physical(served, name)
         port = user_conn.network.get_port(ids["port"])
         assert [ip["subnet_id"] for ip in port.fixed_ips] == [ids["subnet"]]

@@ -11,12 +11,14 @@ database of its own, created fresh.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
 from tests.distributed.broker_proxy import private_vhost
 from tests.distributed.databases import fresh_postgres_database
+from tests.distributed.engine_cluster import Cluster
+from tests.distributed.partition_clusters import shared_clusters
 from tests.real_services import POSTGRES, RABBIT, url_or_skip
 
 
@@ -30,3 +32,11 @@ def broker_url() -> Iterator[str]:
 def server_db_url() -> str:
     """A PostgreSQL database of this session's, migrated."""
     return fresh_postgres_database(url_or_skip(POSTGRES), "hotplate_distributed")
+
+
+@pytest.fixture(scope="session")
+def partition_clusters(tmp_path_factory: pytest.TempPathFactory,
+                       ) -> Iterator[Callable[[str], Cluster]]:
+    """The partition tests' clusters, one per database backend (partition_clusters.py)."""
+    with shared_clusters(tmp_path_factory.mktemp) as get:
+        yield get

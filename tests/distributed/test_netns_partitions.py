@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -23,7 +23,6 @@ from tests.distributed.test_partitions import (
     Writes,
     _cut_off,
     _e1_working,
-    partition_cluster,
 )
 
 pytestmark = pytest.mark.timeout(180)
@@ -32,14 +31,14 @@ WHY_NOT = netns.unavailable()
 
 
 @pytest.fixture(scope="module", params=["postgresql", "mariadb"])
-def inside(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+def inside(request: pytest.FixtureRequest, partition_clusters: Callable[[str], Cluster],
            ) -> Iterator[tuple[Cluster, netns.Namespace]]:
-    """A cluster whose engine command e1 runs in a namespace of its own."""
+    """A cluster (shared with test_partitions.py) whose engine command e1 runs in a
+    namespace of its own, for the module's tests on it."""
     if WHY_NOT is not None:
         pytest.skip(f"no network namespace here: {WHY_NOT}")
-    backend = request.param
-    with partition_cluster(backend, tmp_path_factory.mktemp(f"netns-{backend}")) as cluster, \
-            netns.namespace() as ns:
+    cluster = partition_clusters(request.param)
+    with netns.namespace() as ns:
         try:
             cluster.start("e1", prefix=ns.command(()),
                           HOTPLATE_DB_URL=ns.url(cluster.db_url),

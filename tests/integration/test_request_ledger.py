@@ -153,3 +153,56 @@ def test_arguments_named_like_the_wrappers_own_pass_through(
     assert served.create_software_config(ctxt(rid), group="script", name="named",
                                           config="echo") == made
     assert made["id"] == request_uuid(ctxt(rid), "software_config")
+
+
+def _stack_events(engine: Engine, stack_id: str, action: str) -> int:
+    """The stack's own ``<action> IN_PROGRESS`` events: how often the action started."""
+    return len(engine.store.list_events(StackId(stack_id), filters={
+        "resource_action": action, "resource_status": "IN_PROGRESS",
+        "resource_type": "OS::Heat::Stack"}))
+
+
+def _gone(engine: Engine, stack_id: str) -> None:
+    deadline = time.monotonic() + 30
+    while engine.store.get_stack(StackId(stack_id)) is not None:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
+def test_a_dead_engines_update_and_delete_are_answered_as_the_first_time(
+        engine: Engine, served: RepeatSafe) -> None:
+    """The dead engine started the update (then the delete) and died before storing its
+    answer. Asked again, each is answered as the first asking was (the stack's identity;
+    nothing), while the action runs and after it ended, and is not done again: not
+    refused because the stack is updating, not answered 404 because it is deleted."""
+    name = _unique("replayed")
+    identity = served.create_stack(ctxt(_unique("req")), **_create(name))
+    stack_id = identity["stack_id"]
+    _complete(engine, stack_id)
+    slow = {"heat_template_version": "2021-04-16", "resources": {"a": {
+        "type": "OS::Heat::TestResource", "properties": {"value": "x", "wait_secs": 2}}}}
+    rid = _unique("req")
+    c = ctxt(rid)
+    update = {"stack_identity": identity, "template": slow, "params": {}, "files": {},
+              "args": {}}
+    engine.store.claim_request(rid, "update_stack", fingerprint("update_stack", c, update),
+                               DEAD)
+    assert engine.service.update_stack(c, **update) == identity  # the dead engine's run
+    assert served.update_stack(c, **update) == identity  # it is still updating
+    _complete(engine, stack_id)
+    assert served.update_stack(c, **update) == identity
+    assert _stack_events(engine, stack_id, "UPDATE") == 1
+    stored = engine.store.get_request(rid)
+    assert stored is not None and stored.engine_id == engine.deps.engine_id
+
+    rid = _unique("req")
+    c = ctxt(rid)
+    engine.store.claim_request(rid, "delete_stack", fingerprint(
+        "delete_stack", c, {"stack_identity": identity}), DEAD)
+    assert engine.service.delete_stack(c, stack_identity=identity) is None
+    _gone(engine, stack_id)
+    assert served.delete_stack(c, stack_identity=identity) is None
+    assert served.delete_stack(c, stack_identity=identity) is None  # now from the ledger
+    assert _stack_events(engine, stack_id, "DELETE") == 1
+    with pytest.raises(EntityNotFound):  # another request is answered by the state
+        served.delete_stack(ctxt(_unique("req")), stack_identity=identity)

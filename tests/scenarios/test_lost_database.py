@@ -93,3 +93,74 @@ def test_a_create_outlives_its_database_going_away(tmp_path: Any, method: str,
         method == "acquire_resource" and committed) or (
         method == "release_and_sync" and not committed)
     assert len(handed) == (1 if held else 0), [e["resource_status_reason"] for e in events]
+
+
+class CommitsThenRefuses:
+    """The ``nth`` ``acquire_resource`` takes the lock, then answers as if it had not:
+    the store ran the write again after a COMMIT whose answer was lost, and the rerun's
+    compare-and-swap found the key moved (by the first run)."""
+
+    def __init__(self, store: Any, nth: int) -> None:
+        self.calls = 0
+        real = store.acquire_resource
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            self.calls += 1
+            first = real(*args, **kwargs)
+            if self.calls != nth or first is None:
+                return first
+            return real(*args, **kwargs)  # the same key again: refused
+
+        store.acquire_resource = call
+
+
+def test_a_lock_taken_unknowingly_is_handed_on_at_once(tmp_path: Any) -> None:
+    h = Harness(tmp_path, seed=5)
+    fault = CommitsThenRefuses(h.store, 2)
+    sid = h.create("own-lock", _template(1))
+    h.run()
+    assert fault.calls >= 2
+    assert h.status(sid) == "CREATE_COMPLETE", h.stack(sid)["stack_status_reason"]
+    assert all(r.engine_id is None for r in h.rows(sid))
+    reasons = [e["resource_status_reason"] or "" for e in h.events(sid)]
+    assert sum("lost its database connection and handed it over" in r
+               for r in reasons) == 1, reasons
+
+
+def test_a_hand_on_the_database_refuses_too_is_done_by_a_later_round(tmp_path: Any) -> None:
+    h = Harness(tmp_path, seed=5)
+    LosesTheDatabase(h.store, "acquire_resource", 2, committed=True)
+    reads = LosesTheDatabase(h.store, "get_resource", 1, committed=False)
+    sid = h.create("hand-on-later", _template(1))
+    h.run()
+    assert reads.calls >= 1
+    assert len(h.engine.deps.retry_later) == 1  # a row still locked by this engine
+    assert h.status(sid) == "CREATE_IN_PROGRESS"
+    assert h.engine.recovery is not None
+    h.engine.recovery.run_once()
+    h.run()
+    assert len(h.engine.deps.retry_later) == 0
+    assert h.status(sid) == "CREATE_COMPLETE", h.stack(sid)["stack_status_reason"]
+    assert all(r.engine_id is None for r in h.rows(sid))
+
+
+def test_a_lock_of_this_engine_no_work_stands_behind_is_reclaimed(tmp_path: Any) -> None:
+    h = Harness(tmp_path, seed=5)
+    sid = h.create("forgotten", _template(1))
+    h.run()
+    assert h.status(sid) == "CREATE_COMPLETE"
+    deps = h.engine.deps
+    recovery = h.engine.recovery
+    assert recovery is not None
+    r0, r1 = (r for r in h.rows(sid) if r.name in ("r0", "r1"))
+    for row in (r0, r1):  # locked as a lost answer would leave them
+        assert h.store.acquire_resource(row.id, deps.engine_id, row.atomic_key, {}) is not None
+    with deps.busy.row(int(r1.id)):  # r1: some work of this engine is on it
+        assert recovery.reclaim_forgotten() == 0  # first look: only suspected
+        assert recovery.reclaim_forgotten() == 1  # second look, same key: r0 handed on
+    locks = {r.name: r.engine_id for r in h.rows(sid)}
+    assert locks["r0"] is None and locks["r1"] == deps.engine_id
+    assert recovery.reclaim_forgotten() == 0  # r1 idle now: suspected first
+    assert recovery.reclaim_forgotten() == 1
+    h.run()
+    assert all(r.engine_id is None for r in h.rows(sid))

@@ -27,6 +27,7 @@ from hotplate.engine.service.lookups import identity_of, project_of, request_env
 from hotplate.engine.service.outputs import OutputResolver
 from hotplate.engine.service.preview import preview_create
 from hotplate.engine.service.preview_update import preview_update
+from hotplate.engine.service.request_ledger import start_mark, started_before
 from hotplate.engine.service.service_catalog import CatalogMethods
 from hotplate.engine.service.service_resources import ResourceMethods
 from hotplate.engine.service.software_configs import SoftwareMethods
@@ -167,6 +168,8 @@ class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods):
     ) -> dict[str, str]:
         deps = self._deps
         stack = self._get_stack(ctxt, stack_identity)
+        if started_before(deps, ctxt, stack.id):  # asked again: as the first time
+            return identity_of(stack)
         if stack.action is Action.DELETE:
             raise NotSupported("Updating a stack when it is deleting is not supported.")
         if stack.action is Action.SUSPEND:
@@ -203,7 +206,8 @@ class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods):
         ):
             stack = self._get_stack(ctxt, stack.id)
         started = trav.converge_stack(deps, stack, tid, Action.UPDATE,
-                                      prev_template_id=stack.raw_template_id)
+                                      prev_template_id=stack.raw_template_id,
+                                      started_as=start_mark(ctxt, stack.id))
         if started is None:
             deps.store.delete_raw_template(tid)
         return identity_of(stack)
@@ -285,6 +289,9 @@ class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods):
 
     def delete_stack(self, ctxt: Mapping[str, Any], stack_identity: Any) -> None:
         deps = self._deps
+        found = self._get_stack(ctxt, stack_identity, show_deleted=True)
+        if started_before(deps, ctxt, found.id):  # asked again: as the first time
+            return
         stack = self._get_stack(ctxt, stack_identity)
         deps.credentials.refresh_for(ctxt, stack)  # another caller: the trust becomes theirs
         self._worker.stop_all_workers(stack)
@@ -292,7 +299,8 @@ class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods):
         loaded = deps.caches.template(stack.raw_template_id)
         empty = trav.empty_template(deps, loaded.template.version, loaded.environment)
         trav.converge_stack(deps, stack, empty, Action.DELETE,
-                            prev_template_id=stack.raw_template_id)
+                            prev_template_id=stack.raw_template_id,
+                            started_as=start_mark(ctxt, stack.id))
 
     def stack_cancel_update(self, ctxt: Mapping[str, Any], stack_identity: Any,
                             cancel_with_rollback: bool = True) -> None:

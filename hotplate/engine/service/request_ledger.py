@@ -22,9 +22,13 @@ answer and changes nothing::
 Running a request again after its engine died is safe because what a write
 makes is found again by its request id: a stack created with a request id
 has the id ``request_uuid(ctxt, "stack")`` (so is software configs' and
-deployments' ids), and the second run answers with what the first made; the
-other writes act on a stack by its state, as Heat's do (an update that
-finds its stack already updating is refused, not started twice).
+deployments' ids), and the second run answers with what the first made. An
+update or a delete writes its action's first event under an id derived from
+the request id and the stack (``start_mark``), in the transaction that
+starts the action: the second run that finds that event answers what the
+first answered (the stack's identity; nothing) without acting again, even
+when the action has finished or been followed by others since. The other
+writes act on a stack by its state, as Heat's do.
 """
 
 from __future__ import annotations
@@ -38,10 +42,11 @@ from typing import Any
 
 from hotplate.engine.deps import EngineDeps
 from hotplate.model.errors import RequestIdReused, RequestInProgress
+from hotplate.model.ids import StackId
 from hotplate.model.requests import RequestState, StoredRequest
 from hotplate.rpc import codec
 from hotplate.rpc.dispatch import EXPECTED_ERRORS
-from hotplate.rpc.requests import WRITES, fingerprint, request_id_of
+from hotplate.rpc.requests import WRITES, fingerprint, request_id_of, request_uuid
 
 LOG = logging.getLogger(__name__)
 
@@ -168,3 +173,19 @@ def _replay(answer: Any) -> Any:
     if isinstance(answer, Mapping) and "failure" in answer:
         raise codec.error_from(answer["failure"])
     return answer.get("result") if isinstance(answer, Mapping) else None
+
+
+def start_mark(ctxt: Mapping[str, Any], stack_id: StackId) -> str | None:
+    """The uuid of the first event of the action this request starts on ``stack_id``
+    (None without a request id): the same each time the request is asked. The stack is
+    part of it, since the engine's own calls for nested stacks may carry the request's
+    context."""
+    return request_uuid(ctxt, f"start\n{stack_id}")
+
+
+def started_before(deps: EngineDeps, ctxt: Mapping[str, Any], stack_id: StackId) -> bool:
+    """Whether an earlier asking of this request started its action on ``stack_id``."""
+    mark = start_mark(ctxt, stack_id)
+    if mark is None:
+        return False
+    return bool(deps.store.list_events(stack_id, filters={"uuid": mark}, limit=1))

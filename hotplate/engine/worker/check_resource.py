@@ -89,6 +89,12 @@ class CheckResource:
         what this engine kept when it made the node ready, else read from the node's
         sync point (worker_client.py), when the message does not carry it.
         ``loaded``: the row and stack, when read with the node's batch."""
+        with self._deps.busy.row(int(resource_id)):
+            self._check(resource_id, traversal_id, is_update, input_data, loaded)
+
+    def _check(self, resource_id: ResourceId, traversal_id: TraversalId, is_update: bool,
+               input_data: Mapping[str, Any] | None,
+               loaded: tuple[ResourceRecord, StackRecord] | None) -> None:
         deps = self._deps
         if input_data is None:
             input_data = deps.worker_client.ready.take((traversal_id, int(resource_id),
@@ -218,7 +224,8 @@ class CheckResource:
         """Fail the resource and the traversal, as Heat does, so nothing waits forever."""
         action = work.row.action if work.row.action is not Action.INIT else Action.CREATE
         reason = failure_text(exc, work.row.name)
-        try:
+
+        def record() -> None:
             fresh = self._deps.store.get_resource(work.row.id)
             if fresh is not None and fresh.engine_id not in (None, self._deps.engine_id):
                 return  # another engine holds the row now (a takeover): it decides
@@ -231,8 +238,12 @@ class CheckResource:
             self._fail(work.stack, work.traversal_id,
                        outcome.resource_failed_reason(action, reason), work.row.id,
                        work.is_update)
-        except Exception:
+
+        try:
+            record()
+        except Exception:  # the database away too: the periodic round tries it again
             LOG.exception("could not record the failure of resource %s", work.row.id)
+            self._deps.retry_later.add(f"resource {work.row.id}", record)
 
     def _hand_on(self, work: NodeWork, exc: StoreUnavailable) -> None:
         """The database went away under the operation, and whether its last write
@@ -243,7 +254,8 @@ class CheckResource:
         (a row another engine took over meanwhile is that engine's)."""
         deps = self._deps
         LOG.warning("resource %s: %s; handing it on", work.row.id, exc)
-        try:
+
+        def hand_on() -> None:
             fresh = deps.store.get_resource(work.row.id)
             if fresh is None:
                 return
@@ -252,9 +264,13 @@ class CheckResource:
                               reason=database_lost_reason(fresh, deps.engine_id))
             elif fresh.engine_id is None:
                 self._recast(work)
-        except Exception:  # still away: the row waits for this engine's end, or a sweep
-            LOG.exception("resource %s: could not hand on after the database was lost",
-                          work.row.id)
+
+        try:
+            hand_on()
+        except Exception as again:  # still away: the periodic round tries it again
+            LOG.warning("resource %s: could not hand on after the database was lost (%s); "
+                        "trying again each round", work.row.id, again)
+            deps.retry_later.add(f"resource {work.row.id}", hand_on)
 
     def _operate(self, plan: Plan, work: NodeWork, cancelled: Any) -> Outcome:
         """Run the plan's operation, after its pre hook, to its one outcome (Paused
@@ -435,7 +451,14 @@ class CheckResource:
         alive = holder is not None and holder != deps.engine_id and deps.is_engine_alive(holder)
         decision = resolve_conflict(fresh, me=deps.engine_id, holder_alive=alive,
                                     template_id=work.template_id, planned=work.row)
-        if decision is Conflict.STEP_ASIDE:
+        if decision is Conflict.STEP_ASIDE and fresh is not None and self._forgotten(fresh):
+            # Our own lock, and no other work of ours on the row: the lock was ours all
+            # along (its answer lost with the database, the write run again and refused).
+            LOG.warning("resource %s: locked by this engine, which does not work on it; "
+                        "handing it on", work.row.id)
+            take_over_row(deps, fresh, deps.engine_id,
+                          reason=database_lost_reason(fresh, deps.engine_id))
+        elif decision is Conflict.STEP_ASIDE:
             LOG.debug("resource %s busy in another traversal", work.row.id)
         elif decision is Conflict.PREEMPT:
             assert fresh is not None
@@ -445,6 +468,16 @@ class CheckResource:
             take_over_row(deps, fresh, holder)  # which sends this node again
         elif decision is Conflict.RETRY:
             self._recast(work)
+
+    def _forgotten(self, row: ResourceRecord) -> bool:
+        """Whether ``row`` is locked by this engine with no work of its own behind it
+        but the caller's (busy_rows.py)."""
+        deps = self._deps
+        if row.engine_id != deps.engine_id or deps.busy.count(int(row.id)) > 1:
+            return False
+        parked = deps.parked.resource_ids() if deps.parked is not None else frozenset()
+        busy_stacks = deps.busy.snapshot()[1]
+        return int(row.id) not in parked and str(row.stack_id) not in busy_stacks
 
     def _preempt(self, row: ResourceRecord, stack: StackRecord) -> None:
         """An older traversal works on the row: ask its plugin to finish early (Heat's

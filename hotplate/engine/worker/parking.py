@@ -247,6 +247,11 @@ class ParkedActions:
         with self._lock:
             return len(self._parked)
 
+    def resource_ids(self) -> frozenset[int]:
+        """The rows whose actions are parked here now."""
+        with self._lock:
+            return frozenset(int(key[0]) for key in self._parked)
+
     def stop(self) -> None:
         """Re-drive nothing more (the engine stops: its rows are handed over)."""
         with self._lock:

@@ -5,7 +5,9 @@ Every engine runs ``Recovery.run_once`` each ``periodic_interval``:
 
 1. **Dead engines.** An engine is dead when its service row's last report is
    older than twice its report interval (or it has no row) and it does not
-   answer ``listening`` within ``engine_life_check_timeout``. Each lock it
+   answer ``listening`` within ``engine_life_check_timeout`` (the silent ones
+   are all asked at once, so a round waits one timeout however many there
+   are). Each lock it
    holds is taken over by a compare-and-swap on the lock itself (``engine_id
    = the dead one``), so exactly one live engine wins each row, and a dead
    engine that was only paused finds, when it wakes, that every write it
@@ -36,6 +38,8 @@ from __future__ import annotations
 
 import logging
 import weakref
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 
 from hotplate.convergence import outcome
@@ -171,6 +175,8 @@ class Recovery:
         hold locks again)."""
         self._timer: PeriodicTimer | None = None
         self._orphans_due: datetime | None = None
+        self._idle: dict[ResourceId, int] = {}
+        """This engine's locked rows no work of its own stood behind at the last round."""
 
     @classmethod
     def start(cls, deps: EngineDeps) -> Recovery:
@@ -202,6 +208,8 @@ class Recovery:
         """One round (the periodic task): take over the dead, then sweep if ours."""
         deps = self._deps
         options = deps.options
+        deps.retry_later.run()  # this engine's own work the database refused before
+        self.reclaim_forgotten()
         for dead in self.dead_engines():
             self.take_over(dead)
         if deps.store.claim(SWEEP_CLAIM, deps.engine_id, 3.0 * options.periodic_interval):
@@ -224,6 +232,27 @@ class Recovery:
         except Exception:  # the next round tries again
             LOG.exception("recovery: deleting credentials no stack holds failed")
 
+    def reclaim_forgotten(self) -> int:
+        """This engine's locks that no work of its own stands behind (busy_rows.py): seen
+        so, under the same atomic key, at this round and the one before, they are
+        handed on as a dead engine's are. How many."""
+        deps = self._deps
+        mine = deps.store.resources_locked_by(deps.engine_id)
+        busy_rows, busy_stacks = deps.busy.snapshot()  # after the read: see busy_rows.py
+        parked = deps.parked.resource_ids() if deps.parked is not None else frozenset()
+        idle = {row.id: row.atomic_key for row in mine
+                if int(row.id) not in busy_rows and int(row.id) not in parked
+                and str(row.stack_id) not in busy_stacks}
+        before, self._idle = self._idle, idle
+        handed = 0
+        for row in mine:
+            if row.id in idle and before.get(row.id) == row.atomic_key:
+                LOG.warning("resource %s (%s): locked by this engine, which no longer works "
+                            "on it; handing it on", row.name, row.id)
+                handed += take_over_row(deps, row, deps.engine_id,
+                                        reason=database_lost_reason(row, deps.engine_id))
+        return handed
+
     def _redrive_signals(self) -> None:
         """Signals stored but not applied in time are applied again (signal_delivery.py)."""
         try:
@@ -241,9 +270,10 @@ class Recovery:
         fresh = {s.engine_id for s in services if _reported_since(s, now)}
         holders = deps.store.lock_holders()
         silent = {s.engine_id for s in services} - fresh - self._taken_over
-        candidates = sorted((holders - fresh) | silent)
-        return [e for e in candidates
-                if e != deps.engine_id and not deps.is_engine_alive(EngineId(e))]
+        candidates = [EngineId(e) for e in sorted((holders - fresh) | silent)
+                      if e != deps.engine_id]
+        answers = probe_all(deps.is_engine_alive, candidates)
+        return [e for e, alive in zip(candidates, answers, strict=True) if not alive]
 
     def take_over(self, dead: EngineId) -> int:
         """Every lock of ``dead``; the first engine here also re-sends ready nodes."""
@@ -407,6 +437,22 @@ def _working_row(key: NodeKey, rows: dict[ResourceId, ResourceRecord]) -> Resour
         if replacement is not None and replacement.replaces == row.id:
             return replacement.id
     return key.resource_id
+
+
+PROBES_AT_ONCE = 8
+"""Liveness probes a recovery round has in flight at once."""
+
+
+def probe_all(alive: Callable[[EngineId], bool], engines: list[EngineId]) -> list[bool]:
+    """``alive(engine)`` for each engine, asked of all at once: a dead engine answers
+    nothing and costs a whole engine_life_check_timeout, and several dead ones asked in
+    turn (a restarted engine meets every row its dead predecessors left) would hold every
+    takeover of the round up that many times as long."""
+    if len(engines) <= 1:
+        return [alive(e) for e in engines]
+    with ThreadPoolExecutor(max_workers=min(len(engines), PROBES_AT_ONCE),
+                            thread_name_prefix="hotplate-probe") as pool:
+        return list(pool.map(alive, engines))
 
 
 def _reported_since(service: ServiceRecord, now: datetime) -> bool:

@@ -118,7 +118,8 @@ def run(deps: EngineDeps, stack_id: StackId, action: Action,
     if stack is None or stack.current_traversal != traversal:
         return
     order = _order(deps, stack, reverse=action is Action.SUSPEND)
-    _walk_on(deps, Walk(stack, action, traversal, order, again))
+    with deps.busy.stack(str(stack_id)):
+        _walk_on(deps, Walk(stack, action, traversal, order, again))
 
 
 def resume_walk(deps: EngineDeps, parked: ParkedWalk) -> None:
@@ -127,6 +128,11 @@ def resume_walk(deps: EngineDeps, parked: ParkedWalk) -> None:
     A cancel after a newer request (a delete) ends the wait: the resource is
     let go, FAILED "<ACTION> aborted", and the walk stops there.
     """
+    with deps.busy.stack(str(parked.walk.stack.id)):
+        _resume_walk(deps, parked)
+
+
+def _resume_walk(deps: EngineDeps, parked: ParkedWalk) -> None:
     walk, row = parked.walk, parked.row
     if parked.cancelled and _superseded(deps, walk):
         LOG.info("stack %s: %s superseded at %s", walk.stack.id, walk.action, row.name)

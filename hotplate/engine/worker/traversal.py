@@ -29,10 +29,10 @@ STACK_RESOURCE_TYPE = "OS::Heat::Stack"
 
 
 def stack_event(deps: EngineDeps, stack: StackRecord, action: Action, status: Status,
-                reason: str) -> NewEvent:
+                reason: str, *, uuid: str | None = None) -> NewEvent:
     event = NewEvent(
         stack_id=stack.id,
-        uuid=deps.ids.new_uuid(),
+        uuid=uuid or deps.ids.new_uuid(),
         resource_name=stack.name,
         resource_action=str(action),
         resource_status=str(status),
@@ -52,11 +52,15 @@ def converge_stack(
     action: Action,
     *,
     prev_template_id: TemplateId | None,
+    started_as: str | None = None,
 ) -> TraversalId | None:
     """Start a traversal taking ``stack`` to ``template_id``; None if another request won.
 
     The stack's current traversal is swapped first; from then on, workers of
     the previous traversal find their sync points gone and hand over.
+    ``started_as`` is the uuid of the action's first event, written in the
+    same transaction as the swap: a request that derives it from its request
+    id finds, when asked again, whether its first asking started the action.
 
     The stack lifecycle plugins' pre-ops run first (lifecycle.py); one that
     refuses fails the action at once, and None is returned.
@@ -76,7 +80,8 @@ def converge_stack(
         "raw_template_id": template_id,
         "prev_raw_template_id": prev_template_id,
     }
-    event = stack_event(deps, stack, action, Status.IN_PROGRESS, values["status_reason"])
+    event = stack_event(deps, stack, action, Status.IN_PROGRESS, values["status_reason"],
+                        uuid=started_as)
     if not deps.store.update_stack_if_traversal(stack.id, stack.current_traversal, values, event):
         LOG.warning("stack %s: traversal changed under us; %s not started", stack.id, action)
         return None

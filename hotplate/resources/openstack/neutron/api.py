@@ -147,12 +147,15 @@ class NeutronApi:
                                              {entity: body})[entity]
         return found
 
-    def find_all(self, collection: str, **query: str) -> list[dict[str, Any]]:
+    def find_all(self, collection: str, key: str | None = None,
+                 **query: str) -> list[dict[str, Any]]:
+        """The objects of ``collection`` matching ``query``; ``key``: the answer's key when
+        it is not the collection's name (``policies`` for ``qos/policies``)."""
         from urllib.parse import urlencode
 
         suffix = f"?{urlencode(query)}" if query else ""
         answer = self.request("GET", f"/{collection}{suffix}")
-        found: list[dict[str, Any]] = answer[collection.replace("-", "_")]
+        found: list[dict[str, Any]] = answer[key or collection.replace("-", "_")]
         return found
 
     def replace_tags(self, collection: str, ident: str, tags: list[str]) -> None:

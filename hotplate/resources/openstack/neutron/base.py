@@ -95,6 +95,9 @@ class NeutronResource(Resource):
     default_client_name = "neutron"
     entity: ClassVar[str] = ""
     collection: ClassVar[str] = ""
+    list_key: ClassVar[str] = ""
+    """The key of a listing's answer, when it is not the collection's name
+    (``policies`` for ``qos/policies``)."""
     has_status: ClassVar[bool] = False
     """Whether the object has a ``status`` the create and update wait on."""
     taggable: ClassVar[bool] = False
@@ -125,8 +128,13 @@ class NeutronResource(Resource):
     def neutron(self) -> NeutronApi:
         return NeutronApi(self.cloud)
 
+    def collection_path(self) -> str:
+        """Where the objects of this type are (``networks``); types nested under another
+        object (a QoS policy's rules) override it."""
+        return self.collection
+
     def show(self) -> dict[str, Any]:
-        return self.neutron().show(self.collection, self.entity, str(self.resource_id))
+        return self.neutron().show(self.collection_path(), self.entity, str(self.resource_id))
 
     def create_body(self) -> dict[str, Any]:
         """Neutron's create body from the properties; types override to rename keys."""
@@ -159,7 +167,7 @@ class NeutronResource(Resource):
     def handle_create(self) -> Any:
         body = self.create_body()
         found = self._made_before(body) if self.attempt.retry else None
-        made = found or self.neutron().create(self.collection, self.entity, body)
+        made = found or self.neutron().create(self.collection_path(), self.entity, body)
         self.resource_id_set(str(made["id"]))
         self.after_create(made)
         return made
@@ -168,7 +176,8 @@ class NeutronResource(Resource):
         name = body.get("name")
         if not name or name != self.physical_resource_name():
             return None
-        matches = self.neutron().find_all(self.collection, name=str(name))
+        matches = self.neutron().find_all(self.collection_path(), key=self.list_key or None,
+                                          name=str(name))
         return matches[0] if len(matches) == 1 else None
 
     def after_create(self, made: Mapping[str, Any]) -> None:
@@ -193,7 +202,8 @@ class NeutronResource(Resource):
                                         list(prop_diff["tags"] or []))
         body = self.update_body(prop_diff)
         if body:
-            self.neutron().update(self.collection, self.entity, str(self.resource_id), body)
+            self.neutron().update(self.collection_path(), self.entity, str(self.resource_id),
+                                  body)
         super().handle_update(new_properties, prop_diff)
         return None
 
@@ -228,7 +238,7 @@ class NeutronResource(Resource):
 
     def delete_object(self) -> None:
         """Ask Neutron to delete (already gone is fine); types override for extra steps."""
-        self.neutron().delete(self.collection, str(self.resource_id))
+        self.neutron().delete(self.collection_path(), str(self.resource_id))
 
     def check_delete_complete(self, data: Any) -> CheckResult:
         if data is None:

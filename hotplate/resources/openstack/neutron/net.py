@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from hotplate.resources.attributes import Attribute
 from hotplate.resources.constraints import CustomConstraint
@@ -91,7 +91,8 @@ class Net(NeutronResource):
                               SupportStatus(version="11.0.0")),
     }
 
-    translation_rules = (TranslationRule.resolve(("qos_policy",), "qos_policy"),)
+    translation_rules: ClassVar[tuple[TranslationRule, ...]] = (
+        TranslationRule.resolve(("qos_policy",), "qos_policy"),)
 
     def create_body(self) -> dict[str, Any]:
         body = self.prepare(self.properties)
