@@ -25,7 +25,16 @@ import pytest
 from tests.cloud.leaks import cloud_leaks  # noqa: F401  (a fixture)
 from tests.cloud.locate import Cloud
 from tests.cloud.serving import Serving, keystone_serve
-from tests.cloud.test_neutron_types import _cli, _extra, _gone, _outputs, _physical, _template
+from tests.cloud.test_neutron_types import (
+    STARTS,
+    _answered_by,
+    _cli,
+    _extra,
+    _gone,
+    _outputs,
+    _physical,
+    _template,
+)
 
 pytestmark = pytest.mark.usefixtures("cloud_leaks")
 LEAK_PREFIX = "nv-"
@@ -55,9 +64,16 @@ def user_conn(nova_cloud: Cloud) -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def served(nova_cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
-    tmp = Path(tmp_path_factory.mktemp("nova-serve"))
-    with keystone_serve(nova_cloud, tmp, extra=_extra(nova_cloud)) as serving:
-        yield serving
+    """hotplate on the catalog's ports, started again when another suite's server took
+    a port first (as test_neutron_types' ``served``)."""
+    for _ in range(STARTS):
+        tmp = Path(tmp_path_factory.mktemp("nova-serve"))
+        with keystone_serve(nova_cloud, tmp, extra=_extra(nova_cloud)) as serving:
+            if _answered_by(serving):
+                yield serving
+                return
+        time.sleep(1.0)
+    pytest.fail(f"the catalog's ports stayed taken by other servers ({STARTS} starts)")
 
 
 def _delete(served: Serving, stack: str) -> None:
