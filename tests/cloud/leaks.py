@@ -10,11 +10,18 @@ Ports Neutron makes itself for a network (DHCP, router interfaces) go with
 their network or router, and are not counted; so do a router's extra routes and
 a QoS policy's rules. ``admin_network_leaks`` does the same in the admin's
 project, for the types only an admin may use.
+
+``cloud_leaks`` does the same for Nova, Cinder and Glance too: servers (deleted
+first, and waited for, since they hold ports and volumes), key pairs, server
+groups, volumes and images the user owns whose name starts with the test module's
+``LEAK_PREFIX`` (others working in the same project at the same time make theirs);
+then the Neutron objects as above.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import suppress
 from typing import Any
 
@@ -28,6 +35,8 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("QoS policy", "qos_policies"),
 )
 """Each kind and the openstacksdk network proxy's lister, in the order to delete."""
+
+SERVER_GONE_SECS = 120.0
 
 
 def snapshot(conn: Any, project: str) -> dict[str, set[str]]:
@@ -109,3 +118,86 @@ def network_leaks(user_conn: Any) -> Iterator[None]:
 def admin_network_leaks(admin_conn: Any) -> Iterator[None]:
     """``network_leaks`` for the admin's project."""
     yield from _watch(admin_conn)
+
+
+# -- Nova, Cinder, Glance ---------------------------------------------------------------
+OTHER_KINDS: tuple[str, ...] = ("server", "keypair", "server group", "volume", "image")
+"""The other services' kinds, in the order to delete (servers before what they hold)."""
+
+
+def _listers(conn: Any, project: str) -> dict[str, Callable[[], Any]]:
+    return {
+        "server": lambda: conn.compute.servers(),
+        "keypair": lambda: conn.compute.keypairs(),
+        "server group": lambda: conn.compute.server_groups(),
+        "volume": lambda: conn.block_storage.volumes(),
+        "image": lambda: conn.image.images(owner=project),
+    }
+
+
+def other_snapshot(conn: Any, project: str, prefix: str = "") -> dict[str, set[str]]:
+    return {kind: {str(item.id) for item in lister()
+                   if str(getattr(item, "name", None) or "").startswith(prefix)}
+            for kind, lister in _listers(conn, project).items()}
+
+
+def _delete_other(conn: Any, kind: str, ident: str) -> None:
+    with suppress(Exception):
+        if kind == "server":
+            conn.compute.delete_server(ident, force=False)
+        elif kind == "keypair":
+            conn.compute.delete_keypair(ident)
+        elif kind == "server group":
+            conn.compute.delete_server_group(ident)
+        elif kind == "volume":  # a member may not force a delete; an error volume goes
+            conn.block_storage.delete_volume(ident)
+        else:
+            conn.image.delete_image(ident)
+
+
+def _wait_servers_gone(conn: Any, idents: set[str]) -> None:
+    deadline = time.monotonic() + SERVER_GONE_SECS
+    while idents and time.monotonic() < deadline:
+        idents = {i for i in idents if _exists(conn.compute.get_server, i)}
+        if idents:
+            time.sleep(1.0)
+
+
+def _exists(get: Callable[[str], Any], ident: str) -> bool:
+    from openstack.exceptions import NotFoundException
+
+    try:
+        get(ident)
+    except NotFoundException:
+        return False
+    return True
+
+
+def clean_other(conn: Any, leftovers: dict[str, set[str]]) -> None:
+    servers = set(leftovers.get("server", ()))
+    for ident in sorted(servers):
+        _delete_other(conn, "server", ident)
+    _wait_servers_gone(conn, servers)
+    for kind in OTHER_KINDS[1:]:
+        for ident in sorted(leftovers.get(kind, ())):
+            _delete_other(conn, kind, ident)
+
+
+@pytest.fixture
+def cloud_leaks(user_conn: Any, request: pytest.FixtureRequest) -> Iterator[None]:
+    """``network_leaks`` for servers, key pairs, server groups, volumes and images too
+    (those named with the module's ``LEAK_PREFIX``): fails the test if it leaves any
+    (and deletes them, servers first)."""
+    project = user_conn.current_project_id
+    prefix = str(getattr(request.module, "LEAK_PREFIX", ""))
+    before = snapshot(user_conn, project)
+    before_other = other_snapshot(user_conn, project, prefix)
+    yield
+    after_other = other_snapshot(user_conn, project, prefix)
+    left_other = {kind: after_other[kind] - before_other[kind] for kind in OTHER_KINDS
+                  if after_other[kind] - before_other[kind]}
+    clean_other(user_conn, left_other)
+    left = leaked(user_conn, project, before)
+    clean(user_conn, left)
+    if left_other or left:
+        pytest.fail(f"cloud objects left behind: {left_other} {left}")

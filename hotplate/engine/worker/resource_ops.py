@@ -348,13 +348,14 @@ class ResourceOps(PluginRuns, ReplacementHooks):
     def delete(self, work: NodeWork, cancelled: threading.Event,
                reporter: Reporter, *, resuming: bool = False) -> Outcome:
         row = work.row
-        retain = self._deletion_policy(row) == "Retain"
+        policy = self._deletion_policy(row)
+        retain = policy == "Retain"
         cls = self._row_class(row)
         ctx = self._context(row, work.stack)
         instance = cls(row.name, row.properties_data or {}, ctx,
                        resource_id=row.physical_resource_id)
         self._attempt(work, instance, Action.DELETE, resuming)
-        if retain or self._ran_locally(work, instance, instance.handle_delete,
+        if retain or self._ran_locally(work, instance, _delete_handler(instance, row, policy),
                                        instance.check_delete_complete, cancelled):
             return self._finish(work, row, Action.DELETE, {}, ctx, reporter, None, cancelled,
                                 local=True)
@@ -367,7 +368,7 @@ class ResourceOps(PluginRuns, ReplacementHooks):
             return self._finish(work, locked, Action.DELETE, {}, ctx, reporter, None,
                                 cancelled, local=False)
 
-        failed = self._run(work, locked, Action.DELETE, instance.handle_delete,
+        failed = self._run(work, locked, Action.DELETE, _delete_handler(instance, row, policy),
                            instance.check_delete_complete, cancelled, instance, ctx, finish)
         if failed is not None:
             return failed
@@ -378,3 +379,13 @@ class ResourceOps(PluginRuns, ReplacementHooks):
         self._deps.store.delete_resource(work.row.id)
         return Completed(work.row)
 
+
+def _delete_handler(instance: Resource, row: ResourceRecord, policy: str) -> Any:
+    """``handle_delete``, or with ``deletion_policy: Snapshot`` the plugin's
+    ``handle_snapshot_delete((action, status))`` where it has one (Heat's hook: a server
+    saves an image first); a type without it is deleted."""
+    snapshot = getattr(instance, "handle_snapshot_delete", None)
+    if policy != "Snapshot" or not callable(snapshot):
+        return instance.handle_delete
+    state = (str(row.action), str(row.status))
+    return lambda: snapshot(state)

@@ -1,0 +1,156 @@
+"""Nova's REST API as the Nova types call it, with the errors Heat shows.
+
+Requests go over the wire as Nova's own JSON documents, through the cloud's
+compute proxy and ``Cloud.call`` (transient failures retried, errors
+classified), with a compute microversion: the newest the cloud offers, capped
+at ``MAX_MICROVERSION``, the newest Heat 27.0.1's novaclient speaks (Heat
+asks for no more than that either). A type checks a feature against it as
+Heat does (``supports("2.52")``).
+
+A failure reads as Heat prints novaclient's: the class named after the
+status (``BadRequest``, ``Conflict``, ``NotFound``, ``Forbidden``,
+``OverLimit``...) and the text ``<Nova's message> (HTTP <status>)`` with
+``(Request-ID: req-...)`` when Nova sent one. The class also derives from the
+client layer's classification (``CloudNotFound``, ``CloudConflict``...), so
+callers test the kind.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["MAX_MICROVERSION", "NovaApi", "nova_error", "version_tuple"]
+
+MAX_MICROVERSION = "2.96"
+"""novaclient 18's API_MAX_VERSION, which bounds the microversion Heat 27.0.1 uses."""
+
+_BY_STATUS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound",
+              405: "MethodNotAllowed", 406: "NotAcceptable", 409: "Conflict",
+              413: "OverLimit", 429: "RateLimit", 501: "HTTPNotImplemented"}
+"""novaclient's exception class for each status (others: ClientException)."""
+
+_CLASSES: dict[tuple[str, type], type] = {}
+_VERSIONS: dict[str, str] = {}
+_VERSIONS_LOCK = threading.Lock()
+
+
+def version_tuple(version: str) -> tuple[int, int]:
+    major, _, minor = str(version).partition(".")
+    return int(major), int(minor or 0)
+
+
+def _error_class(name: str, base: type) -> type:
+    key = (name, base)
+    if key not in _CLASSES:
+        _CLASSES[key] = type(name, (base,), {"__module__": __name__})
+    return _CLASSES[key]
+
+
+def nova_error(classified: Exception, message: str, request_id: str | None = None) -> Exception:
+    """``classified`` renamed as novaclient names it, with its text."""
+    status = getattr(classified, "status", None)
+    name = _BY_STATUS.get(status or 0, "ClientException")
+    text = f"{message} (HTTP {status})" if status else message
+    if request_id:
+        text += f" (Request-ID: {request_id})"
+    error: Exception = _error_class(name, type(classified))(text, status)
+    return error
+
+
+def _renamed(exc: Exception) -> Exception:
+    response = getattr(exc.__cause__, "response", None)
+    message = ""
+    try:
+        body = response.json() if response is not None else None
+    except ValueError:
+        body = None
+    if isinstance(body, Mapping):
+        for value in body.values():  # {"badRequest": {"message": ..., "code": 400}}
+            if isinstance(value, Mapping) and value.get("message"):
+                message = str(value["message"])
+                break
+    request_id = None
+    if response is not None:
+        request_id = (response.headers.get("x-openstack-request-id")
+                      or response.headers.get("x-compute-request-id"))
+    return nova_error(exc, message or str(exc), request_id)
+
+
+class NovaApi:
+    """Nova's resources as JSON documents, through a ``Cloud``."""
+
+    def __init__(self, cloud: Any) -> None:
+        self._cloud = cloud
+
+    @property
+    def microversion(self) -> str:
+        """The microversion every request asks for (found once per endpoint)."""
+        proxy = self._cloud.compute
+        key = str(proxy.get_endpoint() or "")
+        with _VERSIONS_LOCK:
+            known = _VERSIONS.get(key)
+        if known is None:
+            data = self._cloud.call(proxy.get_endpoint_data)
+            offered = getattr(data, "max_microversion", None)
+            found = (f"{offered[0]}.{offered[1]}" if offered else "2.1")
+            known = min(found, MAX_MICROVERSION, key=version_tuple)
+            with _VERSIONS_LOCK:
+                _VERSIONS[key] = known
+        return known
+
+    def supports(self, version: str) -> bool:
+        """Heat's ``is_version_supported``."""
+        return version_tuple(self.microversion) >= version_tuple(version)
+
+    def request(self, method: str, path: str, body: Any = None, *,
+                microversion: str | None = None) -> Any:
+        """The decoded answer to ``method path`` (None for an empty one).
+
+        Raises:
+            CloudError: the classified failure, renamed as novaclient names it.
+        """
+        version = microversion or self.microversion
+
+        def send() -> Any:
+            kwargs: dict[str, Any] = {"json": body} if body is not None else {}
+            return self._cloud.compute.request(path, method, raise_exc=True,
+                                               microversion=version, **kwargs)
+
+        try:
+            response = self._cloud.call(send)
+        except Exception as exc:
+            if getattr(exc, "status", None) is None:
+                raise
+            raise _renamed(exc) from exc
+        if response.status_code == 204 or not response.content:
+            return None
+        return response.json()
+
+    def get(self, path: str) -> Any:
+        return self.request("GET", path)
+
+    def post(self, path: str, body: Any) -> Any:
+        return self.request("POST", path, body)
+
+    def put(self, path: str, body: Any) -> Any:
+        return self.request("PUT", path, body)
+
+    def delete(self, path: str) -> bool:
+        """Delete; False when it was already gone (404)."""
+        try:
+            self.request("DELETE", path)
+        except Exception as exc:
+            if getattr(exc, "status", None) == 404:
+                return False
+            raise
+        return True
+
+    # -- servers ----------------------------------------------------------------------
+    def server(self, ident: str) -> dict[str, Any]:
+        found: dict[str, Any] = self.get(f"/servers/{ident}")["server"]
+        return found
+
+    def action(self, ident: str, body: Mapping[str, Any]) -> Any:
+        return self.post(f"/servers/{ident}/action", dict(body))

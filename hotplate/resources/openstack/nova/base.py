@@ -1,0 +1,76 @@
+"""What the Nova types share: the API, Heat's status errors, and a delete that accepts gone."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from hotplate.model.errors import HotplateError
+from hotplate.resources.base import CheckResult, Resource
+from hotplate.resources.openstack.nova.api import NovaApi
+
+__all__ = ["EndpointNotFound", "NovaResource", "ResourceInError", "ResourceUnknownStatus",
+           "is_not_found"]
+
+
+class ResourceInError(HotplateError):
+    """Heat's ``ResourceInError``: ``Went to status ERROR due to "<reason>"``."""
+
+    def __init__(self, status: str, reason: str = "Unknown") -> None:
+        super().__init__(f'Went to status {status} due to "{reason}"')
+
+
+class ResourceUnknownStatus(HotplateError):
+    """Heat's ``ResourceUnknownStatus``: ``<result> - Unknown status X due to "<reason>"``."""
+
+    def __init__(self, status: str, result: str = "Resource failed",
+                 reason: str = "Unknown") -> None:
+        super().__init__(f'{result} - Unknown status {status} due to "{reason}"')
+
+
+class EndpointNotFound(HotplateError):
+    """A service the resource needs is not in the caller's catalog (keystoneauth's words,
+    which Heat shows)."""
+
+    def __init__(self) -> None:
+        super().__init__("Could not find requested endpoint in Service Catalog.")
+
+
+def is_not_found(exc: BaseException) -> bool:
+    return getattr(exc, "status", None) == 404
+
+
+class NovaResource(Resource):
+    """A Nova object at ``<path>/<resource_id>`` answered as ``{<entity>: {...}}``."""
+
+    default_client_name = "nova"
+    path: ClassVar[str] = ""
+    entity: ClassVar[str] = ""
+
+    def nova(self) -> NovaApi:
+        return NovaApi(self.cloud)
+
+    def show(self) -> dict[str, Any]:
+        found: dict[str, Any] = self.nova().get(f"{self.path}/{self.resource_id}")[self.entity]
+        return found
+
+    def resume_data(self, action: str) -> Any:
+        return {}
+
+    def handle_delete(self) -> Any:
+        """Heat's default delete of an ``entity``: already gone is fine."""
+        if self.resource_id is not None:
+            self.nova().delete(f"{self.path}/{self.resource_id}")
+        return None
+
+    def check_delete_complete(self, data: Any) -> CheckResult:
+        return True
+
+    def _show_resource(self) -> Any:
+        if self.resource_id is None:
+            return None
+        try:
+            return self.show()
+        except Exception as exc:
+            if is_not_found(exc):
+                return None
+            raise
