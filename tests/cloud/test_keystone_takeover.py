@@ -91,9 +91,12 @@ def test_an_engine_killed_mid_create_is_taken_over_through_the_trust(
         assert seen["seen_create"].split()[:2] == [user_id, project]
         assert int(seen["seen_create_pid"]) != killed
         assert any(f"engine {victim} stopped answering" in r for r in engines.reasons(sid))
-        store = SqlStore(make_engine(engines.db_url, pool_size=1), SystemClock(),
-                         SecretBox(KEY))
-        creds = store.get_user_creds(stack.user_creds_id or 0)
+        db = make_engine(engines.db_url, pool_size=1)
+        try:
+            creds = SqlStore(db, SystemClock(), SecretBox(KEY)).get_user_creds(
+                stack.user_creds_id or 0)
+        finally:
+            db.dispose()
         assert creds is not None and creds.trust_id
         trust = creds.trust_id
         assert trust in {t["id"] for t in _trusts_of(admin_conn, user_id)}
