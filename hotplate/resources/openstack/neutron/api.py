@@ -16,9 +16,14 @@ test the kind, and the engine's failure text ``<Class>: resources.<name>:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import Any
+
+from hotplate.resources.openstack.cloud_errors import (
+    error_class,
+    ignoring,
+    is_conflict,
+    is_not_found,
+)
 
 __all__ = ["NeutronApi", "ignoring", "is_conflict", "is_not_found", "neutron_error"]
 
@@ -34,37 +39,6 @@ _BY_STATUS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "No
               409: "Conflict", 413: "OverQuotaClient", 503: "ServiceUnavailable"}
 
 
-def is_not_found(exc: BaseException) -> bool:
-    """Whether a cloud call failed because the object is not there (404)."""
-    return getattr(exc, "status", None) == 404
-
-
-def is_conflict(exc: BaseException) -> bool:
-    """Whether Neutron refused because of the object's state (409), not a quota."""
-    return getattr(exc, "status", None) == 409 and "OverQuota" not in type(exc).__name__
-
-
-@contextmanager
-def ignoring(*kinds: Callable[[BaseException], bool]) -> Iterator[None]:
-    """Let a failure of one of these ``kinds`` (``is_not_found``...) pass silently."""
-    try:
-        yield
-    except Exception as exc:
-        if not any(kind(exc) for kind in kinds):
-            raise
-
-
-_CLASSES: dict[tuple[str, type], type] = {}
-
-
-def _error_class(name: str, base: type) -> type:
-    """One class per name and kind, so that the same failure is always the same class."""
-    key = (name, base)
-    if key not in _CLASSES:
-        _CLASSES[key] = type(name, (base,), {"__module__": __name__})
-    return _CLASSES[key]
-
-
 def neutron_error(classified: Exception, error_type: str, message: str) -> Exception:
     """``classified`` (the client layer's error for a failed call) renamed as
     neutronclient names it, with Neutron's message; still an instance of the
@@ -74,7 +48,7 @@ def neutron_error(classified: Exception, error_type: str, message: str) -> Excep
         name = f"{error_type}Client"
     else:
         name = _BY_STATUS.get(status or 0, "NeutronClientException")
-    error: Exception = _error_class(name, type(classified))(message, status)
+    error: Exception = error_class(name, type(classified), __name__)(message, status)
     return error
 
 

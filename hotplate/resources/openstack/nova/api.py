@@ -21,6 +21,8 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+from hotplate.resources.openstack.cloud_errors import error_class
+
 __all__ = ["MAX_MICROVERSION", "NovaApi", "nova_error", "version_tuple"]
 
 MAX_MICROVERSION = "2.96"
@@ -31,7 +33,6 @@ _BY_STATUS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "No
               413: "OverLimit", 429: "RateLimit", 501: "HTTPNotImplemented"}
 """novaclient's exception class for each status (others: ClientException)."""
 
-_CLASSES: dict[tuple[str, type], type] = {}
 _VERSIONS: dict[str, str] = {}
 _VERSIONS_LOCK = threading.Lock()
 
@@ -41,13 +42,6 @@ def version_tuple(version: str) -> tuple[int, int]:
     return int(major), int(minor or 0)
 
 
-def _error_class(name: str, base: type) -> type:
-    key = (name, base)
-    if key not in _CLASSES:
-        _CLASSES[key] = type(name, (base,), {"__module__": __name__})
-    return _CLASSES[key]
-
-
 def nova_error(classified: Exception, message: str, request_id: str | None = None) -> Exception:
     """``classified`` renamed as novaclient names it, with its text."""
     status = getattr(classified, "status", None)
@@ -55,7 +49,7 @@ def nova_error(classified: Exception, message: str, request_id: str | None = Non
     text = f"{message} (HTTP {status})" if status else message
     if request_id:
         text += f" (Request-ID: {request_id})"
-    error: Exception = _error_class(name, type(classified))(text, status)
+    error: Exception = error_class(name, type(classified), __name__)(text, status)
     return error
 
 

@@ -6,6 +6,7 @@ from typing import Any, ClassVar
 
 from hotplate.model.errors import HotplateError
 from hotplate.resources.base import CheckResult, Resource
+from hotplate.resources.openstack.cloud_errors import is_not_found
 from hotplate.resources.openstack.nova.api import NovaApi
 
 __all__ = ["EndpointNotFound", "NovaResource", "ResourceInError", "ResourceUnknownStatus",
@@ -33,10 +34,6 @@ class EndpointNotFound(HotplateError):
 
     def __init__(self) -> None:
         super().__init__("Could not find requested endpoint in Service Catalog.")
-
-
-def is_not_found(exc: BaseException) -> bool:
-    return getattr(exc, "status", None) == 404
 
 
 class NovaResource(Resource):
