@@ -144,20 +144,21 @@ class StructuredDeploymentGroup(SoftwareDeploymentGroup):
     properties_schema = {**SoftwareDeploymentGroup.properties_schema, **STRUCTURED_PROPERTIES}
 
 
-def _hidden(substitute: str) -> SupportStatus:
+def _hidden(substitute: str, cls: type) -> SupportStatus:
     return SupportStatus(status=Status.HIDDEN, version="7.0.0",
                          message=f"Please use {substitute} instead.",
                          previous_status=SupportStatus(status=Status.DEPRECATED,
-                                                       version="2014.2"))
+                                                       version="2014.2"),
+                         substitute_class=cls)
 
 
 class SoftwareDeployments(SoftwareDeploymentGroup):
     """The old name of OS::Heat::SoftwareDeploymentGroup (hidden, still accepted)."""
 
-    support_status = _hidden("OS::Heat::SoftwareDeploymentGroup")
+    support_status = _hidden("OS::Heat::SoftwareDeploymentGroup", SoftwareDeploymentGroup)
 
 
 class StructuredDeployments(StructuredDeploymentGroup):
     """The old name of OS::Heat::StructuredDeploymentGroup (hidden, still accepted)."""
 
-    support_status = _hidden("OS::Heat::StructuredDeploymentGroup")
+    support_status = _hidden("OS::Heat::StructuredDeploymentGroup", StructuredDeploymentGroup)

@@ -27,6 +27,10 @@ class SupportStatus:
     version: str | None = None
     message: str | None = None
     previous_status: SupportStatus | None = None
+    substitute_class: Any = None
+    """The class that stands in for a retired type (Heat's ``substitute_class``): a
+    resource whose template moves it from this type to that one is updated in place,
+    not replaced. Not shown (Heat does not show it either)."""
 
     def as_dict(self) -> dict[str, Any]:
         """Heat's ``support_status`` view in resource type schemas."""

@@ -216,3 +216,26 @@ def test_metadata_is_stored_and_a_metadata_change_is_an_update(tmp_path) -> None
     assert box["metadata"] == {"role": "db", "ref": "meta"}
     assert f"{box['resource_action']}_{box['resource_status']}" == "UPDATE_COMPLETE"
     assert box["physical_resource_id"] == physical
+
+
+def test_a_retired_type_moved_to_its_substitute_is_updated_in_place(tmp_path) -> None:
+    """Heat's ReplaceDeprecatedResourceTest: OS::Heat::SoftwareDeployments becomes
+    OS::Heat::SoftwareDeploymentGroup, its substitute_class: same physical resource."""
+    def template(kind: str) -> dict:
+        return {"heat_template_version": "2013-05-23", "resources": {
+            "config": {"type": "OS::Heat::SoftwareConfig", "properties": {"config": "xxxx"}},
+            "dep": {"type": kind, "properties": {
+                "config": {"get_resource": "config"}, "servers": {"0": "server-0"},
+                "signal_transport": "NO_SIGNAL"}}}}
+
+    h = Harness(tmp_path)
+    sid = h.create("substitute", template("OS::Heat::SoftwareDeployments"))
+    h.run()
+    assert h.status(sid) == "CREATE_COMPLETE", h.stack(sid)["stack_status_reason"]
+    before = h.resources(sid)["dep"]
+    h.update(sid, template("OS::Heat::SoftwareDeploymentGroup"))
+    h.run()
+    assert h.status(sid) == "UPDATE_COMPLETE", h.stack(sid)["stack_status_reason"]
+    after = h.resources(sid)["dep"]
+    assert after["resource_type"] == "OS::Heat::SoftwareDeploymentGroup"
+    assert after["physical_resource_id"] == before["physical_resource_id"]

@@ -43,8 +43,9 @@ class ResourceActionRestricted(HotplateError):
 
 
 def same_implementation(old: type[Resource], new: type[Resource]) -> bool:
-    """Heat's test: the same class, where every provider template is one class."""
-    if old is new:
+    """Heat's test: the same class, where every provider template is one class, or a
+    retired type's class moving to the one that stands in for it (``substitute_class``)."""
+    if old is new or old.support_status.substitute_class is new:
         return True
     return issubclass(old, TemplateResource) and issubclass(new, TemplateResource)
 
