@@ -104,9 +104,14 @@ class ServiceReporter:
 
     def report(self) -> bool:
         """One heartbeat: the row's ``updated_at`` moves to now, and the lease (if any)
-        is renewed from the moment the report started. Never raises."""
+        is renewed from the moment the report started. Never raises; False (the
+        timer ends) once the lease is lost: a fenced engine writes no report."""
         lease = self.lease
         started = lease.now() if lease is not None else 0.0
+        if lease is not None and not lease.check():
+            # Woken past the deadline (a paused process): the report thread may run
+            # before the watchdog does, and a fenced engine's row must not move again.
+            return False
         if self.reachable is not None and not self.reachable():
             LOG.warning("service %s: the broker is unreachable; not reporting",
                         self.identity.engine_id)

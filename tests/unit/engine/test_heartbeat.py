@@ -119,3 +119,19 @@ def test_a_report_renews_the_lease_from_its_start_and_a_missing_row_does_not() -
     assert lease.remaining() == 1.0
     ticks[0] = 105.5
     assert not lease.check() and len(fenced) == 1
+
+
+def test_an_engine_woken_past_its_lease_fences_before_it_reports() -> None:
+    """A paused process wakes with its report timer and its watchdog both due; whichever
+    runs first, the row must not move again: the report fences instead of writing."""
+    from hotplate.engine.lease import Lease
+
+    ticks = [100.0]
+    fenced: list[str] = []
+    lease = Lease(3.0, fenced.append, monotonic=lambda: ticks[0])
+    store = RecordingStore()
+    reporter = ServiceReporter(store, ME, 2, lease)  # type: ignore[arg-type]
+    ticks[0] = 110.0  # woken long after the deadline
+    assert reporter.report() is False  # the timer ends
+    assert ("report", ME.engine_id) not in store.calls
+    assert len(fenced) == 1 and lease.fenced is not None
