@@ -67,6 +67,10 @@ class NodeContext:
     """``update``/``replace`` when the template's environment forbids them to the row."""
     replacement_template_id: TemplateId | None = None
     """The template of the row that replaced this one, while that row stands."""
+    replace_failed: bool = True
+    """A FAILED row is replaced (its plugin's ``needs_replace_failed``, asked by the
+    shell for rows failed in an action other than CHECK or DELETE): False keeps the
+    physical resource and updates it in place, as Heat does."""
 
 
 DEFAULT_TIMEOUT_MINS = 60
@@ -131,7 +135,8 @@ def _plan_update(ctx: NodeContext) -> Plan:
         return Plan.CREATE
     if row.current_template_id == ctx.template_id and row.status is Status.COMPLETE:
         return Plan.PROPAGATE
-    if row.status is Status.FAILED or row.action is Action.DELETE or ctx.implementation_changed:
+    failed = row.status is Status.FAILED and ctx.replace_failed
+    if failed or row.action is Action.DELETE or ctx.implementation_changed:
         return Plan.RESTRICTED if REPLACE in ctx.restricted_actions else Plan.REPLACE
     return Plan.UPDATE
 

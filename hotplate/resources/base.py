@@ -307,6 +307,14 @@ class Resource:
         keys = list(new) + [k for k in old if k not in new]
         return {k: new.get(k) for k in keys if old.get(k) != new.get(k)}
 
+    def needs_replace_failed(self) -> bool:
+        """Whether an update replaces this resource while its row is FAILED (Heat's
+        hook, asked by the engine before the update). True by default: a failed
+        action may have left anything behind. A type that can tell from its cloud
+        object that it is fine says False; the update then goes on in place, and
+        with nothing to change the row is settled COMPLETE."""
+        return True
+
     @classmethod
     def needs_replacement(cls, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
         """Whether going from ``old`` to ``new`` properties needs a new physical resource.

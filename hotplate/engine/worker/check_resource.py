@@ -53,7 +53,7 @@ from hotplate.model.records import (
     SyncReport,
     SyncResult,
 )
-from hotplate.model.states import Action
+from hotplate.model.states import Action, Status
 from hotplate.ports import StoreUnavailable
 
 LOG = logging.getLogger(__name__)
@@ -70,6 +70,11 @@ _HOOKED_ACTIONS = {
 _NO_INPUTS = frozenset({Plan.RETRIGGER, Plan.TIME_OUT, Plan.SKIP, Plan.PROPAGATE,
                         Plan.PURGE})
 """Plans that neither resolve properties nor pass the node's inputs on."""
+
+_ASKED_WHEN_FAILED = frozenset({Action.CREATE, Action.UPDATE, Action.ADOPT, Action.SUSPEND,
+                                Action.RESUME, Action.SNAPSHOT, Action.ROLLBACK})
+"""Failed actions after which an update asks the plugin whether to replace: a failed
+CHECK is always replaced (Heat's always_replace_on_check_failed), a failed DELETE too."""
 
 
 class CheckResource:
@@ -159,6 +164,7 @@ class CheckResource:
         template_id = stack.raw_template_id
         changed, restricted = False, frozenset[str]()
         replacement_template = None
+        replace_failed = True
         if is_update and stack.current_traversal == traversal_id:
             defn = deps.caches.for_stack(template_id, stack).resources.get(row.name)
             if defn is not None and row.action is not Action.INIT:
@@ -166,6 +172,9 @@ class CheckResource:
                 restricted = restricted_actions(deps, template_id, row.name)
             if row.replaced_by is not None:
                 replacement_template = self._replacement_template(row)
+            elif (row.status is Status.FAILED and row.action in _ASKED_WHEN_FAILED
+                  and not changed):
+                replace_failed = self._ops.replaces_failed(row, stack)
         return plan_node(
             NodeContext(
                 row=row,
@@ -177,6 +186,7 @@ class CheckResource:
                 implementation_changed=changed,
                 restricted_actions=restricted,
                 replacement_template_id=replacement_template,
+                replace_failed=replace_failed,
             )
         )
 

@@ -31,11 +31,15 @@ from hotplate.engine.worker.resolve import required_ids
 from hotplate.engine.worker.update_checks import refuse, restricted_actions
 from hotplate.model.errors import UpdateReplace
 from hotplate.model.ids import ResourceId
-from hotplate.model.records import NewEvent, NewResource, ResourceRecord
+from hotplate.model.records import NewEvent, NewResource, ResourceRecord, StackRecord
 from hotplate.model.states import Action, Status
 from hotplate.resources.base import Attempt, Resource
 
 LOG = logging.getLogger(__name__)
+
+FAILED_KEPT = ("Update status to COMPLETE for FAILED resource neither update nor "
+               "replace.")
+"""Heat's reason for a FAILED row an update neither changed nor replaced."""
 
 
 class ResourceOps(PluginRuns, ReplacementHooks):
@@ -292,19 +296,40 @@ class ResourceOps(PluginRuns, ReplacementHooks):
                    reporter: Reporter) -> Outcome:
         """Nothing to change but the row's template, dependencies and type: written
         with the reports onward in one transaction, if the row is still as read (no
-        event, as Heat records none for an unchanged resource)."""
+        event, as Heat records none for an unchanged resource; a FAILED row its plugin
+        kept is settled COMPLETE, with Heat's event)."""
         row = work.row
         instance = cls(row.name, props, self._context(row, work.stack),
                        resource_id=row.physical_resource_id)
-        node_data = self._node_data(instance, row, work, row.action, row.status)
+        node_data = self._node_data(instance, row, work, row.action, Status.COMPLETE)
         reports = reporter(row, node_data)
+        values: dict[str, Any] = {"current_template_id": work.template_id,
+                                  "requires": requires, "resource_type": type_name}
+        events: list[NewEvent] = []
+        if row.status is Status.FAILED:  # its plugin found it fine (needs_replace_failed)
+            values |= {"status": Status.COMPLETE, "status_reason": FAILED_KEPT}
+            events.append(self.event(row, row.action, Status.COMPLETE, FAILED_KEPT))
         stored, synced = self._deps.store.settle_resource(
-            row.id, row.atomic_key,
-            {"current_template_id": work.template_id, "requires": requires,
-             "resource_type": type_name}, [], reports)
+            row.id, row.atomic_key, values, events, reports)
         if stored is None:
             raise LockLost()
         return Completed(stored, node_data=node_data, synced=synced, reports=reports)
+
+    def replaces_failed(self, row: ResourceRecord, stack: StackRecord) -> bool:
+        """The row's plugin's ``needs_replace_failed``: only types that look at their
+        cloud object override it, so others cost nothing. A failure to ask is a yes,
+        as a replacement is what Heat's default would do."""
+        cls = self._row_class(row)
+        if cls.needs_replace_failed is Resource.needs_replace_failed:
+            return True
+        instance = cls(row.name, row.properties_data or {}, self._context(row, stack),
+                       resource_id=row.physical_resource_id)
+        try:
+            return bool(instance.needs_replace_failed())
+        except Exception:
+            LOG.warning("resource %s: could not tell whether its failed %s needs a "
+                        "replacement; replacing it", row.id, row.resource_type, exc_info=True)
+            return True
 
     def replace(self, work: NodeWork, reason: str | None = None) -> Outcome:
         """Create a new row for this resource; the old one is cleaned up later.

@@ -102,3 +102,17 @@ def test_stack_without_timeout_mins_gets_the_default_hour() -> None:
     assert time_remaining(stack(), T0 + timedelta(minutes=10)) == 50 * 60
     assert has_timed_out(stack(), T0 + timedelta(minutes=60))
     assert time_remaining(stack(), NOW, default_mins=None) is None
+
+
+@pytest.mark.parametrize("r", [
+    row(1, status=Status.FAILED),
+    row(1, current_template_id=TemplateId(2), status=Status.FAILED),
+])
+def test_a_failed_row_its_plugin_keeps_is_updated_not_replaced(r) -> None:
+    # The shell asked the plugin (needs_replace_failed): its cloud object is fine.
+    assert plan_node(replace(ctx(r), replace_failed=False)) is Plan.UPDATE
+
+
+def test_a_deleted_row_is_replaced_whatever_its_plugin_says() -> None:
+    gone = row(1, action=Action.DELETE, status=Status.FAILED)
+    assert plan_node(replace(ctx(gone), replace_failed=False)) is Plan.REPLACE

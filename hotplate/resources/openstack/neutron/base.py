@@ -257,6 +257,21 @@ class NeutronResource(Resource):
             raise
         return False
 
+    def needs_replace_failed(self) -> bool:
+        """Heat's rule for Neutron objects: a failed one is replaced when it is gone
+        or its status says ERROR; one that has no status and still exists is kept."""
+        if self.resource_id is None:
+            return True
+        try:
+            found = self._show_resource()
+        except Exception as exc:
+            if is_not_found(exc):
+                return True
+            raise
+        if not isinstance(found, Mapping):
+            return True
+        return found.get("status") == "ERROR" if "status" in found else False
+
     # -- attributes -----------------------------------------------------------------
     def _show_resource(self) -> Any:
         if self.resource_id is None:
