@@ -368,8 +368,16 @@ uwsgi_ini() { # name port module [pyargv] [env...]
     echo "module = $module"
     echo "virtualenv = $VENV"
     echo "master = true"
-    echo "processes = ${UWSGI_PROCESSES:-1}"
-    echo "threads = ${UWSGI_THREADS:-4}"
+    if [ "$name" = keystone ]; then
+      # Keystone judged a request by a concurrent one's scope when it served several
+      # requests on threads of one process (a trust refused: "requires a scope of
+      # ['project'], request was made with domain scope"); devstack runs it so too.
+      echo "processes = ${KEYSTONE_PROCESSES:-4}"
+      echo "threads = 1"
+    else
+      echo "processes = ${UWSGI_PROCESSES:-1}"
+      echo "threads = ${UWSGI_THREADS:-4}"
+    fi
     echo "enable-threads = true"
     echo "lazy-apps = true"
     echo "thunder-lock = true"

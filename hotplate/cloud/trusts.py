@@ -35,7 +35,7 @@ from hotplate.cloud.keystone_calls import (
     request,
 )
 from hotplate.cloud.sessions import APP_NAME, CloudSessions, MissingCredentials
-from hotplate.model.errors import AuthorizationFailure, MissingCredentialError
+from hotplate.model.errors import AuthorizationFailure, Forbidden, MissingCredentialError
 
 __all__ = ["Trust", "Trusts", "roles_to_delegate"]
 
@@ -120,6 +120,8 @@ class Trusts:
         Raises:
             MissingCredentialError: Keystone does not find a role to delegate.
             AuthorizationFailure: the trustee cannot be authenticated.
+            Forbidden: Keystone refuses the trust twice (Heat answers 403 with
+                Keystone's message).
         """
         trustee_id = self.trustee_user_id()
         url = keystone_v3(self.settings, keystone_url or caller.auth_url)
@@ -132,15 +134,29 @@ class Trusts:
             "project_id": project_id, "impersonation": True,
             "allow_redelegation": self.settings.deferred_auth.redelegation,
             "roles": role_refs}}
-        try:
-            made = request(self._session(self._sessions.auth_plugin(caller)), "POST",
-                           f"{url}/OS-TRUST/trusts", json=body,
-                           retries=self.settings.client_retry_limit)
-        except KeystoneNotFound:
-            LOG.debug("Failed to find roles %s for user %s", dict(roles), trustor_user_id)
-            raise MissingCredentialError(f"roles {dict(roles)}") from None
-        except KeystoneUnauthorized:
-            raise AuthorizationFailure() from None
+        for attempt in (1, 2):
+            try:
+                made = request(self._session(self._sessions.auth_plugin(caller)), "POST",
+                               f"{url}/OS-TRUST/trusts", json=body,
+                               retries=self.settings.client_retry_limit)
+                break
+            except KeystoneNotFound:
+                LOG.debug("Failed to find roles %s for user %s", dict(roles), trustor_user_id)
+                raise MissingCredentialError(f"roles {dict(roles)}") from None
+            except KeystoneUnauthorized:
+                raise AuthorizationFailure() from None
+            except KeystoneRefused as exc:
+                if exc.status != 403:
+                    raise
+                if attempt == 1:
+                    # A Keystone serving requests on several threads of one process
+                    # has been seen to judge one request by another's scope; the same
+                    # request a moment later passes.
+                    LOG.warning("Keystone refused the trust of user %s (%s); asking once "
+                                "more", trustor_user_id, exc)
+                    time.sleep(0.5)
+                    continue
+                raise Forbidden(str(exc)) from None
         trust = made["trust"]
         return Trust(str(trust["id"]), trustor_user_id, project_id)
 

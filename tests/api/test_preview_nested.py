@@ -231,3 +231,76 @@ def test_resource_group_members_are_previewed(hc: Any) -> None:
     assert _named(again, "unchanged") == [("0", "group"), ("1", "group"), ("2", "group")]
     _empty(again, "added", "deleted", "replaced")
     assert _tree(hc, stack) == before
+
+
+def _flat_names(resources: list[Any]) -> list[str]:
+    """The resource names of a create preview, nested lists flattened."""
+    found: list[str] = []
+    for item in resources:
+        found.extend(_flat_names(item) if isinstance(item, list) else [item["resource_name"]])
+    return found
+
+
+def test_a_create_preview_shows_a_template_resource_as_its_resources(hc: Any) -> None:
+    # heat-tempest-plugin's StackPreviewTest.test_nested_pass, checked as it checks it.
+    nested = """
+heat_template_version: 2015-04-30
+parameters:
+  value: {type: string}
+resources:
+  nested:
+    type: OS::Heat::TestResource
+    properties:
+      value: {get_param: value}
+"""
+    main = """
+heat_template_version: 2015-04-30
+resources:
+  main:
+    type: nested.yaml
+    properties:
+      value: abc
+"""
+    result = hc.stacks.preview(stack_name="prevcreate", template=main,
+                               files={"nested.yaml": nested}).to_dict()
+    res = result["resources"][0][0]
+    assert res["parent_resource"] == "main"
+    assert res["resource_identity"]["stack_name"] == "prevcreate-main"
+    assert res["stack_identity"]["stack_name"] == "prevcreate-main"
+    assert res["resource_identity"]["stack_id"] == "None"
+    assert res["properties"]["value"] == "abc"
+    assert (res["resource_type"], res["required_by"]) == ("OS::Heat::TestResource", [])
+    assert list(hc.stacks.list(filters={"name": "prevcreate"})) == []
+
+
+def test_a_create_preview_expands_a_group_and_its_template_members(hc: Any) -> None:
+    # heat-tempest-plugin's test_res_group_with_nested_template, with a type of Heat's own.
+    main = """
+heat_template_version: 2015-04-30
+resources:
+  fixed:
+    type: OS::Heat::RandomString
+  rg:
+    type: OS::Heat::ResourceGroup
+    properties:
+      count: 2
+      resource_def:
+        type: member.yaml
+        properties:
+          word: {get_resource: fixed}
+"""
+    member = """
+heat_template_version: 2015-04-30
+parameters:
+  word: {type: string}
+resources:
+  leaf:
+    type: OS::Heat::Value
+    properties: {value: {get_param: word}}
+"""
+    result = hc.stacks.preview(stack_name="prevgroup", template=main,
+                               files={"member.yaml": member}).to_dict()
+    assert sorted(_flat_names(result["resources"])) == ["fixed", "leaf", "leaf"]
+    fixed, group = result["resources"]
+    assert fixed["resource_name"] == "fixed"
+    assert [[leaf["parent_resource"] for leaf in m] for m in group] == [["0"], ["1"]]

@@ -25,8 +25,8 @@ from hotplate.engine.hosting.nested import MAX_NESTED_DEPTH
 from hotplate.engine.service import abandon as abandoning
 from hotplate.engine.service.lookups import identity_of, project_of, request_environment
 from hotplate.engine.service.outputs import OutputResolver
-from hotplate.engine.service.preview import preview_create
-from hotplate.engine.service.preview_update import preview_update
+from hotplate.engine.service.preview_create import preview_create
+from hotplate.engine.service.preview_update import NO_ID, preview_update
 from hotplate.engine.service.request_ledger import start_mark, started_before
 from hotplate.engine.service.service_catalog import CatalogMethods
 from hotplate.engine.service.service_resources import ResourceMethods
@@ -239,7 +239,7 @@ class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods):
             parsed = validate_stack_request(deps, template, env, files or {},
                                             stack_name=stack_name,
                                             access=self._access(ctxt))
-        identity = {"stack_name": stack_name, "stack_id": None, "tenant": project, "path": ""}
+        identity = {"stack_name": stack_name, "stack_id": NO_ID, "tenant": project, "path": ""}
         stack_keys = {
             "disable_rollback": bool(args.get("disable_rollback", True)),
             "timeout_mins": _timeout(args),

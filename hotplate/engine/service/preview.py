@@ -1,13 +1,9 @@
-"""Dry runs: what a create would build. Nothing is written.
+"""What a dry run shows of a resource not built yet, and the resolvers it reads.
 
-``preview_create`` is Heat's ``format_stack_preview``: the stack as it would
-be shown (without status keys: it has none), with each resource as a fresh
-INIT_COMPLETE resource and its properties resolved as far as they can be
+A resource of a preview has its properties resolved as far as they can be
 before anything exists (``get_resource`` gives the resource's name,
-``get_attr`` gives None).
-
-The resolvers and the view of a resource not yet built are shared with the
-update preview (``preview_stack`` sorts one stack's update,
+``get_attr`` gives None). Shared by the create preview (``preview_create``)
+and the update preview (``preview_stack`` sorts one stack's update,
 ``preview_update`` walks nested stacks).
 """
 
@@ -16,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from hotplate.engine.deps import EngineDeps
-from hotplate.engine.views import iso, parameter_texts
 from hotplate.model.errors import StackValidationFailed
 from hotplate.model.records import ResourceRecord
 from hotplate.model.states import Action, Status
@@ -25,7 +19,6 @@ from hotplate.resources.base import Resource
 from hotplate.template import (
     ResourceDefinition,
     Template,
-    parse_environment,
     resolve_parameters,
 )
 
@@ -133,45 +126,3 @@ def quietly(compute: Callable[[], Any], fallback: Any) -> Any:
         return compute()
     except Exception:
         return fallback
-
-
-def preview_create(deps: EngineDeps, parsed: Template, environment: Mapping[str, Any],
-                   files: Mapping[str, Any], *, identity: Mapping[str, Any],
-                   stack: Mapping[str, Any]) -> dict[str, Any]:
-    """Heat's preview of a new stack; ``stack`` holds the view's stack-level keys."""
-    env = parse_environment(environment)
-    pseudo = {"OS::stack_name": identity["stack_name"], "OS::stack_id": "None",
-              "OS::project_id": identity["tenant"]}
-    values = parameter_values(parsed, environment, pseudo)
-    decided = parsed.with_parameters(values)
-    graph = decided.dependencies()
-    ctx = Unbuilt(values)
-    resources = [
-        new_resource(identity, defn, deps.types.for_resource(env, name, defn.type, files),
-                     graph.required_by(name), ctx, with_props=True)
-        for name, defn in decided.resources.items()
-    ]
-    outputs = []
-    for name, out in decided.outputs.items():
-        view: dict[str, Any] = {"output_key": name, "description": out.description}
-        try:
-            view["output_value"] = out.resolve(ctx)
-        except Exception as exc:
-            view["output_value"] = None
-            view["output_error"] = str(exc)
-        outputs.append(view)
-    return {
-        **stack,
-        "stack_name": identity["stack_name"],
-        "stack_identity": dict(identity),
-        "creation_time": iso(deps.clock.now()),
-        "updated_time": None,
-        "deletion_time": None,
-        "notification_topics": [],
-        "parameters": parameter_texts(decided.parameters, values),
-        "description": decided.description,
-        "template_description": decided.description,
-        "capabilities": [],
-        "outputs": outputs,
-        "resources": resources,
-    }

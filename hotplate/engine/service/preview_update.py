@@ -29,7 +29,12 @@ from hotplate.engine.deps import EngineDeps
 from hotplate.engine.hosting.adopt import visible_files
 from hotplate.engine.hosting.nested import MAX_NESTED_DEPTH
 from hotplate.engine.hosting.row_plugins import row_context
-from hotplate.engine.service.preview import Unbuilt, known_parameter_values, new_resource
+from hotplate.engine.service.preview import (
+    Unbuilt,
+    known_parameter_values,
+    new_resource,
+    quietly,
+)
 from hotplate.engine.service.preview_context import DryRunContext
 from hotplate.engine.service.preview_stack import (
     CHANGE_KINDS,
@@ -57,6 +62,10 @@ def preview_update(deps: EngineDeps, stack: StackRecord, parsed: Template,
     if show_nested:
         _add_nested(deps, top, changes, stack.nested_depth)
     return changes
+
+
+NO_ID = "None"
+"""The id in the identity of a stack not stored: Heat's identifiers hold ``str(None)``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,17 +117,49 @@ def deleted_tree(deps: EngineDeps, stack: StackRecord) -> list[dict[str, Any]]:
     return views
 
 
-def added_tree(deps: EngineDeps, parent: Target, request: ChildRequest,
-               depth: int) -> list[dict[str, Any]]:
-    """Every resource of a nested stack the update would create, and of those under it."""
+def child_target(parent: Target, request: ChildRequest) -> Target:
+    """The nested stack a resource would create, named as Heat names it
+    (``<stack>-<resource>``), before anything of it exists."""
     identity = {"stack_name": f"{parent.identity['stack_name']}-{request.parent}",
-                "stack_id": None, "tenant": parent.identity["tenant"], "path": ""}
+                "stack_id": NO_ID, "tenant": parent.identity["tenant"], "path": ""}
     pseudo = {"OS::stack_name": identity["stack_name"], "OS::stack_id": "None",
               "OS::project_id": identity["tenant"], FACADE: dict(DEFAULT_FACADE)}
     values = known_parameter_values(request.template, request.environment, pseudo)
-    decided = request.template.with_parameters(values)
-    target = Target(decided, parse_environment(request.environment), request.files,
-                    Unbuilt(values), identity, request.parent, None)
+    return Target(request.template.with_parameters(values),
+                  parse_environment(request.environment), request.files, Unbuilt(values),
+                  identity, request.parent, None)
+
+
+def created_tree(deps: EngineDeps, target: Target, depth: int) -> list[Any]:
+    """A create preview's resources (Heat's ``preview_resources``): each one as it would
+    be made, with its properties, except that a stack-backed one is replaced by the list
+    of its nested stack's own, recursively, as Heat's StackResource previews itself."""
+    graph = target.template.dependencies()
+    views: list[Any] = []
+    for name, defn in target.template.resources.items():
+        request = _quiet_child(deps, target, name) if depth < MAX_NESTED_DEPTH else None
+        if request is not None:
+            views.append(created_tree(deps, child_target(target, request), depth + 1))
+            continue
+        views.append(new_resource(target.identity, defn, target.plugin(deps, name),
+                                  graph.required_by(name), target.resolver, with_props=True,
+                                  parent=target.parent))
+    return views
+
+
+def _quiet_child(deps: EngineDeps, target: Target, name: str) -> ChildRequest | None:
+    """A child that cannot be worked out before anything exists is shown as its parent
+    resource: a preview shows what it can."""
+    found: ChildRequest | None = quietly(lambda: child_request(deps, target, name, None), None)
+    return found
+
+
+def added_tree(deps: EngineDeps, parent: Target, request: ChildRequest,
+               depth: int) -> list[dict[str, Any]]:
+    """Every resource of a nested stack the update would create, and of those under it."""
+    target = child_target(parent, request)
+    decided = target.template
+    identity = target.identity
     graph = decided.dependencies()
     views = [new_resource(identity, defn, target.plugin(deps, name), graph.required_by(name),
                           target.resolver, with_props=False, parent=request.parent)
