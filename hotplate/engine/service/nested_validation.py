@@ -21,6 +21,7 @@ from hotplate.engine.hosting.nested import MAX_NESTED_DEPTH
 from hotplate.engine.service.type_access import TypeAccess
 from hotplate.model.errors import ResourceTypeUnavailable, StackValidationFailed
 from hotplate.resources.base import Resource
+from hotplate.resources.heat_stack import HeatStack
 from hotplate.resources.stack_resource import StackResource
 from hotplate.resources.template_resource import TemplateResource
 from hotplate.template import parse_environment, parse_template, resolve_parameters
@@ -99,6 +100,9 @@ def validate_child(deps: EngineDeps, cls: type[Resource], name: str,
     """
     if not issubclass(cls, StackResource) or depth > MAX_NESTED_DEPTH:
         return
+    if issubclass(cls, HeatStack):
+        _validate_heat_stack(deps, props, environment, files, depth, access)
+        return
     if issubclass(cls, TemplateResource):
         template: Any = cls.template_source
         url = cls.template_name
@@ -120,6 +124,35 @@ def validate_child(deps: EngineDeps, cls: type[Resource], name: str,
         if isinstance(exc, ResourceTypeUnavailable) and exc.error_code is not None:
             raise  # Heat's E99001 keeps its class and text, nested or not
         raise _within(exc, name, url) from None
+
+
+def _validate_heat_stack(deps: EngineDeps, props: Mapping[str, Any],
+                         environment: Mapping[str, Any], files: Mapping[str, Any],
+                         depth: int, access: TypeAccess | None) -> None:
+    """OS::Heat::Stack as Heat's RemoteStack validates itself: the orchestration
+    endpoint of its region must be in the catalog, and its template must pass that
+    endpoint's template validation; either failure is worded as Heat words it, naming
+    the region."""
+    region = (props.get("context") or {}).get("region_name")
+    if region and access is not None:
+        missing = access.region_endpoint("heat", "orchestration", str(region))
+        if missing is not None:
+            raise StackValidationFailed(
+                f'Cannot establish connection to Heat endpoint at region "{region}" due '
+                f'to "{missing}"')
+    where = region or (access.region if access is not None else None)
+    child_env = {"parameters": dict(props.get("parameters") or {}),
+                 "parameter_defaults": environment.get("parameter_defaults") or {},
+                 "resource_registry": {
+                     key: target for key, target in
+                     dict(environment.get("resource_registry") or {}).items()
+                     if key != "resources"}}
+    try:
+        _validate_stack(deps, props.get("template"), child_env, files, depth, access)
+    except StackValidationFailed as exc:
+        raise StackValidationFailed(
+            f'Failed validating stack template using Heat endpoint at region "{where}" '
+            f'due to "ERROR: {exc}"') from None
 
 
 def _validate_stack(deps: EngineDeps, template: Any, environment: Mapping[str, Any],

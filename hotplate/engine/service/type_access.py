@@ -118,6 +118,23 @@ class TypeAccess:
         except Exception:  # a service that fails to answer hides its types, as in Heat
             return False
 
+    def region_endpoint(self, client: str, service_type: str, region: str) -> str | None:
+        """Why the caller's catalog has no ``service_type`` endpoint in ``region``, in
+        keystoneauth's words; None when it has one, or when there is no catalog to
+        ask (no Keystone credentials: the standalone mode)."""
+        if self.cloud.credentials is None:
+            return None
+        there = self._clouds.for_context({**self._ctxt, "region_name": region})
+        if there.endpoint_exists(client, service_type):
+            return None
+        interface = self._clouds.settings.interface(client)
+        return f"{interface} endpoint for {service_type} service in {region} region not found"
+
+    @property
+    def region(self) -> str | None:
+        """The region the caller's requests go to (Heat's context region)."""
+        return self._clouds.region_for(self._ctxt)
+
     def check_context(self, now: datetime) -> CheckContext:
         """What custom constraints are checked with: the clock and the caller's cloud."""
         return CheckContext(now, self.cloud)
