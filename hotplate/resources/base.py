@@ -302,6 +302,19 @@ class Resource:
         """
 
     @classmethod
+    def check_with_cloud(cls, props: Mapping[str, Any], path: PropertyPath, cloud: Any,
+                         seen: dict[Any, Any]) -> None:
+        """Hook: checks of validated properties that ask the caller's cloud (Heat's
+        validations that look an image or a flavor up), run when a stack is created,
+        updated or previewed with Keystone credentials, after the property checks.
+        ``seen``: a cache of lookups shared by the request's resources. The default
+        checks nothing.
+
+        Raises:
+            StackValidationFailed: in Heat's words.
+        """
+
+    @classmethod
     def property_diff(cls, old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
         """Heat's ``prop_diff``: the properties whose value changed, with their new values."""
         keys = list(new) + [k for k in old if k not in new]

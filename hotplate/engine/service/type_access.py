@@ -131,6 +131,11 @@ class TypeAccess:
         return f"{interface} endpoint for {service_type} service in {region} region not found"
 
     @property
+    def has_credentials(self) -> bool:
+        """Whether the caller came with Keystone credentials (a catalog to ask)."""
+        return self.cloud.credentials is not None
+
+    @property
     def region(self) -> str | None:
         """The region the caller's requests go to (Heat's context region)."""
         return self._clouds.region_for(self._ctxt)

@@ -172,6 +172,7 @@ def validate_stack_request(
         check_facade(deps, env, name, decided.resources[name].type, cls, files)
     validate_functions(decided, attribute_names(classes))
     ctx = NoResources(params)
+    seen: dict[Any, Any] = {}
     for name, defn in decided.resources.items():
         cls = classes[name]
         props = validate_resource(cls, defn, ctx)  # None: some values await other resources
@@ -180,6 +181,9 @@ def validate_stack_request(
             constraint_checks.check_properties(
                 cls.properties_schema, props, ("resources", name, "properties"),
                 access.check_context(deps.clock.now()))
+        if props is not None and access is not None and access.has_credentials and \
+                cls.check_with_cloud.__func__ is not Resource.check_with_cloud.__func__:  # type: ignore[attr-defined]
+            cls.check_with_cloud(props, ("resources", name, "properties"), access.cloud, seen)
         if props is not None and not nested:  # the root validates the whole tree, as Heat's
             validate_child(deps, cls, name, props, environment, files, access=access)
     return parsed
