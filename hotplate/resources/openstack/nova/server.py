@@ -3,27 +3,25 @@
 Create: the ports Heat makes itself are made first and recorded, floating IPs
 associated with them, then one POST /servers with the boot data, block device
 mappings, networks and tags. The server is marked with a tag derived from the
-action's attempt token (microversion 2.52 takes tags at create), so a create
-retried after its engine died finds the server the earlier try made instead of
-making a second one; the tag is hidden from the ``tags`` attribute and kept
-across tag updates.
+action's attempt token (microversion 2.52 takes tags at create), so a create retried
+after its engine died finds the server the earlier try made instead of making a
+second one; the tag is hidden from the ``tags`` attribute and kept across updates.
 
 Waiting parks: ACTIVE ends the create, ERROR fails it at once with Nova's
 fault (``Went to status ERROR due to "Message: ..., Code: ..."``), a
 building server is asked again after ``BUILD_POLL_SECS``. On ACTIVE the ports
 Nova made are recorded too (``external_ports``).
 
-Update in place: ``name``, ``metadata``, ``tags``, ``admin_pass`` at once; the
-rest (``networks``, ``flavor`` by resize, ``image`` and ``user_data`` by rebuild,
-as their policies say) in slow steps, one after another, each parked until Nova
-is done. The ``REPLACE`` policies, and any other change, replace the server.
+Update in place: ``name``, ``metadata``, ``tags``, ``admin_pass`` at once; then
+``networks``, ``flavor`` (resize) and ``image``/``user_data`` (rebuild, as their
+policies say) one after another, each parked until Nova is done. The ``REPLACE``
+policies, and any other change, replace the server.
 
 Delete: DELETE (gone is fine), then until Nova no longer has it; then the
 ports Heat made are deleted. With ``deletion_policy: Snapshot`` the engine's
 snapshot hook (``handle_snapshot_delete``) first saves an image, which stays.
 
-This module is the type: its schema, Heat's hooks, and handlers that decide
-when to wait; the work is done by one module per concern::
+Here: the type, Heat's hooks, and handlers that decide when to wait. The work::
 
     server_schema.py      properties, attributes, translations
     server_checks.py      validation, microversions, implicit dependencies
@@ -155,11 +153,15 @@ class Server(NovaResource):
     # -- create ----------------------------------------------------------------------------
     def handle_create(self) -> Any:
         checks.check_versions(self.nova(), self.properties)
-        made = made_before(self.nova(), self.attempt.token) if self.attempt.retry else None
+        made = self._made_before() if self.attempt.retry else None
         if made is None and self._ports_held_by_predecessor():
             return {"started": self._now(), "waiting_for_ports": True}
         self._create(made)
         return {"started": self._now()}
+
+    def _made_before(self) -> dict[str, Any] | None:
+        """The server an earlier try of this create made, by its attempt tag."""
+        return made_before(self.nova(), self.attempt.token)
 
     def _create(self, made: Mapping[str, Any] | None = None) -> None:
         if made is None:
