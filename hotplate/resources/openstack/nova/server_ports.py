@@ -1,0 +1,138 @@
+"""The ports of an OS::Nova::Server (the bookkeeping of Heat's ``server_network_mixin``).
+
+The resource data keeps two lists, each as Heat keeps it (JSON, ``[{"id": ...}]``):
+
+- ``internal_ports``: the ports Heat makes itself, for a network entry with a
+  ``subnet`` or ``port_extra_properties``; recorded as soon as Neutron answers,
+  deleted with the server (or once detached by an update);
+- ``external_ports``: the ports Nova made for the server, recorded once it is
+  ACTIVE (and after an update); Nova deletes them.
+
+On a replacement both are handed over: detached from the old server so the new
+one can take them, and taken back by the old one on rollback.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from hotplate.resources.openstack.neutron.api import NeutronApi, ignoring
+from hotplate.resources.openstack.nova.base import NovaResource, is_not_found
+
+__all__ = ["EXTERNAL", "INTERNAL", "ServerPorts", "without_empty"]
+
+INTERNAL, EXTERNAL = "internal_ports", "external_ports"
+
+
+def without_empty(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """The entry without its unset keys (None, empty text, empty map or list)."""
+    return {k: v for k, v in entry.items() if v not in (None, "", {}, [])}
+
+
+class ServerPorts:
+    """The ports of one server resource.
+
+    ``plugin`` gives the resource data, the cloud, and the server's id, read at each
+    call (a create sets it after the first ports are made).
+    """
+
+    def __init__(self, plugin: NovaResource) -> None:
+        self._plugin = plugin
+
+    def neutron(self) -> NeutronApi:
+        return NeutronApi(self._plugin.cloud)
+
+    def ids(self, kind: str = INTERNAL) -> list[str]:
+        raw = self._plugin.data().get(kind)
+        return [p["id"] for p in json.loads(raw)] if raw else []
+
+    def record(self, kind: str, ids: list[str]) -> None:
+        self._plugin.data_set(kind, json.dumps([{"id": i} for i in ids]))
+
+    def network_id(self, net: Mapping[str, Any]) -> str | None:
+        """The network of a network entry: given, or its subnet's."""
+        found = net.get("network") or None
+        if not found and net.get("subnet"):
+            subnet = self.neutron().show("subnets", "subnet", str(net["subnet"]))
+            found = subnet["network_id"]
+        return str(found) if found else None
+
+    def security_group_ids(self, groups: list[str]) -> list[str]:
+        return [self._plugin.cloud.find("security_group", str(g)) for g in groups]
+
+    # -- the ports Heat makes --------------------------------------------------------------
+    def create_internal(self, net: Mapping[str, Any], index: int, groups: list[str]) -> str:
+        """Make the port a network entry asks for, and record it before anything else."""
+        body: dict[str, Any] = {"network_id": self.network_id(net),
+                                "name": f"{self._plugin.name}-port-{index}"}
+        fixed: dict[str, Any] = {}
+        if net.get("fixed_ip"):
+            fixed["ip_address"] = net["fixed_ip"]
+        if net.get("subnet"):
+            fixed["subnet_id"] = net["subnet"]
+        if fixed:
+            body["fixed_ips"] = [fixed]
+        extra = dict(net.get("port_extra_properties") or {})
+        if extra.pop("no_fixed_ips", False):
+            body["fixed_ips"] = []
+        if groups:
+            body["security_groups"] = self.security_group_ids(groups)
+        body.update(extra.pop("value_specs", None) or {})
+        qos = extra.pop("qos_policy", None)
+        if qos:
+            body["qos_policy_id"] = self._plugin.cloud.find("qos_policy", str(qos))
+        pairs = extra.pop("allowed_address_pairs", None)
+        if pairs is not None:
+            body["allowed_address_pairs"] = [without_empty(p) for p in pairs]
+        body.update({k: v for k, v in extra.items() if v is not None})
+        port = self.neutron().create("ports", "port", body)
+        self.record(INTERNAL, [*self.ids(), str(port["id"])])
+        return str(port["id"])
+
+    def associate_floating_ip(self, fip: str, port: str, fixed_ip: str | None) -> None:
+        body: dict[str, Any] = {"port_id": port}
+        if fixed_ip:
+            body["fixed_ip_address"] = fixed_ip
+        self.neutron().update("floatingips", "floatingip", fip, body)
+
+    def delete_internal(self, port: str) -> None:
+        self.neutron().delete("ports", port)
+        self.record(INTERNAL, [p for p in self.ids() if p != port])
+
+    def delete_all_internal(self) -> None:
+        for port in self.ids():
+            self.neutron().delete("ports", port)
+        self._plugin.data_delete(INTERNAL)
+
+    # -- the ports Nova makes --------------------------------------------------------------
+    def store_external(self) -> None:
+        """Record the ports Nova made for the server (Heat's ``external_ports``)."""
+        internal = set(self.ids())
+        ports = self.neutron().find_all("ports", device_id=str(self._plugin.resource_id))
+        external = sorted(str(p["id"]) for p in ports if str(p["id"]) not in internal)
+        self.record(EXTERNAL, external)
+
+    # -- handing them over on a replacement ------------------------------------------------
+    def detach_all(self) -> None:
+        """Let go of every port, for the replacement to take (Heat's
+        prepare_ports_for_replace)."""
+        nova, ident = self._plugin.nova(), self._plugin.resource_id
+        for port in [*self.ids(), *self.ids(EXTERNAL)]:
+            with ignoring(is_not_found):
+                nova.delete(f"/servers/{ident}/os-interface/{port}")
+
+    def take_back(self) -> None:
+        """Detach each port from whichever server holds it now, and attach it here again."""
+        ident = str(self._plugin.resource_id)
+        for port in [*self.ids(), *self.ids(EXTERNAL)]:
+            found = self.neutron().show("ports", "port", port)
+            holder = found.get("device_id")
+            if holder == ident:
+                continue
+            if holder:
+                with ignoring(is_not_found):
+                    self._plugin.nova().delete(f"/servers/{holder}/os-interface/{port}")
+            self._plugin.nova().post(f"/servers/{ident}/os-interface",
+                                     {"interfaceAttachment": {"port_id": port}})
