@@ -491,23 +491,25 @@ def test_networks_change_by_interfaces_replace_and_rollback(served: Serving,
         ids = _physical(served, name)
         assert _server_nets(user_conn, ids["server"]) == {ids["net1"]: "server-port-0"}
 
-        # A second network: attached to the same server.
+        # A second network: attached to the same server, its port numbered among the
+        # entries attached by this update, as Heat names it.
         assert update("subnet1", "subnet2")["stack_status"] == "UPDATE_COMPLETE"
         assert _physical(served, name)["server"] == ids["server"]
         assert _server_nets(user_conn, ids["server"]) == {ids["net1"]: "server-port-0",
-                                                          ids["net2"]: "server-port-1"}
+                                                          ids["net2"]: "server-port-0"}
         # The first one gone: detached, and the port Heat made for it deleted.
+        first = [p.id for p in user_conn.network.ports(network_id=ids["net1"])]
         assert update("subnet2")["stack_status"] == "UPDATE_COMPLETE"
-        assert _server_nets(user_conn, ids["server"]) == {ids["net2"]: "server-port-1"}
+        assert _server_nets(user_conn, ids["server"]) == {ids["net2"]: "server-port-0"}
         assert not [p for p in user_conn.network.ports(network_id=ids["net1"])
-                    if p.name == "server-port-0"]
+                    if p.id in first]
 
-        # A failed update (a network with no subnet for its port) is rolled back.
-        # (The server the update failed is replaced by the rollback: the engine replaces
-        # any FAILED resource, where Heat asks the server's needs_replace_failed first.)
+        # A failed update (a network with no subnet for its port) is rolled back. The
+        # server is still fine (needs_replace_failed), so the rollback updates it in
+        # place: same server, its port kept.
         shown = update("subnet2", "net1", rollback=True)
         assert shown["stack_status"] == "ROLLBACK_COMPLETE", shown
-        ids["server"] = _physical(served, name)["server"]
+        assert _physical(served, name)["server"] == ids["server"]
         assert _server_nets(user_conn, ids["server"]) == {ids["net2"]: "server-port-0"}
 
         # flavor_update_policy REPLACE: a new server, the old one (and its port) gone.

@@ -45,6 +45,7 @@ from hotplate.resources.openstack.neutron.api import NeutronApi, ignoring
 from hotplate.resources.openstack.nova import server_checks as checks
 from hotplate.resources.openstack.nova import status as st
 from hotplate.resources.openstack.nova.base import NovaResource, is_not_found
+from hotplate.resources.openstack.nova.image_flavor import check_image_flavor
 from hotplate.resources.openstack.nova.server_attributes import server_attribute
 from hotplate.resources.openstack.nova.server_boot_data import (
     OCC,
@@ -102,6 +103,12 @@ class Server(NovaResource):
     @classmethod
     def check_properties(cls, props: Mapping[str, Any], path: PropertyPath) -> None:
         checks.check_properties(props, path)
+
+    @classmethod
+    def check_with_cloud(cls, props: Mapping[str, Any], path: PropertyPath, cloud: Any,
+                         seen: dict[Any, Any]) -> None:
+        if props.get("image") and props.get("flavor"):
+            check_image_flavor(cloud, str(props["image"]), str(props["flavor"]), seen)
 
     @classmethod
     def implicit_requires(cls, me: Peer, peers: Mapping[str, Peer]) -> Iterable[str]:

@@ -74,12 +74,27 @@ class ServerPorts:
             fixed["subnet_id"] = net["subnet"]
         if fixed:
             body["fixed_ips"] = [fixed]
-        extra = dict(net.get("port_extra_properties") or {})
-        if extra.pop("no_fixed_ips", False):
+        extra = net.get("port_extra_properties") or {}
+        if extra.get("no_fixed_ips"):
             body["fixed_ips"] = []
         if groups:
             body["security_groups"] = self.security_group_ids(groups)
-        body.update(extra.pop("value_specs", None) or {})
+        body.update(self._extra_body(extra))
+        port = self.neutron().create("ports", "port", body)
+        self.record(INTERNAL, [*self.ids(), str(port["id"])])
+        return str(port["id"])
+
+    def update_internal(self, port: str, extra: Mapping[str, Any]) -> None:
+        """A port this server made takes new ``port_extra_properties`` in place."""
+        body = self._extra_body(extra)
+        if body:
+            self.neutron().update("ports", "port", port, body)
+
+    def _extra_body(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """Neutron's port fields for a network entry's ``port_extra_properties``."""
+        extra = dict(given)
+        extra.pop("no_fixed_ips", None)
+        body: dict[str, Any] = dict(extra.pop("value_specs", None) or {})
         qos = extra.pop("qos_policy", None)
         if qos:
             body["qos_policy_id"] = self._plugin.cloud.find("qos_policy", str(qos))
@@ -87,9 +102,7 @@ class ServerPorts:
         if pairs is not None:
             body["allowed_address_pairs"] = [without_empty(p) for p in pairs]
         body.update({k: v for k, v in extra.items() if v is not None})
-        port = self.neutron().create("ports", "port", body)
-        self.record(INTERNAL, [*self.ids(), str(port["id"])])
-        return str(port["id"])
+        return body
 
     def associate_floating_ip(self, fip: str, port: str, fixed_ip: str | None) -> None:
         body: dict[str, Any] = {"port_id": port}

@@ -30,13 +30,14 @@ from typing import Any
 from hotplate.resources.openstack.neutron.api import ignoring
 from hotplate.resources.openstack.nova import status as st
 from hotplate.resources.openstack.nova.base import NovaResource, is_not_found
+from hotplate.resources.openstack.nova.network_match import sort_networks
 from hotplate.resources.openstack.nova.server_boot_data import boot_data
 from hotplate.resources.openstack.nova.server_create import meta_serialize
 from hotplate.resources.openstack.nova.server_ports import ServerPorts, without_empty
+from hotplate.resources.openstack.nova.server_schema import PORT_EXTRA
 
 __all__ = ["InPlaceUpdate", "Step", "replaced_by_policy"]
 
-_MANAGED_NET_KEYS = ("port", "network", "fixed_ip", "subnet")
 
 
 def replaced_by_policy(changed: frozenset[str], new: Mapping[str, Any],
@@ -52,6 +53,17 @@ def replaced_by_policy(changed: frozenset[str], new: Mapping[str, Any],
     if "image" in changed and policy("image_update_policy") == "REPLACE":
         return True
     return "user_data" in changed and policy("user_data_update_policy") in (None, "REPLACE")
+
+
+def extra_updatable(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> bool:
+    """Whether a port the server made can take ``new`` extra properties in place (Heat's
+    ``_can_update_internal_port``): every changed key one Neutron updates; dropping them
+    all gives the port up, which a new one stands for."""
+    if new is None:
+        return False
+    before = old or {}
+    changed = {k for k in {*before, *new} if before.get(k) != new.get(k)}
+    return all(k in PORT_EXTRA and PORT_EXTRA[k].update_allowed for k in changed)
 
 
 @dataclass
@@ -231,37 +243,23 @@ class InPlaceUpdate:
             elif not allocating:
                 steps += self._attach_steps(new_nets, group_ids)
             return steps
-        kept = [n for n in new_nets if n in old_nets]
-        gone = [n for n in old_nets if n not in kept]
-        added = [n for n in new_nets if n not in kept]
-        for net in gone:
-            port = self._match(net, ifaces)
-            if port:
+        changes = sort_networks(old_nets, new_nets, ifaces, internal, self._ports.network_id,
+                                extra_updatable)
+        for made, extra in changes.port_updates:
+            self._ports.update_internal(made, extra)
+        for net in changes.gone:
+            if net.get("port"):
+                port = str(net["port"])
                 steps.append(Step("detach", {"port": port, "internal": port in internal}))
             if net.get("floating_ip"):
                 with ignoring(is_not_found):
                     self._ports.neutron().update("floatingips", "floatingip",
                                                  net["floating_ip"], {"port_id": None})
-        if not added and not kept:
+        if not changes.added and not changes.kept:
             steps.append(Step("attach", {"net": None, "groups": group_ids}))
-        steps += self._attach_steps(added, group_ids, start=len(kept))
+        # Numbered by their place among the entries attached now, as Heat names them.
+        steps += self._attach_steps(changes.added, group_ids)
         return steps
-
-    def _match(self, net: Mapping[str, Any], ifaces: list[dict[str, Any]]) -> str | None:
-        """The interface a network entry made (Heat's best subset match)."""
-        wanted = {k: v for k, v in net.items() if k in _MANAGED_NET_KEYS}
-        if "network" not in wanted and wanted.get("subnet") and not wanted.get("port"):
-            wanted["network"] = self._ports.network_id(net)
-        best, score = None, 0
-        for iface in ifaces:
-            if all(iface.get(k) == v for k, v in wanted.items()):
-                matched = sum(1 for k, v in wanted.items() if iface.get(k) == v)
-                if matched >= score:
-                    best, score = iface, matched
-        if best is None:
-            return None
-        ifaces.remove(best)
-        return str(best["port"])
 
     def _attach_steps(self, nets: Sequence[Mapping[str, Any]], group_ids: list[str],
                       start: int = 0) -> list[Step]:
