@@ -25,7 +25,16 @@ import pytest
 from tests.cloud.leaks import cloud_leaks  # noqa: F401  (a fixture)
 from tests.cloud.locate import Cloud
 from tests.cloud.serving import Serving, keystone_serve
-from tests.cloud.test_neutron_types import STARTS, _answered_by, _cli, _extra, _outputs
+from tests.cloud.test_neutron_types import (
+    STARTS,
+    _answered_by,
+    _cli,
+    _extra,
+    _gone,
+    _outputs,
+    _physical,
+    _template,
+)
 
 pytestmark = pytest.mark.usefixtures("cloud_leaks")
 LEAK_PREFIX = "aw-"
@@ -137,3 +146,68 @@ def test_instance_group_of_provider_members(served: Serving) -> None:
         assert _outputs(shown)["list"] == f"{IMAGE},{IMAGE}"
     finally:
         _cli(served, "stack", "delete", "--yes", "--wait", name, check=False)
+
+
+INSTANCE = """heat_template_version: 2013-05-23
+parameters:
+  flavor: {type: string, default: m1.tiny}
+  role: {type: string, default: web}
+resources:
+  net:
+    type: OS::Neutron::Net
+  subnet:
+    type: OS::Neutron::Subnet
+    properties: {network: {get_resource: net}, cidr: 10.43.0.0/24}
+  instance:
+    type: AWS::EC2::Instance
+    metadata: {AWS::CloudFormation::Init: {config: {files: {}}}}
+    properties:
+      ImageId: cirros-fake
+      InstanceType: {get_param: flavor}
+      SecurityGroups: [default]
+      SubnetId: {get_resource: subnet}
+      UserData: "#!/bin/sh\\necho hello\\n"
+      Tags:
+        - {Key: role, Value: {get_param: role}}
+outputs:
+  public: {value: {get_attr: [instance, PublicIp]}}
+  private: {value: {get_attr: [instance, PrivateIp]}}
+  dns: {value: {get_attr: [instance, PublicDnsName]}}
+  zone: {value: {get_attr: [instance, AvailabilityZone]}}
+"""
+
+
+def test_instance_is_a_nova_server(served: Serving, aws_cloud: Cloud) -> None:
+    """A server on a port made on the subnet, with the tags as its metadata and Heat's
+    cfn-init user data; tags and flavor change in place; the port goes with it."""
+    name = _name()
+    conn = aws_cloud.connect()
+    port = None
+    try:
+        created = _cli(served, "stack", "create", "--wait", "-t", _template(served, INSTANCE),
+                       name, "-f", "json")
+        assert created["stack_status"] == "CREATE_COMPLETE", created
+        server_id = _physical(served, name)["instance"]
+        server = conn.compute.get_server(server_id)
+        assert server.name.startswith(f"{name}-instance-")
+        assert server.metadata == {"role": "web"}
+        ports = list(conn.network.ports(device_id=server_id))
+        assert len(ports) == 1
+        address = ports[0].fixed_ips[0]["ip_address"]
+        assert address.startswith("10.43.0.")
+        outputs = _outputs(_cli(served, "stack", "show", name, "-f", "json"))
+        assert outputs["public"] == outputs["private"] == outputs["dns"] == address
+        assert outputs["zone"] == "nova"
+        updated = _cli(served, "stack", "update", "--wait", "--existing", "--parameter",
+                       "role=db", "--parameter", "flavor=m1.small", name, "-f", "json")
+        assert updated["stack_status"] == "UPDATE_COMPLETE", updated
+        server = conn.compute.get_server(server_id)
+        assert server.metadata == {"role": "db"}
+        assert server.flavor["original_name"] == "m1.small"
+        port = ports[0].id
+    finally:
+        _cli(served, "stack", "delete", "--yes", "--wait", name, check=False)
+    try:
+        assert port is not None and _gone(conn.network.get_port, port)
+    finally:
+        conn.close()

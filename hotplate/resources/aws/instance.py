@@ -73,6 +73,8 @@ __all__ = ["Instance"]
 PORT_KEY = "port_id"
 """Where the port made for ``SubnetId`` is recorded (Heat's key), to delete it after."""
 POLL = 2.0
+STR_NETWORKS = "2.37"
+"""From this microversion on Nova needs ``networks``; ``auto`` is its own choice."""
 NO_ADDRESS = "0.0.0.0"
 
 
@@ -127,6 +129,8 @@ class Instance(NovaResource):
         nics = self._nics(groups)
         if nics is not None:
             server["networks"] = nics
+        elif self.nova().supports(STR_NETWORKS):  # Heat's 2.1 leaves the choice to Nova
+            server["networks"] = "auto"
         mappings = _block_devices(props[BLOCK_DEVICE_MAPPINGS])
         if mappings:
             server["block_device_mapping"] = mappings
