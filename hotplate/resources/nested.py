@@ -40,9 +40,11 @@ class ChildMember:
 class NestedStacks(Protocol):
     def create(self, name: str, template: Mapping[str, Any] | str,
                parameters: Mapping[str, Any],
-               *, owned: bool = True, adopt_data: Mapping[str, Any] | None = None) -> str:
+               *, owned: bool = True, adopt_data: Mapping[str, Any] | None = None,
+               registry: Mapping[str, str] | None = None) -> str:
         """Start creating a child stack; its id. ``owned``: listed under its parent
         (nested_depth + 1, hidden from plain stack lists), else a stack of its own.
+        ``registry``: type mappings added to the environment the child inherits.
 
         ``adopt_data``: the child is adopted rather than created, its resources
         taken over as this abandon document (the parent's entry for the
@@ -51,8 +53,10 @@ class NestedStacks(Protocol):
         ...
 
     def update(self, stack_id: str, template: Mapping[str, Any] | str,
-               parameters: Mapping[str, Any], *, outside_traversal: bool = False) -> None:
-        """Start updating the child to a new template and parameters.
+               parameters: Mapping[str, Any], *, outside_traversal: bool = False,
+               registry: Mapping[str, str] | None = None) -> None:
+        """Start updating the child to a new template and parameters (``registry``:
+        as for ``create``).
 
         ``outside_traversal``: the parent is not converging (a scaling group
         resized by a signal), so the child gets the parent's whole timeout

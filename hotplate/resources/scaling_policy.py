@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any, cast
+from dataclasses import dataclass
+from typing import Any, ClassVar, cast
 
 from hotplate.model.errors import StackValidationFailed
 from hotplate.resources import scaling
@@ -30,7 +31,8 @@ from hotplate.resources.signal_responder import signal_endpoints
 from hotplate.resources.signals import SignalWork, peers
 from hotplate.resources.support import SupportStatus
 
-__all__ = ["ResourcePropertyValueDependency", "ScalingGroupNotFound", "ScalingPolicy"]
+__all__ = ["PolicyKeys", "ResourcePropertyValueDependency", "ScalingGroupNotFound",
+           "ScalingPolicy"]
 
 LOG = logging.getLogger(__name__)
 
@@ -53,6 +55,19 @@ class ScalingGroupNotFound(Exception):
         super().__init__(f'Alarm {alarm} could not find scaling group named "{group}"')
 
 
+@dataclass(frozen=True)
+class PolicyKeys:
+    """A policy's property names, which the AWS policy spells its own way."""
+
+    group: str = GROUP
+    adjustment: str = ADJUSTMENT
+    adjustment_type: str = ADJUSTMENT_TYPE
+    cooldown: str = COOLDOWN
+    min_adjustment_step: str = MIN_ADJUSTMENT_STEP
+    percent: str = scaling.PERCENT_CHANGE_IN_CAPACITY
+    """The adjustment type that alone takes a minimum step."""
+
+
 class ScalingPolicy(Resource):
     """A resource to manage scaling of `OS::Heat::AutoScalingGroup`.
 
@@ -65,6 +80,9 @@ class ScalingPolicy(Resource):
     """
 
     heat_class_name = "AutoScalingPolicy"
+    keys: ClassVar[PolicyKeys] = PolicyKeys()
+    signal_needs_metadata_updates: ClassVar[bool] = True
+    """After a resize, metadata that reads the group is resolved again (Heat's)."""
 
     managed_metadata = frozenset({scaling.IN_PROGRESS, scaling.COOLDOWN_END,
                                   scaling.LEGACY_COOLDOWN})
@@ -95,10 +113,11 @@ class ScalingPolicy(Resource):
     def validate(cls, raw: Mapping[str, Any] | None, path: PropertyPath) -> dict[str, Any]:
         """The properties; a ``min_adjustment_step`` only for a percentage (Heat's rule)."""
         props = super().validate(raw, path)
-        if (props[ADJUSTMENT_TYPE] != scaling.PERCENT_CHANGE_IN_CAPACITY
-                and props[MIN_ADJUSTMENT_STEP] is not None):
-            raise ResourcePropertyValueDependency(MIN_ADJUSTMENT_STEP, ADJUSTMENT_TYPE,
-                                                  scaling.PERCENT_CHANGE_IN_CAPACITY)
+        keys = cls.keys
+        if (props[keys.adjustment_type] != keys.percent
+                and props[keys.min_adjustment_step] is not None):
+            raise ResourcePropertyValueDependency(keys.min_adjustment_step,
+                                                  keys.adjustment_type, keys.percent)
         return props
 
     def handle_signal(self, details: Any = None) -> SignalWork:
@@ -112,16 +131,18 @@ class ScalingPolicy(Resource):
         if isinstance(details, Mapping):
             state = str(details.get("current", details.get("state", "alarm"))).lower()
         LOG.info("Alarm %s, new state %s", self.name, state)
-        reference = str(self.properties[GROUP])
+        keys = self.keys
+        reference = str(self.properties[keys.group])
         group = peers(self).resource_by_reference(reference)
         adjust = getattr(group, "adjust", None)
         if group is None or not callable(adjust):
             raise ScalingGroupNotFound(self.name, reference)
         LOG.info("%s alarm, adjusting group %s with id %s by %s", self.name, group.name,
-                 reference, self.properties[ADJUSTMENT])
-        work: SignalWork = adjust(self.properties[ADJUSTMENT], self.properties[ADJUSTMENT_TYPE],
-                                  self.properties[MIN_ADJUSTMENT_STEP],
-                                  self.properties[COOLDOWN], signal=self._signal())
+                 reference, self.properties[keys.adjustment])
+        work: SignalWork = adjust(self.properties[keys.adjustment],
+                                  self.properties[keys.adjustment_type],
+                                  self.properties[keys.min_adjustment_step],
+                                  self.properties[keys.cooldown], signal=self._signal())
         return work
 
     def _signal(self) -> scaling.SignalApplication | None:

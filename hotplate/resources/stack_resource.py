@@ -35,6 +35,18 @@ class StackResource(Resource):
     def child_parameters(self) -> dict[str, Any]:
         raise NotImplementedError
 
+    def child_registry(self) -> dict[str, str]:
+        """Type mappings the child's environment adds to the registry it inherits
+        (Heat's ``child_params`` with a ``resource_registry``): an instance group
+        maps its members' ``OS::Heat::ScaledResource`` to ``AWS::EC2::Instance``,
+        so whatever the parent maps that to makes the members. None by default."""
+        return {}
+
+    def _registry_argument(self) -> dict[str, Any]:
+        """The port's ``registry`` argument, given only when there is one to give."""
+        registry = self.child_registry()
+        return {"registry": registry} if registry else {}
+
     @classmethod
     def validation_template(cls, properties: Mapping[str, Any]) -> Mapping[str, Any] | None:
         """The child template to validate with the parent, before anything is created;
@@ -79,10 +91,12 @@ class StackResource(Resource):
         """Create the child with ``template``, or update it to it; the action to wait for."""
         if self.resource_id is None:
             stack_id = self._stacks().create(self.physical_resource_name(), template,
-                                             self.child_parameters(), owned=self.owned)
+                                             self.child_parameters(), owned=self.owned,
+                                             **self._registry_argument())
             self.resource_id_set(stack_id)
             return "CREATE"
-        self._stacks().update(str(self.resource_id), template, self.child_parameters())
+        self._stacks().update(str(self.resource_id), template, self.child_parameters(),
+                              **self._registry_argument())
         return "UPDATE"
 
     def child_done(self, action: str) -> bool:
@@ -92,7 +106,8 @@ class StackResource(Resource):
     # -- handlers ---------------------------------------------------------------------
     def handle_create(self) -> Any:
         stack_id = self._stacks().create(self.physical_resource_name(), self.child_template(),
-                                         self.child_parameters(), owned=self.owned)
+                                         self.child_parameters(), owned=self.owned,
+                                         **self._registry_argument())
         self.resource_id_set(stack_id)
         return stack_id
 
@@ -110,7 +125,7 @@ class StackResource(Resource):
         """
         stack_id = self._stacks().create(self.physical_resource_name(), self.child_template(),
                                          self.child_parameters(), owned=self.owned,
-                                         adopt_data=entry)
+                                         adopt_data=entry, **self._registry_argument())
         self.resource_id_set(stack_id)
         return stack_id
 
@@ -123,7 +138,7 @@ class StackResource(Resource):
         if self.resource_id is None:
             return self.handle_create()
         self._stacks().update(str(self.resource_id), self.child_template(),
-                              self.child_parameters())
+                              self.child_parameters(), **self._registry_argument())
         return None
 
     def check_update_complete(self, data: Any) -> bool:

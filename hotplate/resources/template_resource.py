@@ -40,6 +40,9 @@ class TemplateResource(StackResource):
     parameters; the nested stack's outputs are the resource's attributes.
     """
 
+    metadata_follows_template: ClassVar[bool] = True
+    """A signal to another resource of the stack resolves this one's metadata again
+    (Heat's ``metadata_update``): it may read what the signal changed."""
     template_name: ClassVar[str] = ""
     template_source: ClassVar[Mapping[str, Any] | str] = ""
     output_names: ClassVar[frozenset[str]] = frozenset()

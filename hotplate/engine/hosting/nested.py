@@ -46,12 +46,13 @@ class EngineNestedStacks:
     # -- NestedStacks ------------------------------------------------------------------
     def create(self, name: str, template: Mapping[str, Any] | str,
                parameters: Mapping[str, Any], *, owned: bool = True,
-               adopt_data: Mapping[str, Any] | None = None) -> str:
+               adopt_data: Mapping[str, Any] | None = None,
+               registry: Mapping[str, str] | None = None) -> str:
         parent = self._parent
         depth = parent.nested_depth + 1
         if owned and depth > MAX_NESTED_DEPTH:
             raise StackValidationFailed(f"Recursion depth exceeds {MAX_NESTED_DEPTH}.")
-        env, args = self._environment(parameters), self._args()
+        env, args = self._environment(parameters, registry), self._args()
         if adopt_data is not None:
             args["adopt_stack_data"] = child_adopt_request(adopt_data, template, env)
             env = with_adopt_parameters(env, adopt_data)
@@ -72,9 +73,10 @@ class EngineNestedStacks:
         return str(identity["stack_id"])
 
     def update(self, stack_id: str, template: Mapping[str, Any] | str,
-               parameters: Mapping[str, Any], *, outside_traversal: bool = False) -> None:
+               parameters: Mapping[str, Any], *, outside_traversal: bool = False,
+               registry: Mapping[str, str] | None = None) -> None:
         self._call("update_stack", stack_identity=stack_id, template=template,
-                   params=self._environment(parameters), files=self._files(),
+                   params=self._environment(parameters, registry), files=self._files(),
                    args=self._args(outside_traversal=outside_traversal))
 
     def delete(self, stack_id: str) -> None:
@@ -172,13 +174,15 @@ class EngineNestedStacks:
             return files
         return {**old, **files}
 
-    def _environment(self, parameters: Mapping[str, Any]) -> dict[str, Any]:
+    def _environment(self, parameters: Mapping[str, Any],
+                     added: Mapping[str, str] | None = None) -> dict[str, Any]:
         env = self._loaded().env.to_dict()
         registry = dict(env.get("resource_registry") or {})
         if self._template_name is not None:
             registry = {key: target for key, target in registry.items()
                         if target != self._template_name}
         registry.pop("resources", None)
+        registry.update(added or {})
         child = {"parameters": dict(parameters),
                  "parameter_defaults": env.get("parameter_defaults") or {},
                  "resource_registry": registry}

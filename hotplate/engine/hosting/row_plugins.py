@@ -94,10 +94,19 @@ def _peer(deps: EngineDeps, stack: StackRecord, reference: str) -> Resource | No
     for row in current_rows(deps, stack).values():
         if (row.action, row.status) not in PEER_STATES:
             continue
-        instance = row_instance(deps, row, stack)
+        instance = row_instance(deps, row, stack, _peer_class(deps, row, stack))
         if row.name == reference or instance.get_reference_id() == reference:
             return instance
     return None
+
+
+def _peer_class(deps: EngineDeps, row: ResourceRecord, stack: StackRecord) -> type[Resource]:
+    """A peer's plugin; a row not yet made has no template of its own, and its type is
+    the one the stack's environment maps (a provider template, say)."""
+    if row.current_template_id is not None:
+        return row_class(deps, row)
+    loaded = deps.caches.template(stack.raw_template_id)
+    return deps.types.for_resource(loaded.env, row.name, row.resource_type, loaded.files)
 
 
 def _update_policy(deps: EngineDeps, row: ResourceRecord, stack: StackRecord

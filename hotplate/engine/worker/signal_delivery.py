@@ -23,7 +23,9 @@ resource), so fifty at once queue rather than fight over the row.
 
 Afterwards the stack's resources whose attributes read signal data (a wait
 condition's ``data``) forget their stored attributes, so outputs and views
-resolve them afresh (Heat refreshes their node data), and actions parked on
+resolve them afresh (Heat refreshes their node data), those whose metadata
+follows their template resolve it again (metadata_refresh.py; after a
+SignalWork, once it ends), and actions parked on
 the stack's signals (a wait condition waiting for its handle) are checked
 at once, here or on the engine holding them.
 
@@ -58,6 +60,7 @@ from hotplate.engine.deps import EngineDeps
 from hotplate.engine.errors import Invalid
 from hotplate.engine.events import resource_event
 from hotplate.engine.hosting.row_plugins import row_context
+from hotplate.engine.worker.metadata_refresh import refresh_metadata
 from hotplate.engine.worker.signalled_context import (
     SignalAlreadyApplied,
     SignalDeferred,
@@ -205,13 +208,16 @@ def _run_handler(deps: EngineDeps, stack: StackRecord, row: ResourceRecord,
             raise ResourceFailure(exc, "SIGNAL") from exc
         return True
     store.mark_signal_applied(signal.id)
+    refresh = getattr(cls, "signal_needs_metadata_updates", False)
     if isinstance(result, SignalWork):
         threading.Thread(target=_finish,
-                         args=(deps, stack, row, result, signal.details, deadline),
+                         args=(deps, stack, row, result, signal.details, deadline, refresh),
                          name=f"hotplate-signal-{row.name}", daemon=True).start()
     else:
         _signalled(deps, row, result, signal.details)
-    if getattr(cls, "signal_needs_metadata_updates", False):
+        if refresh:
+            refresh_metadata(deps, stack, row)
+    if refresh:
         _refresh_readers(deps, stack, row)
     _wake_waiters(deps, stack)
     return True
@@ -229,9 +235,10 @@ def _work_deadline(deps: EngineDeps, stack: StackRecord) -> datetime:
 
 
 def _finish(deps: EngineDeps, stack: StackRecord, row: ResourceRecord, work: SignalWork,
-            details: Any, deadline: datetime) -> None:
-    """A signal's background work, to its end (``deadline`` at most), then its event:
-    when Heat's handler would have returned."""
+            details: Any, deadline: datetime, refresh: bool) -> None:
+    """A signal's background work, to its end (``deadline`` at most), then its event
+    and, if the type asks for it, the other resources' metadata: when Heat's handler
+    would have returned."""
     error: BaseException | None = None
     try:
         deps.runner.run(None, lambda _: work.check(), deadline=deadline, cancelled=None)
@@ -243,6 +250,8 @@ def _finish(deps: EngineDeps, stack: StackRecord, row: ResourceRecord, work: Sig
         work.finish(error)
         if error is None:
             _signalled(deps, row, None, details)
+        if refresh:
+            refresh_metadata(deps, stack, row)
     except Exception:
         LOG.exception("signal to %s of stack %s could not finish", row.name, stack.id)
 

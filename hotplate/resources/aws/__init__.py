@@ -1,0 +1,1 @@
+"""The AWS-compatible resource types (Heat's ``heat/engine/resources/aws/``)."""
