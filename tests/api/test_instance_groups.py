@@ -225,6 +225,9 @@ def test_rolling_update_renews_members(hc: Any, aws: bool, in_service: str, batc
     assert re.fullmatch(rf"{stack.stack_name}-JobServerConfig-[a-zA-Z0-9]+", conf)
     nested = _nested(hc, stack_id)
     before = [m.resource_name for m in hc.resources.list(nested)]
+    # Heat orders members by creation time to the second, then by name: members the
+    # update makes within the same second as the first ones could pass for older.
+    time.sleep(1.1)
     updated = _rolling(base, key, in_service, batch)
     updated["Resources"]["JobServerConfig"]["Properties"]["UserData"] = "new data"
     update_complete(hc, stack_id, updated, files=files, environment=_env(10), timeout=120)
