@@ -103,7 +103,8 @@ def _by_id(service: str, getter: str, entity: str,
 
 
 def _volume_type(cloud: Cloud, value: str) -> str:
-    for vtype in cloud.block_storage.types():
+    # "None" lists private types too (those the caller may see), as cinderclient asks.
+    for vtype in cloud.block_storage.types(is_public="None"):
         if value in (vtype.name, vtype.id):
             return str(vtype.id)
     raise _entity("VolumeType", value)
