@@ -235,6 +235,78 @@ def _failures(served: Serving, stack: str, status: str = "UPDATE_FAILED") -> lis
     return [str(e.resource_status_reason) for e in events if e.resource_status == status]
 
 
+SOURCES = """heat_template_version: 2021-04-16
+parameters:
+  base: {type: string}
+  snapshot: {type: string}
+  backup: {type: string}
+  refill: {type: boolean, default: false}
+resources:
+  from_snapshot:
+    type: OS::Cinder::Volume
+    properties: {snapshot_id: {get_param: snapshot}}
+  clone:
+    type: OS::Cinder::Volume
+    properties: {source_volid: {get_param: base}, description: a clone}
+  restored:
+    type: OS::Cinder::Volume
+    properties: {backup_id: {get_param: backup}}
+  refilled:
+    type: OS::Cinder::Volume
+    properties:
+      size: 1
+      backup_id: {if: [{get_param: refill}, {get_param: backup}, null]}
+outputs:
+  snapshot_of: {value: {get_attr: [from_snapshot, snapshot_id]}}
+  source_of: {value: {get_attr: [clone, source_volid]}}
+"""
+
+
+def test_volumes_from_a_snapshot_a_volume_and_a_backup(served: Serving,
+                                                       user_conn: Any) -> None:
+    """Each source Heat takes; a backup_id given later restores into the volume in
+    place, and a volume restored from a backup gets its name as Heat gives it."""
+    name = _name()
+    storage = user_conn.block_storage
+    base = _bootable_volume(user_conn, f"{name}-base")
+    snapshot = storage.create_snapshot(volume_id=base, name=f"{name}-snap")
+    backup = storage.create_backup(volume_id=base, name=f"{name}-backup")
+    try:
+        _until(lambda: storage.get_snapshot(snapshot.id).status == "available",
+               "the test's snapshot")
+        _until(lambda: storage.get_backup(backup.id).status == "available",
+               "the test's backup")
+        template = _template(served, SOURCES)
+        params = ["--parameter", f"base={base}", "--parameter", f"snapshot={snapshot.id}",
+                  "--parameter", f"backup={backup.id}"]
+        assert _stack(served, "create", "-t", template, *params, name,
+                      stack=name) == "CREATE_COMPLETE", _reason(served, name)
+        ids = _physical(served, name)
+        assert storage.get_volume(ids["from_snapshot"]).snapshot_id == snapshot.id
+        clone = storage.get_volume(ids["clone"])
+        assert (clone.source_volume_id, clone.description, clone.is_bootable) == \
+            (base, "a clone", True)
+        restored = storage.get_volume(ids["restored"])
+        assert restored.status == "available" and restored.size == 1
+        assert restored.name.startswith(f"{name}-restored-")  # Heat's name for it
+        assert restored.description is None
+        outputs = _outputs(_heat(served).stacks.get(name).to_dict())
+        assert (outputs["snapshot_of"], outputs["source_of"]) == (snapshot.id, base)
+
+        assert _stack(served, "update", "-t", template, *params, "--parameter",
+                      "refill=true", name, stack=name) == "UPDATE_COMPLETE", \
+            _reason(served, name)
+        assert _physical(served, name) == ids
+        assert storage.get_volume(ids["refilled"]).status == "available"
+    finally:
+        assert _deleted(served, name) == "DELETE_COMPLETE", _reason(served, name)
+        storage.delete_backup(backup.id, ignore_missing=True)
+        storage.delete_snapshot(snapshot.id, ignore_missing=True)
+        _until(lambda: _gone(storage.get_backup, backup.id), "the test's backup stayed")
+        _until(lambda: _gone(storage.get_snapshot, snapshot.id), "the test's snapshot stayed")
+        _drop_volume(user_conn, base)
+
+
 POLICIES = """heat_template_version: 2021-04-16
 resources:
   kept:
@@ -499,6 +571,11 @@ resources:
         - {get_param: two_types}
         - [{get_resource: vtype}, {get_attr: [other, show, name]}]
         - [{get_resource: vtype}]
+  vol:
+    type: OS::Cinder::Volume
+    properties:
+      size: 1
+      volume_type: {if: [{get_param: two_types}, {get_resource: other}, __DEFAULT__]}
   quota:
     type: OS::Cinder::Quota
     properties:
@@ -520,7 +597,8 @@ def _associated(admin_conn: Any, qos: str) -> list[str]:
 @pytest.mark.usefixtures("cinder_admin_leaks")
 def test_admin_types(served: Serving, admin_conn: Any) -> None:
     """Types, their encryption, QoS specs and their association, and a quota, as the
-    cloud's admin (Cinder's policy), on a project of the test's own."""
+    cloud's admin (Cinder's policy), on a project of the test's own; a volume retyped
+    in place to one of the new types."""
     name = _name()
     admin = served.cloud.admin
     project = admin_conn.identity.create_project(name=f"{name}-project",
@@ -551,7 +629,10 @@ def test_admin_types(served: Serving, admin_conn: Any) -> None:
         assert outputs["crypt"]["cipher"] == "aes-xts-plain64"
         assert outputs["qos"] == {"total_iops_sec": "1000"}
 
-        # Everything in place: new specs, cipher, limit, one more associated type.
+        assert storage.get_volume(ids["vol"]).volume_type == "__DEFAULT__"
+
+        # Everything in place: new specs, cipher, limit, one more associated type, the
+        # volume's type.
         assert _stack(served, "update", "-t", template, *params, "--parameter", "spec=2000",
                       "--parameter", "cipher=aes-cbc-essiv", "--parameter", "volumes=60",
                       "--parameter", "two_types=true", name, stack=name,
@@ -561,6 +642,7 @@ def test_admin_types(served: Serving, admin_conn: Any) -> None:
         assert storage.get_type_encryption(ids["vtype"]).cipher == "aes-cbc-essiv"
         assert storage.get_quota_set(project.id).volumes == 60
         assert _associated(admin_conn, ids["qos"]) == sorted([ids["vtype"], ids["other"]])
+        assert storage.get_volume(ids["vol"]).volume_type == f"{name}-other"  # a retype
     finally:
         assert _deleted(served, name, cloud=admin) == "DELETE_COMPLETE", \
             _reason(served, name, admin)
