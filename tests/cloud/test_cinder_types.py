@@ -375,6 +375,7 @@ ATTACHED = """heat_template_version: 2021-04-16
 parameters:
   use: {type: string, default: a}
   size_b: {type: number, default: 1}
+  ro_b: {type: boolean, default: false}
 conditions:
   on_a: {equals: [{get_param: use}, a]}
 resources:
@@ -383,7 +384,7 @@ resources:
     properties: {size: 1}
   b:
     type: OS::Cinder::Volume
-    properties: {size: {get_param: size_b}}
+    properties: {size: {get_param: size_b}, read_only: {get_param: ro_b}}
   data:
     type: OS::Cinder::Volume
     properties: {size: 1}
@@ -405,8 +406,10 @@ outputs:
 
 
 def test_attachments_move_and_volumes_grow_attached(served: Serving, user_conn: Any) -> None:
-    """The server also has a data volume of the stack's in its block_device_mapping
-    (the volume is built first: the reference orders them)."""
+    """An attachment moves to another volume; an attached volume grows in place and
+    is detached and attached again to turn read-only. The server also has a data
+    volume of the stack's in its block_device_mapping (the volume is built first: the
+    reference orders them)."""
     name = _name()
     storage, compute = user_conn.block_storage, user_conn.compute
     template = _template(served, ATTACHED)
@@ -439,6 +442,14 @@ def test_attachments_move_and_volumes_grow_attached(served: Serving, user_conn: 
         assert _physical(served, name)["b"] == ids["b"]
         outputs = _outputs(_heat(served).stacks.get(name).to_dict())
         assert [a["server_id"] for a in outputs["attachments"]] == [ids["server"]]
+
+        # Read-only needs the volume free: detached, flagged, attached again.
+        assert _stack(served, "update", "-t", template, "--parameter", "use=b",
+                      "--parameter", "size_b=2", "--parameter", "ro_b=true", name,
+                      stack=name) == "UPDATE_COMPLETE", _reason(served, name)
+        flagged = storage.get_volume(ids["b"])
+        assert flagged.metadata.get("readonly") == "True" and flagged.status == "in-use"
+        assert [a["server_id"] for a in flagged.attachments] == [ids["server"]]
     finally:
         assert _deleted(served, name) == "DELETE_COMPLETE", _reason(served, name)
 
