@@ -26,6 +26,7 @@ CONSTRAINT_FINDERS: Mapping[str, str] = {
     "glance.image": "image",
     "cinder.volume": "volume", "cinder.snapshot": "volume_snapshot",
     "cinder.backup": "volume_backup", "cinder.vtype": "volume_type",
+    "cinder.qos_specs": "qos_specs",
     "neutron.network": "network", "neutron.subnet": "subnet", "neutron.port": "port",
     "neutron.router": "router", "neutron.security_group": "security_group",
     "neutron.subnetpool": "subnetpool", "neutron.address_scope": "address_scope",

@@ -11,6 +11,7 @@ reads as Heat's does (its client library's words where Heat passes them on)::
     volume, volume_snapshot, volume_backup
                    id                  The Volume (x) / VolumeSnapshot / Volume backup ...
     volume_type    name or id          The VolumeType (x) could not be found.
+    qos_specs      id, then name       No QoSSpecs matching {'name': 'x'}. (HTTP 404)
     network, subnet, port, router, security_group, subnetpool, address_scope,
     qos_policy     id if UUID-like,    Unable to find network with name or id 'x'
                    then name           Multiple network matches found for name 'x', use
@@ -102,10 +103,25 @@ def _by_id(service: str, getter: str, entity: str,
 
 
 def _volume_type(cloud: Cloud, value: str) -> str:
-    for vtype in cloud.block_storage.types():
+    # "None" lists private types too (those the caller may see), as cinderclient asks.
+    for vtype in cloud.block_storage.types(is_public="None"):
         if value in (vtype.name, vtype.id):
             return str(vtype.id)
     raise _entity("VolumeType", value)
+
+
+def _qos_specs(cloud: Cloud, value: str) -> str:
+    """Heat's get_qos_specs: by id, else the one QoS specs of that name."""
+    storage = cloud.block_storage
+    found = _ignore_missing(lambda: storage.get_qos_spec(value))
+    if found is not None:
+        return str(found.id)
+    matches = [q for q in storage.qos_specs() if q.name == value]
+    if not matches:
+        raise CloudNotFound(f"No QoSSpecs matching {{'name': {value!r}}}. (HTTP 404)")
+    if len(matches) > 1:
+        raise CloudError(f"No QoSSpecs unique match found for {{'name': {value!r}}}.")
+    return str(matches[0].id)
 
 
 def _neutron(resource: str, lister: str, extension: str | None = None,
@@ -200,6 +216,7 @@ FINDERS: Mapping[str, Finder] = {
                                                "VolumeSnapshot")),
     "volume_backup": Finder("cinder", _by_id("block_storage", "get_backup", "Volume backup")),
     "volume_type": Finder("cinder", _volume_type),
+    "qos_specs": Finder("cinder", _qos_specs),
     "network": Finder("neutron", _neutron("network", "networks")),
     "subnet": Finder("neutron", _neutron("subnet", "subnets")),
     "port": Finder("neutron", _neutron("port", "ports")),

@@ -16,6 +16,10 @@ first, and waited for, since they hold ports and volumes), key pairs, server
 groups, volumes and images the user owns whose name starts with the test module's
 ``LEAK_PREFIX`` (others working in the same project at the same time make theirs);
 then the Neutron objects as above.
+
+``cinder_admin_leaks`` does the same, as the admin, for Cinder's cloud-wide objects
+the admin-only types make: volume types (their encryption goes with them) and QoS
+specs (disassociated first), named with the module's ``LEAK_PREFIX``.
 """
 
 from __future__ import annotations
@@ -201,3 +205,40 @@ def cloud_leaks(user_conn: Any, request: pytest.FixtureRequest) -> Iterator[None
     clean(user_conn, left)
     if left_other or left:
         pytest.fail(f"cloud objects left behind: {left_other} {left}")
+
+
+# -- Cinder's admin objects ---------------------------------------------------------------
+def _cinder_admin_snapshot(conn: Any, prefix: str) -> dict[str, set[str]]:
+    storage = conn.block_storage
+    return {"volume type": {str(t.id) for t in storage.types()
+                            if str(t.name or "").startswith(prefix)},
+            "QoS specs": {str(q.id) for q in storage.qos_specs()
+                          if str(q.name or "").startswith(prefix)}}
+
+
+def _delete_cinder_admin(conn: Any, kind: str, ident: str) -> None:
+    storage = conn.block_storage
+    with suppress(Exception):
+        if kind == "QoS specs":
+            storage.get(f"/qos-specs/{ident}/disassociate_all")
+            storage.delete_qos_spec(ident, force=True)
+        else:
+            with suppress(Exception):
+                storage.delete(f"/types/{ident}/encryption/provider")
+            storage.delete_type(ident)
+
+
+@pytest.fixture
+def cinder_admin_leaks(admin_conn: Any, request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fails the test if it leaves volume types or QoS specs named with the module's
+    ``LEAK_PREFIX`` (and deletes them: QoS specs first, which may hold types)."""
+    prefix = str(getattr(request.module, "LEAK_PREFIX", "")) or "\0"
+    before = _cinder_admin_snapshot(admin_conn, prefix)
+    yield
+    after = _cinder_admin_snapshot(admin_conn, prefix)
+    left = {kind: after[kind] - before[kind] for kind in after if after[kind] - before[kind]}
+    for kind in ("QoS specs", "volume type"):
+        for ident in sorted(left.get(kind, ())):
+            _delete_cinder_admin(admin_conn, kind, ident)
+    if left:
+        pytest.fail(f"Cinder admin objects left behind: {left}")
