@@ -3,9 +3,10 @@
 WebImage makes an image and has Glance import its data from ``location`` by
 web-download; the create waits until Glance says ``active`` (``killed``:
 ResourceInError), and with ``active: false`` deactivates the image once it is.
-A web-download that fails leaves the image ``queued`` with the method named in
-``os_glance_failed_import``; that ends the wait too (Heat would wait on until
-the stack's timeout). What changes in place: ``protected``, ``tags`` (added and
+A web-download that fails leaves the image ``queued``, its store named in
+``os_glance_failed_import`` and none left importing; that ends the wait too,
+with the import task's message as the reason (Heat would wait on until the
+stack's timeout). What changes in place: ``protected``, ``tags`` (added and
 removed one by one), the descriptive fields, ``owner``, ``visibility``,
 ``extra_properties`` (dropped keys removed), ``members`` (added and removed)
 and ``active`` (deactivated at once, reactivated at the end of the update);
@@ -150,6 +151,9 @@ class WebImage(Resource):
         props = self.properties
         body = {k: v for k, v in props.items()
                 if v is not None and k not in _APART - {"tags"}}
+        # With the image, not after its import as Heat sets them: Glance's import
+        # writes back the image it read when it began, dropping what came meanwhile.
+        body.update(props["extra_properties"] or {})
         api = self.glance()
         made = api.request("POST", "/images", body)
         self.resource_id_set(str(made["id"]))
@@ -157,7 +161,6 @@ class WebImage(Resource):
                     {"method": {"name": _WEB_DOWNLOAD, "uri": props["location"]}})
         for member in props.get("members") or []:
             api.request("POST", self._path("/members"), {"member": member})
-        api.patch(str(self.resource_id), patch_operations(made, props["extra_properties"]))
         return bool(props["active"])
 
     def check_create_complete(self, data: Any) -> CheckResult:
@@ -165,15 +168,34 @@ class WebImage(Resource):
         status = image.get("status")
         if status == "killed":
             raise ResourceInError(str(status))
-        failed = str(image.get("os_glance_failed_import") or "")
-        if status == "queued" and _WEB_DOWNLOAD in failed.split(","):
-            raise ResourceInError(str(status), f"{_WEB_DOWNLOAD} import failed")
+        if (status == "queued" and image.get("os_glance_failed_import")
+                and not image.get("os_glance_importing_to_stores")):
+            failure = self._import_failure(image)
+            if failure is None:
+                return False
+            raise ResourceInError(str(status), failure)
         if data is False:
             if status == "active":
                 self.glance().request("POST", self._path("/actions/deactivate"))
                 return True
             return status == "deactivated"
         return status == "active"
+
+    def _import_failure(self, image: Mapping[str, Any]) -> str | None:
+        """The failed import task's message (Glance lists an image's tasks; the image
+        names its task only while it runs, else the newest is ours); None while the
+        task has not ended yet (Glance may mark the image before the task)."""
+        task = image.get("os_glance_import_task")
+        try:
+            tasks = self.glance().request("GET", self._path("/tasks")).get("tasks") or []
+        except Exception:
+            tasks = []
+        tasks = sorted(tasks, key=lambda t: str(t.get("created_at") or ""))
+        ours = [t for t in tasks if t.get("id") == task] if task else tasks[-1:]
+        if ours and ours[0].get("status") in ("pending", "processing"):
+            return None
+        message = str(ours[0].get("message") or "") if ours else ""
+        return message or f"{_WEB_DOWNLOAD} import failed"
 
     def resume_data(self, action: str) -> Any:
         return bool(self.properties["active"])
