@@ -23,6 +23,7 @@ __all__ = ["CONSTRAINT_FINDERS", "check_constraint"]
 
 CONSTRAINT_FINDERS: Mapping[str, str] = {
     "nova.flavor": "flavor", "nova.keypair": "keypair", "nova.server": "server",
+    "nova.host": "host",
     "glance.image": "image",
     "cinder.volume": "volume", "cinder.snapshot": "volume_snapshot",
     "cinder.backup": "volume_backup", "cinder.vtype": "volume_type",
@@ -46,7 +47,7 @@ CONSTRAINT_FINDERS: Mapping[str, str] = {
     "magnum.cluster_template": "cluster_template",
 }
 """Constraint -> finder kind. The rest of Heat's cloud constraints (Neutron's LBaaS,
-SFC and TaaS, Blazar's reservations, Manila's share types, nova.host) name services
+SFC and TaaS, Blazar's reservations, Manila's share types) name services
 this engine has no finder for: they fail as lookups of a service not offered."""
 
 _NOT_EXPECTED = (_EndpointNotFound, CloudTransient, CloudOverLimit)

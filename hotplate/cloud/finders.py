@@ -7,6 +7,8 @@ reads as Heat's does (its client library's words where Heat passes them on)::
     image          id if UUID-like,    No images matching {'name': 'x'}.
                    then name           No images unique match found for {'name': 'x'}.
     keypair        name                The Key (x) could not be found.
+    host           hypervisor name     No hypervisor matching 'x' could be found. (HTTP 404)
+                   pattern (Nova's search; the first match)
     server         id                  The Server (x) could not be found.
     volume, volume_snapshot, volume_backup
                    id                  The Volume (x) / VolumeSnapshot / Volume backup ...
@@ -100,6 +102,23 @@ def _by_id(service: str, getter: str, entity: str,
             raise _entity(entity, value)
         return key(found)
     return lookup
+
+
+def _host(cloud: Cloud, value: str) -> str:
+    """novaclient's ``hypervisors.search``, as Heat's ``nova.host`` constraint asks it:
+    Nova's own 404 text when no hypervisor's name matches."""
+    from urllib.parse import quote
+
+    from keystoneauth1 import exceptions as ks_exc
+
+    url = f"/os-hypervisors?hypervisor_hostname_pattern={quote(value, safe='')}"
+    response = cloud.compute.get(url, microversion="2.53", raise_exc=False)
+    if response.status_code == 404:
+        raise CloudNotFound(f"No hypervisor matching '{value}' could be found. (HTTP 404)",
+                            404)
+    if response.status_code >= 400:
+        raise ks_exc.from_response(response, "GET", url)
+    return str(response.json()["hypervisors"][0]["hypervisor_hostname"])
 
 
 def _volume_type(cloud: Cloud, value: str) -> str:
@@ -210,6 +229,7 @@ FINDERS: Mapping[str, Finder] = {
     "keypair": Finder("nova", _by_id("compute", "get_keypair", "Key",
                                      key=lambda obj: str(obj.name))),
     "server": Finder("nova", _by_id("compute", "get_server", "Server")),
+    "host": Finder("nova", _host),
     "image": Finder("glance", _image),
     "volume": Finder("cinder", _by_id("block_storage", "get_volume", "Volume")),
     "volume_snapshot": Finder("cinder", _by_id("block_storage", "get_snapshot",
