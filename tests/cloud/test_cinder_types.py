@@ -470,10 +470,6 @@ resources:
 """
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "OS::Nova::Server's validation checks block_device_mapping_v2 before the volume "
-    "exists: a mapping whose volume_id is not known yet counts as no bootable source "
-    "(\"Neither image nor bootable volume is specified\"), where Heat counts it"))
 def test_a_server_boots_from_a_volume_of_the_stack(served: Serving, user_conn: Any) -> None:
     name = _name()
     base = _bootable_volume(user_conn, f"{name}-base")
@@ -485,7 +481,7 @@ def test_a_server_boots_from_a_volume_of_the_stack(served: Serving, user_conn: A
         ids = _physical(served, name)
         server = user_conn.compute.get_server(ids["server"])
         assert [a["id"] for a in server.attached_volumes] == [ids["boot_vol"]]
-        assert user_conn.block_storage.get_volume(ids["boot_vol"]).bootable
+        assert user_conn.block_storage.get_volume(ids["boot_vol"]).is_bootable
     finally:
         assert _deleted(served, name) == "DELETE_COMPLETE"
         _drop_volume(user_conn, base)

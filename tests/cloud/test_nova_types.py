@@ -630,6 +630,7 @@ def test_software_config_server(served: Serving, user_conn: Any, admin_conn: Any
             base64.b64decode(shown["OS-EXT-SRV-ATTR:user_data"]).decode())
         parts = {p.get_filename(): p.get_payload(decode=True) for p in boot.get_payload()}
         assert b"echo boot" in parts[None]
+        assert parts["part-handler.py"].startswith(b"#part-handler")  # writes cfn-init-data
         assert json.loads(parts["cfn-init-data"])["os-collect-config"] == occ
         raw = admin_conn.compute.get(f"/servers/{ids['raw']}",
                                      microversion="2.3").json()["server"]

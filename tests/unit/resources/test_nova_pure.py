@@ -128,11 +128,18 @@ def test_boot_data_formats() -> None:
     assert build_userdata("RAW", "#!/bin/sh", {"a": 1}) == "#!/bin/sh"
     cfn = email.message_from_string(build_userdata("HEAT_CFNTOOLS", "echo", {"a": 1},
                                                    "http://h:8000/v1/") or "")
-    names = [p.get_filename() for p in cfn.get_payload()]
-    assert names == ["cloud-config", "cfn-userdata", "cfn-init-data", "cfn-metadata-server",
-                     "cfn-boto-cfg"]
+    parts = [(p.get_content_type(), p.get_filename()) for p in cfn.get_payload()]
+    assert parts == [("text/cloud-config", "cloud-config"),
+                     ("text/cloud-boothook", "boothook.sh"),
+                     ("text/part-handler", "part-handler.py"),
+                     ("text/x-cfninitdata", "cfn-userdata"),
+                     ("text/x-shellscript", "loguserdata.sh"),
+                     ("text/x-cfninitdata", "cfn-init-data"),
+                     ("text/x-cfninitdata", "cfn-metadata-server"),
+                     ("text/x-cfninitdata", "cfn-boto-cfg")]
     software = email.message_from_string(build_userdata("SOFTWARE_CONFIG", "echo", {}) or "")
-    assert [p.get_filename() for p in software.get_payload()] == ["cloud-config", None]
+    assert [p.get_filename() for p in software.get_payload()] == [
+        "cloud-config", "boothook.sh", "part-handler.py", None]
     ignition = json.loads(build_userdata("SOFTWARE_CONFIG", '{"ignition": {"version": "3"}}',
                                          {"a": 1}) or "")
     assert len(ignition["storage"]["files"]) == 2

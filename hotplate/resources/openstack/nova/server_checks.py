@@ -81,6 +81,11 @@ def implicit_requires(me: Peer, peers: Mapping[str, Peer]) -> Iterable[str]:
     return found
 
 
+_BOOT_SOURCES = ("image", "block_device_mapping", "block_device_mapping_v2")
+"""Properties that may give a server what it boots from; one absent from the checked
+properties is not known yet (``Resource.validate_known`` leaves such keys out)."""
+
+
 def _check_block_devices(props: Mapping[str, Any], path: PropertyPath) -> None:
     bdm = props.get("block_device_mapping") or []
     bdm_v2 = props.get("block_device_mapping_v2") or []
@@ -113,6 +118,10 @@ def _check_block_devices(props: Mapping[str, Any], path: PropertyPath) -> None:
         if any(s is not None for s in sources[:3]) and mapping.get("boot_index") in (None, 0):
             bootable = True
             bootable_devs.extend(sources[:3])
+    if any(key not in props for key in _BOOT_SOURCES):
+        # A source still to be made by the stack (a volume of its own): Heat counts it
+        # as given, and the create finds out.
+        return
     if not bootable:
         raise StackValidationFailed("Neither image nor bootable volume is specified for "
                                     f"instance {path[1] if len(path) > 1 else ''}")

@@ -1,19 +1,24 @@
 """A server's boot data as Heat builds it for each ``user_data_format`` (pure).
 
 ``RAW`` passes the user data unchanged. ``HEAT_CFNTOOLS`` and ``SOFTWARE_CONFIG``
-wrap it in a multi-part MIME message for cloud-init, with the parts Heat adds::
+wrap it in a multi-part MIME message for cloud-init, with the parts Heat adds, in
+Heat's order::
 
     part (subtype, filename)                    HEAT_CFNTOOLS   SOFTWARE_CONFIG
     cloud-config, cloud-config                  yes             yes
+    cloud-boothook, boothook.sh                 yes             yes
+    part-handler, part-handler.py               yes             yes
     x-cfninitdata, cfn-userdata (the data)      yes
     the data's own parts (or the data, text)                    yes
+    x-shellscript, loguserdata.sh               yes
     x-cfninitdata, cfn-init-data (metadata)     if any          if any
     x-cfninitdata, cfn-metadata-server          yes
     x-cfninitdata, cfn-boto-cfg                 yes
 
 The cloud-config part is hotplate's own minimal one (it asks cloud-init to
-keep the data it was given); Heat's boothook, part handler and log script,
-which serve heat-cfntools images, are not sent. Ignition user data (JSON with
+keep the data it was given); the boothook, the part handler that writes the
+``x-cfninitdata`` parts to disk and the script that runs ``cfn-userdata`` are
+hotplate's too (``guest_scripts``). Ignition user data (JSON with
 ``ignition.version``) gets the metadata as files, as Heat injects it.
 """
 
@@ -27,6 +32,7 @@ from typing import Any
 from urllib.parse import quote, urlparse
 
 from hotplate.resources.multipart_mime import mime_part
+from hotplate.resources.openstack.nova.guest_scripts import BOOTHOOK, PART_HANDLER, RUN_USERDATA
 
 __all__ = ["CLOUD_CONFIG", "build_userdata", "is_ignition"]
 
@@ -63,7 +69,9 @@ def build_userdata(fmt: str, userdata: str | None, metadata: Mapping[str, Any],
     software = fmt == "SOFTWARE_CONFIG"
     if software and is_ignition(userdata):
         return _ignition(metadata, str(userdata))
-    parts = [mime_part(CLOUD_CONFIG, "cloud-config", "cloud-config")]
+    parts = [mime_part(CLOUD_CONFIG, "cloud-config", "cloud-config"),
+             mime_part(BOOTHOOK, "cloud-boothook", "boothook.sh"),
+             mime_part(PART_HANDLER, "part-handler", "part-handler.py")]
     if not software:
         parts.append(mime_part(userdata or "", "x-cfninitdata", "cfn-userdata"))
     else:
@@ -80,6 +88,8 @@ def build_userdata(fmt: str, userdata: str | None, metadata: Mapping[str, Any],
                                        part.get_filename()))
         else:
             parts.append(mime_part(userdata or "", None, None))
+    if not software:
+        parts.append(mime_part(RUN_USERDATA, "x-shellscript", "loguserdata.sh"))
     if metadata:
         parts.append(mime_part(json.dumps(metadata), "x-cfninitdata", "cfn-init-data"))
     if not software:
