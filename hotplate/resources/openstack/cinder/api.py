@@ -17,12 +17,11 @@ derives from the client layer's classification (``CloudNotFound``,
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlencode
 
 from hotplate.resources.openstack.cloud_errors import error_class, is_not_found
+from hotplate.resources.openstack.versioned_api import VersionedApi, version_tuple
 
 __all__ = ["MAX_MICROVERSION", "CinderApi", "cinder_error", "version_tuple"]
 
@@ -32,15 +31,6 @@ MAX_MICROVERSION = "3.71"
 _BY_STATUS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound",
               406: "NotAcceptable", 413: "OverLimit", 501: "HTTPNotImplemented"}
 """cinderclient's exception class for each status (others, 409 too: ClientException)."""
-
-_VERSIONS: dict[str, str] = {}
-_VERSIONS_LOCK = threading.Lock()
-
-
-def version_tuple(version: str) -> tuple[int, int]:
-    major, _, minor = str(version).partition(".")
-    return int(major), int(minor or 0)
-
 
 def cinder_error(classified: Exception, message: str, request_id: str | None = None,
                  ) -> Exception:
@@ -80,74 +70,15 @@ def _renamed(exc: Exception) -> Exception:
     return cinder_error(exc, message or str(exc), request_id)
 
 
-class CinderApi:
+class CinderApi(VersionedApi):
     """Cinder's resources as JSON documents, through a ``Cloud``."""
 
-    def __init__(self, cloud: Any) -> None:
-        self._cloud = cloud
+    proxy = "block_storage"
+    floor = "3.0"
+    ceiling = MAX_MICROVERSION
 
-    @property
-    def microversion(self) -> str:
-        """The microversion every request asks for (found once per endpoint)."""
-        proxy = self._cloud.block_storage
-        key = str(proxy.get_endpoint() or "")
-        with _VERSIONS_LOCK:
-            known = _VERSIONS.get(key)
-        if known is None:
-            data = self._cloud.call(proxy.get_endpoint_data)
-            offered = getattr(data, "max_microversion", None)
-            found = f"{offered[0]}.{offered[1]}" if offered else "3.0"
-            known = min(found, MAX_MICROVERSION, key=version_tuple)
-            with _VERSIONS_LOCK:
-                _VERSIONS[key] = known
-        return known
-
-    def supports(self, version: str) -> bool:
-        """Heat's ``is_version_supported``."""
-        return version_tuple(self.microversion) >= version_tuple(version)
-
-    def request(self, method: str, path: str, body: Any = None) -> Any:
-        """The decoded answer to ``method path`` (None for an empty one).
-
-        Raises:
-            CloudError: the classified failure, renamed as cinderclient names it.
-        """
-        version = self.microversion
-
-        def send() -> Any:
-            kwargs: dict[str, Any] = {"json": body} if body is not None else {}
-            return self._cloud.block_storage.request(path, method, raise_exc=True,
-                                                     microversion=version, **kwargs)
-
-        try:
-            response = self._cloud.call(send)
-        except Exception as exc:
-            if getattr(exc, "status", None) is None:
-                raise
-            raise _renamed(exc) from exc
-        if response.status_code == 204 or not response.content:
-            return None
-        return response.json()
-
-    def get(self, path: str, **query: Any) -> Any:
-        suffix = f"?{urlencode(query)}" if query else ""
-        return self.request("GET", f"{path}{suffix}")
-
-    def post(self, path: str, body: Any) -> Any:
-        return self.request("POST", path, body)
-
-    def put(self, path: str, body: Any) -> Any:
-        return self.request("PUT", path, body)
-
-    def delete(self, path: str) -> bool:
-        """Delete; False when it was already gone (404)."""
-        try:
-            self.request("DELETE", path)
-        except Exception as exc:
-            if is_not_found(exc):
-                return False
-            raise
-        return True
+    def renamed(self, exc: Exception) -> Exception:
+        return _renamed(exc)
 
     # -- volumes ------------------------------------------------------------------------
     def volume(self, ident: str) -> dict[str, Any]:

@@ -17,11 +17,11 @@ callers test the kind.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping
 from typing import Any
 
 from hotplate.resources.openstack.cloud_errors import error_class
+from hotplate.resources.openstack.versioned_api import VersionedApi, version_tuple
 
 __all__ = ["MAX_MICROVERSION", "NovaApi", "nova_error", "version_tuple"]
 
@@ -32,15 +32,6 @@ _BY_STATUS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "No
               405: "MethodNotAllowed", 406: "NotAcceptable", 409: "Conflict",
               413: "OverLimit", 429: "RateLimit", 501: "HTTPNotImplemented"}
 """novaclient's exception class for each status (others: ClientException)."""
-
-_VERSIONS: dict[str, str] = {}
-_VERSIONS_LOCK = threading.Lock()
-
-
-def version_tuple(version: str) -> tuple[int, int]:
-    major, _, minor = str(version).partition(".")
-    return int(major), int(minor or 0)
-
 
 def nova_error(classified: Exception, message: str, request_id: str | None = None) -> Exception:
     """``classified`` renamed as novaclient names it, with its text."""
@@ -72,74 +63,15 @@ def _renamed(exc: Exception) -> Exception:
     return nova_error(exc, message or str(exc), request_id)
 
 
-class NovaApi:
+class NovaApi(VersionedApi):
     """Nova's resources as JSON documents, through a ``Cloud``."""
 
-    def __init__(self, cloud: Any) -> None:
-        self._cloud = cloud
+    proxy = "compute"
+    floor = "2.1"
+    ceiling = MAX_MICROVERSION
 
-    @property
-    def microversion(self) -> str:
-        """The microversion every request asks for (found once per endpoint)."""
-        proxy = self._cloud.compute
-        key = str(proxy.get_endpoint() or "")
-        with _VERSIONS_LOCK:
-            known = _VERSIONS.get(key)
-        if known is None:
-            data = self._cloud.call(proxy.get_endpoint_data)
-            offered = getattr(data, "max_microversion", None)
-            found = (f"{offered[0]}.{offered[1]}" if offered else "2.1")
-            known = min(found, MAX_MICROVERSION, key=version_tuple)
-            with _VERSIONS_LOCK:
-                _VERSIONS[key] = known
-        return known
-
-    def supports(self, version: str) -> bool:
-        """Heat's ``is_version_supported``."""
-        return version_tuple(self.microversion) >= version_tuple(version)
-
-    def request(self, method: str, path: str, body: Any = None, *,
-                microversion: str | None = None) -> Any:
-        """The decoded answer to ``method path`` (None for an empty one).
-
-        Raises:
-            CloudError: the classified failure, renamed as novaclient names it.
-        """
-        version = microversion or self.microversion
-
-        def send() -> Any:
-            kwargs: dict[str, Any] = {"json": body} if body is not None else {}
-            return self._cloud.compute.request(path, method, raise_exc=True,
-                                               microversion=version, **kwargs)
-
-        try:
-            response = self._cloud.call(send)
-        except Exception as exc:
-            if getattr(exc, "status", None) is None:
-                raise
-            raise _renamed(exc) from exc
-        if response.status_code == 204 or not response.content:
-            return None
-        return response.json()
-
-    def get(self, path: str) -> Any:
-        return self.request("GET", path)
-
-    def post(self, path: str, body: Any) -> Any:
-        return self.request("POST", path, body)
-
-    def put(self, path: str, body: Any) -> Any:
-        return self.request("PUT", path, body)
-
-    def delete(self, path: str) -> bool:
-        """Delete; False when it was already gone (404)."""
-        try:
-            self.request("DELETE", path)
-        except Exception as exc:
-            if getattr(exc, "status", None) == 404:
-                return False
-            raise
-        return True
+    def renamed(self, exc: Exception) -> Exception:
+        return _renamed(exc)
 
     # -- servers ----------------------------------------------------------------------
     def server(self, ident: str) -> dict[str, Any]:
