@@ -99,6 +99,8 @@ class SecurityGroup(NeutronResource):
     """An AWS-compatible security group: a Neutron security group with its rules."""
 
     heat_class_name = "SecurityGroup"
+    default_client_name = None  # type: ignore[assignment]
+    """Heat's type names no client, so it is listed whatever the catalog holds."""
     entity = "security_group"
     collection = "security-groups"
     names_itself = False
