@@ -79,9 +79,9 @@ def test_a_type_heat_has_and_no_plugin_implements_says_so(
         cloud: Cloud, user_conn: Any, engine: Engine) -> None:
     ctxt = token_context(cloud, user_conn)
     with pytest.raises(ResourceTypeUnavailable) as caught:
-        engine.service.preview_stack(ctxt, "srv", _template("AWS::EC2::Instance"), {}, {}, {})
+        engine.service.preview_stack(ctxt, "vpc", _template("AWS::EC2::VPC"), {}, {}, {})
     assert str(caught.value) == (
-        "HEAT-E99001 Service nova is not available for resource type AWS::EC2::Instance, "
+        "HEAT-E99001 Service neutron is not available for resource type AWS::EC2::VPC, "
         "reason: this engine does not implement it yet")
 
 
