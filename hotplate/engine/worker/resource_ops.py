@@ -319,12 +319,12 @@ class ResourceOps(PluginRuns, ReplacementHooks):
         """The row's plugin's ``needs_replace_failed``: only types that look at their
         cloud object override it, so others cost nothing. A failure to ask is a yes,
         as a replacement is what Heat's default would do."""
-        cls = self._row_class(row)
-        if cls.needs_replace_failed is Resource.needs_replace_failed:
-            return True
-        instance = cls(row.name, row.properties_data or {}, self._context(row, stack),
-                       resource_id=row.physical_resource_id)
         try:
+            cls = self._row_class(row)
+            if cls.needs_replace_failed is Resource.needs_replace_failed:
+                return True
+            instance = cls(row.name, row.properties_data or {}, self._context(row, stack),
+                           resource_id=row.physical_resource_id)
             return bool(instance.needs_replace_failed())
         except Exception:
             LOG.warning("resource %s: could not tell whether its failed %s needs a "
