@@ -181,8 +181,7 @@ def validate_stack_request(
             constraint_checks.check_properties(
                 cls.properties_schema, props, ("resources", name, "properties"),
                 access.check_context(deps.clock.now()))
-        if props is not None and access is not None and access.has_credentials and \
-                cls.check_with_cloud.__func__ is not Resource.check_with_cloud.__func__:  # type: ignore[attr-defined]
+        if props is not None and access is not None and access.has_credentials:
             cls.check_with_cloud(props, ("resources", name, "properties"), access.cloud, seen)
         if props is not None and not nested:  # the root validates the whole tree, as Heat's
             validate_child(deps, cls, name, props, environment, files, access=access)

@@ -71,11 +71,6 @@ _NO_INPUTS = frozenset({Plan.RETRIGGER, Plan.TIME_OUT, Plan.SKIP, Plan.PROPAGATE
                         Plan.PURGE})
 """Plans that neither resolve properties nor pass the node's inputs on."""
 
-_ASKED_WHEN_FAILED = frozenset({Action.CREATE, Action.UPDATE, Action.ADOPT, Action.SUSPEND,
-                                Action.RESUME, Action.SNAPSHOT, Action.ROLLBACK})
-"""Failed actions after which an update asks the plugin whether to replace: a failed
-CHECK is always replaced (Heat's always_replace_on_check_failed), a failed DELETE too."""
-
 
 class CheckResource:
     def __init__(self, deps: EngineDeps) -> None:
@@ -172,8 +167,7 @@ class CheckResource:
                 restricted = restricted_actions(deps, template_id, row.name)
             if row.replaced_by is not None:
                 replacement_template = self._replacement_template(row)
-            elif (row.status is Status.FAILED and row.action in _ASKED_WHEN_FAILED
-                  and not changed):
+            elif row.status is Status.FAILED and not changed:
                 replace_failed = self._ops.replaces_failed(row, stack)
         return plan_node(
             NodeContext(

@@ -37,6 +37,11 @@ from hotplate.resources.base import Attempt, Resource
 
 LOG = logging.getLogger(__name__)
 
+ASKED_WHEN_FAILED = frozenset({Action.CREATE, Action.UPDATE, Action.ADOPT, Action.SUSPEND,
+                               Action.RESUME, Action.SNAPSHOT, Action.ROLLBACK})
+"""Failed actions after which an update asks the plugin whether to replace: a failed
+CHECK is always replaced (Heat's always_replace_on_check_failed), a failed DELETE too."""
+
 FAILED_KEPT = ("Update status to COMPLETE for FAILED resource neither update nor "
                "replace.")
 """Heat's reason for a FAILED row an update neither changed nor replaced."""
@@ -316,9 +321,12 @@ class ResourceOps(PluginRuns, ReplacementHooks):
         return Completed(stored, node_data=node_data, synced=synced, reports=reports)
 
     def replaces_failed(self, row: ResourceRecord, stack: StackRecord) -> bool:
-        """The row's plugin's ``needs_replace_failed``: only types that look at their
+        """The row's plugin's ``needs_replace_failed``, after a failed action Heat asks it
+        for (``ASKED_WHEN_FAILED``): only types that look at their
         cloud object override it, so others cost nothing. A failure to ask is a yes,
         as a replacement is what Heat's default would do."""
+        if row.action not in ASKED_WHEN_FAILED:
+            return True
         try:
             cls = self._row_class(row)
             if cls.needs_replace_failed is Resource.needs_replace_failed:
