@@ -391,6 +391,11 @@ uwsgi_ini() { # name port module [pyargv] [env...]
     echo "procname-prefix-spaced = hotplate-cloud-$name:"
     echo "pidfile = $RUN/$name.pid"
     echo "daemonize = $LOGS/$name-uwsgi.log"
+    # One line a request, with its user agent, in a log of its own: how many calls
+    # an orchestrator makes is counted here, at the cloud's side (benchmarks/cloud.py).
+    echo "req-logger = file:$LOGS/$name-access.log"
+    echo "logger = file:$LOGS/$name-uwsgi.log"
+    echo 'log-format = %(epoch) %(method) %(uri) %(status) %(msecs) "%(uagent)"'
     [ -n "$pyargv" ] && echo "pyargv = $pyargv"
     for e in "$@"; do echo "env = $e"; done
   } > $ETC/uwsgi/$name.ini

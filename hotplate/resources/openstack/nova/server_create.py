@@ -16,12 +16,12 @@ port its predecessor still holds waits for Nova to let go of it
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 from collections.abc import Mapping
 from typing import Any
 
 from hotplate.model.errors import StackValidationFailed
+from hotplate.resources.openstack.attempt_marks import attempt_tag
 from hotplate.resources.openstack.neutron.api import NeutronApi
 from hotplate.resources.openstack.nova.api import NovaApi
 from hotplate.resources.openstack.nova.base import is_not_found
@@ -33,11 +33,6 @@ from hotplate.resources.openstack.nova.server_ports import ServerPorts
 
 __all__ = ["attempt_tag", "bdm_v1", "bdm_v2", "create_body", "made_before", "meta_serialize",
            "ports_held_by_predecessor"]
-
-
-def attempt_tag(token: str) -> str:
-    """The tag that marks the server one action made (Nova's tags: at most 60 chars)."""
-    return "hotplate-" + hashlib.sha256(token.encode()).hexdigest()[:32]
 
 
 def meta_serialize(metadata: Mapping[str, Any]) -> dict[str, str]:
