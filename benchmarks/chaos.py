@@ -274,6 +274,11 @@ def print_chaos(result: dict[str, Any]) -> None:
          " failures in effect)"),
         ("longest stall within one failure (s)", result["longest_stall_one_failure_s"]),
         ("stalls longer than the resume target", result["stalls_over_bound"]),
+        ("longest wait for progress after a failure (s)",
+         f"{result['longest_wait_after_failure_s']} "
+         f"({result['failures_in_effect_during_longest_wait']} failures in effect)"),
+        ("waits after a failure longer than the resume target",
+         result["waits_after_failure_over_bound"]),
         ("duplicate stacks from repeated requests", result["duplicate_stacks"]),
     ]
     width = max(len(label) for label, _ in rows)

@@ -178,7 +178,10 @@ def stalls(record: Record, prefix: str, failures: list[Failure],
     kill to the bound after it, from a cut to the bound after its heal), which is what
     one failure's bound (3P + L) is about: failures that overlap add up. Every gap longer
     than ``bound`` is listed with the events on either side of it (the one after says
-    which engine took over from which) and the failures in effect meanwhile."""
+    which engine took over from which) and the failures in effect meanwhile. Beside the
+    gaps, the wait for progress *after a failure began* (from the later of the gap's
+    start and the first failure in effect): what the bound is stated for, since a gap
+    that began before the failure includes work that was going on as usual."""
     with record.db.connect() as conn:
         rows = conn.execute(text(
             "SELECT s.name, e.created_at, e.resource_name, e.resource_action, "
@@ -191,6 +194,8 @@ def stalls(record: Record, prefix: str, failures: list[Failure],
         times[str(name)].append((at, f"{resource} {action}_{status} {reason or ''}"[:160]))
     worst: tuple[float, str, int] = (0.0, "", 0)
     single: tuple[float, str] = (0.0, "")
+    waited: tuple[float, str, int] = (0.0, "", 0)
+    waits_over = 0
     long: list[dict[str, Any]] = []
     for name, stamps in times.items():
         for (before, said), (after, then) in itertools.pairwise(stamps):
@@ -201,6 +206,14 @@ def stalls(record: Record, prefix: str, failures: list[Failure],
                 worst = (gap, where, len(inside))
             if len(inside) <= 1 and gap > single[0]:
                 single = (gap, where)
+            if inside:
+                # What the bound promises: progress within it of the failure. A stack
+                # that was merely working when the failure came waited from then on.
+                began = max(before, min(f.start for f in inside))
+                wait = (after - began).total_seconds()
+                waits_over += wait > bound
+                if wait > waited[0]:
+                    waited = (wait, where, len(inside))
             if gap > bound:
                 long.append({"stack": name, "gap_s": round(gap, 2), "from": before.isoformat(),
                              "before": said, "after": then,
@@ -211,7 +224,11 @@ def stalls(record: Record, prefix: str, failures: list[Failure],
             "failures_in_effect_during_longest_stall": worst[2],
             "longest_stall_one_failure_s": round(single[0], 2),
             "longest_stall_one_failure_where": single[1],
-            "stalls_over_bound": len(long), "stalls_over_bound_detail": long[:20]}
+            "stalls_over_bound": len(long), "stalls_over_bound_detail": long[:20],
+            "longest_wait_after_failure_s": round(waited[0], 2),
+            "longest_wait_after_failure_where": waited[1],
+            "failures_in_effect_during_longest_wait": waited[2],
+            "waits_after_failure_over_bound": waits_over}
 
 
 def slow_calls(calls: Calls, failures: list[Failure]) -> list[dict[str, Any]]:

@@ -7,6 +7,7 @@
 import os
 import sys
 import tempfile
+import urllib.parse
 
 import openstack
 
@@ -29,13 +30,24 @@ SERVICES = [
     ('hotplate', 'orchestration', f"{H}:{P['HOTPLATE_PORT']}/v1/%(tenant_id)s"),
     ('hotplate-cfn', 'cloudformation', f"{H}:{P['HOTPLATE_CFN_PORT']}/v1"),
 ]
-HEAT_REGION = 'HeatRegion'
+HEAT_REGION = E.get('HEAT_REGION', 'HeatRegion')
+OFFSET = int(E.get('HEAT_REGION_PORT_OFFSET', '10000'))
+
+
+def heat_region_url(url):
+    """The same API on the port real Heat's region reaches it by (uWSGI listens on both)."""
+    parts = urllib.parse.urlsplit(url)
+    return parts._replace(netloc=f"{parts.hostname}:{parts.port + OFFSET}").geturl()
+
+
 # Real Heat, when it runs (CLOUD_HEAT=1), is the orchestration service of a second region
-# holding the same cloud: clients find it by region, and Heat, which looks for the services
-# of its resources in the request's region, finds them there too.
+# holding the same cloud (its region_name_for_services). Its APIs there listen on ports of
+# their own, so the calls Heat makes are counted apart from those between the cloud's
+# services (benchmarks/cloud.py).
 HEAT_SERVICES = [
-    ('keystone', 'identity', f"{H}:{P['KEYSTONE_PORT']}/v3/"),
-    *[service for service in SERVICES if not service[0].startswith('hotplate')],
+    ('keystone', 'identity', heat_region_url(f"{H}:{P['KEYSTONE_PORT']}/v3/")),
+    *[(name, kind, heat_region_url(url))
+      for name, kind, url in SERVICES if not name.startswith('hotplate')],
     ('heat', 'orchestration', f"{H}:{P['HEAT_PORT']}/v1/%(tenant_id)s"),
     ('heat-cfn', 'cloudformation', f"{H}:{P['HEAT_CFN_PORT']}/v1"),
 ]

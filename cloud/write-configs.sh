@@ -309,7 +309,7 @@ cat > $ETC/heat/heat.conf <<EOF
 $(common_default)
 host = $COMPUTE_HOST
 num_engine_workers = ${HEAT_ENGINE_WORKERS:-1}
-region_name_for_services = $REGION
+region_name_for_services = $HEAT_REGION
 deferred_auth_method = trusts
 stack_user_domain_name = heat
 stack_domain_admin = heat_domain_admin
@@ -365,6 +365,9 @@ uwsgi_ini() { # name port module [pyargv] [env...]
   {
     echo "[uwsgi]"
     echo "http-socket = 127.0.0.1:$port"
+    # Real Heat's region (HeatRegion) reaches each API on a port of its own: the calls it
+    # makes are told from the cloud's calls between its own services by the port they came to.
+    case $name in heat-*) ;; *) echo "http-socket = 127.0.0.1:$((port + HEAT_REGION_PORT_OFFSET))";; esac
     echo "module = $module"
     echo "virtualenv = $VENV"
     echo "master = true"
@@ -395,7 +398,7 @@ uwsgi_ini() { # name port module [pyargv] [env...]
     # an orchestrator makes is counted here, at the cloud's side (benchmarks/cloud.py).
     echo "req-logger = file:$LOGS/$name-access.log"
     echo "logger = file:$LOGS/$name-uwsgi.log"
-    echo 'log-format = %(epoch) %(method) %(uri) %(status) %(msecs) "%(uagent)"'
+    echo 'log-format = %(epoch) %(var.SERVER_PORT) %(method) %(uri) %(status) %(msecs) "%(uagent)"'
     [ -n "$pyargv" ] && echo "pyargv = $pyargv"
     for e in "$@"; do echo "env = $e"; done
   } > $ETC/uwsgi/$name.ini
