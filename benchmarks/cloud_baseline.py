@@ -53,12 +53,11 @@ def delete_member(conn: Any, made: dict[str, str], timeout: float) -> None:
     _until(lambda: _status(lambda: conn.block_storage.get_volume(made["volume"]), "available"),
            timeout, "detach")
     conn.compute.delete_server(made["server"])
-    conn.compute.wait_for_delete(conn.compute.get_server(made["server"]), interval=POLL_S,
-                                 wait=int(timeout))
+    _until(lambda: conn.compute.find_server(made["server"]) is None, timeout, "server delete")
     conn.block_storage.delete_volume(made["volume"])
     conn.network.delete_port(made["port"])
-    conn.block_storage.wait_for_delete(conn.block_storage.get_volume(made["volume"]),
-                                       interval=POLL_S, wait=int(timeout))
+    _until(lambda: conn.block_storage.find_volume(made["volume"]) is None, timeout,
+           "volume delete")
 
 
 def run_baseline(conn: Any, members: int, image: str, flavor: str, timeout: float
