@@ -188,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
         runs["heat"] = []
     if not args.no_baseline:
         runs["cloud alone"] = []
+    failures: list[str] = []
     with bench_user(admin) as user, tempfile.TemporaryDirectory() as tmp:
         session = user.session()
         token = session.get_token()
@@ -204,17 +205,31 @@ def main(argv: list[str] | None = None) -> int:
                     runs["cloud alone"].append(run_baseline(own, args.servers, args.image,
                                                             args.flavor, args.timeout))
                 for label, url, engine in targets:  # alternated: both see the same cloud
-                    runs[label].append(run_once(url, token, engine, args.servers, params,
-                                                args.timeout, label))
+                    try:
+                        runs[label].append(run_once(url, token, engine, args.servers,
+                                                    params, args.timeout, label))
+                    except SystemExit as failed:  # one orchestrator's failure is a result
+                        failures.append(f"{label}: {failed}")
+                        print(f"{label} failed: {failed}", file=sys.stderr)
+                    save(args, runs, failures)
     results = {label: {key: statistics.median(r.get(key, 0.0) for r in done)
                        for key in sorted({k for r in done for k in r})}
-               for label, done in runs.items()}
+               for label, done in runs.items() if done}
     report(args.servers, args.repeat, results)
+    for failure in failures:
+        print(f"failed: {failure}")
+    save(args, runs, failures, results)
+    return 1 if failures else 0
+
+
+def save(args: argparse.Namespace, runs: dict[str, list[dict[str, float]]],
+         failures: list[str], results: dict[str, dict[str, float]] | None = None) -> None:
+    """Written after every run, so that a run that never ends loses none before it."""
     if args.json_path:
         Path(args.json_path).write_text(json.dumps(
             {"servers": args.servers, "resources": resources_in(args.servers),
-             "repeat": args.repeat, "runs": runs, "results": results}, indent=2))
-    return 0
+             "repeat": args.repeat, "runs": runs, "failures": failures,
+             "results": results}, indent=2))
 
 
 def report(servers: int, repeat: int, results: dict[str, dict[str, float]]) -> None:
@@ -234,7 +249,9 @@ def report(servers: int, repeat: int, results: dict[str, dict[str, float]]) -> N
             print(f"{label:<12}{phase:<8}{r[f'{phase}_s']:>8.1f}{calls:>11}  {services:<38}"
                   f"{cpu:>7.1f}{running:>12.2f}{threads:>9.0f}{rss:>9.0f}")
     alone = results.get("cloud alone")
-    heat, ours = results.get("heat"), results["hotplate"]
+    heat, ours = results.get("heat"), results.get("hotplate")
+    if ours is None:
+        return
     for phase in PHASES:
         line = f"{phase}:"
         if alone:

@@ -308,7 +308,7 @@ cat > $ETC/heat/heat.conf <<EOF
 [DEFAULT]
 $(common_default)
 host = $COMPUTE_HOST
-num_engine_workers = ${HEAT_ENGINE_WORKERS:-1}
+num_engine_workers = ${HEAT_ENGINE_WORKERS:-4}
 region_name_for_services = $HEAT_REGION
 deferred_auth_method = trusts
 stack_user_domain_name = heat
