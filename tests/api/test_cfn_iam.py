@@ -121,7 +121,7 @@ def test_deleting_the_key_keeps_the_user_and_the_stack_takes_both(served: Served
     assert _describe(again, "server").status_code == 200
     hc.stacks.delete(stack_id)
     assert wait_status(hc, stack_id).stack_status == "DELETE_COMPLETE"
-    assert store.find_stack_user_key(again["access_key_id"]) is None
+    assert store.find_stack_user_key(again["access_key_id"]) is None  # type: ignore[attr-defined]
 
 
 def test_a_replaced_user_gets_a_new_key_and_the_old_one_stops(served: Served) -> None:
