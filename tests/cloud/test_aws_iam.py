@@ -191,6 +191,17 @@ def test_an_iam_users_key_its_policy_and_their_lifecycle(
         assert set(_users(admin_conn, project)) == {third["user"]}
         assert list(_credentials(admin_conn, project).values()) == [third["user"]]
 
+        # Suspended, the user is disabled and Keystone refuses its key; resumed, not.
+        third_out = _outputs(_shown(served, name))
+        assert _stack(served, "suspend", name, stack=name) == "SUSPEND_COMPLETE"
+        assert admin_conn.identity.get_user(third["user"]).is_enabled is False
+        suspended = _describe(third_out["access"], third_out["secret"], name, "server")
+        assert suspended.status_code == 403
+        assert _stack(served, "resume", name, stack=name) == "RESUME_COMPLETE"
+        assert admin_conn.identity.get_user(third["user"]).is_enabled is True
+        assert _describe(third_out["access"], third_out["secret"], name,
+                         "server").status_code == 200
+
         assert _stack(served, "delete", name, stack=name) == "DELETE_COMPLETE"
         domain = admin_conn.identity.find_domain(STACK_DOMAIN, ignore_missing=False)
         _eventually(lambda: not [p for p in admin_conn.identity.projects(domain_id=domain.id)
