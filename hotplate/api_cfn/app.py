@@ -12,8 +12,11 @@ heat-api-cfn's paths, as agents call them unchanged:
 
 Every request is signed (EC2 SigV2 or SigV4) with a stack user's key: the
 key is looked up (``KeyLookup``, the stack-user store) and the signature
-checked against its secret before anything else; a key may only act on
-its own resource (Heat's ``access_allowed``). A key Keystone holds (Keystone
+checked against its secret before anything else; a key may only signal
+its own resource, and describe the resources of its own stack that the
+engine finds its resource allows (Heat's ``access_allowed``: its own, or an
+``AWS::IAM::User``'s policies'; the key travels in the context's
+``aws_creds``, as Heat's). A key Keystone holds (Keystone
 mode: a stack domain user's EC2 credential) is checked by Keystone's
 ``ec2tokens`` instead (``Ec2Check``), and refused when the API has no
 Keystone to ask; hotplate's own keys (the standalone mode's, and those of
@@ -53,6 +56,7 @@ from hotplate.api_cfn.errors import (
     INTERNAL,
     INVALID_ACTION,
     INVALID_PARAMETER,
+    INVALID_PARAMETER_ERRORS,
     MISSING_AUTH,
     MISSING_PARAMETER,
     NOT_FOUND,
@@ -63,11 +67,13 @@ from hotplate.api_cfn.errors import (
 from hotplate.model.ec2_signature import SignedRequest, access_key_id, verify
 from hotplate.model.errors import (
     EntityNotFound,
+    Forbidden,
     HotplateError,
     RequestIdReused,
     RequestInProgress,
 )
 from hotplate.model.stack_users import StackUserKey
+from hotplate.rpc.errors import RemoteError
 from hotplate.rpc.requests import WRITES, keyed_request_id
 
 _ARN = re.compile(r"^arn:openstack:heat::([^:]*):stacks/([^/]+)/([^/]+)/resources/(.+)$")
@@ -161,7 +167,8 @@ def _context(key: StackUserKey, token: str | None = None) -> dict[str, Any]:
         key.project, f"cfn:{token}")
     return {"user_id": f"stack-user-{key.access_key}", "username": key.resource_name,
             "project_id": key.project, "tenant": key.project, "tenant_id": key.project,
-            "is_admin": False, "roles": ["heat_stack_user"], "request_id": request_id}
+            "is_admin": False, "roles": ["heat_stack_user"], "request_id": request_id,
+            "aws_creds": json.dumps({"ec2Credentials": {"access": key.access_key}})}
 
 
 def _token(request: Request) -> str | None:
@@ -184,6 +191,8 @@ async def _call(request: Request, key: StackUserKey, method: str, **kwargs: Any)
     token = _token(request) if method in WRITES else None
     try:
         return await run_in_threadpool(rpc.call, _context(key, token), method, **kwargs)
+    except Forbidden:
+        raise CfnError(ACCESS_DENIED) from None
     except EntityNotFound as exc:
         raise CfnError(NOT_FOUND, str(exc)) from None
     except RequestIdReused as exc:
@@ -192,6 +201,10 @@ async def _call(request: Request, key: StackUserKey, method: str, **kwargs: Any)
         raise CfnError(IN_PROGRESS, str(exc)) from None
     except HotplateError as exc:
         raise CfnError(INVALID_PARAMETER, str(exc)) from None
+    except RemoteError as exc:
+        if exc.exc_type not in INVALID_PARAMETER_ERRORS:
+            raise
+        raise CfnError(INVALID_PARAMETER, exc.message) from None
 
 
 def _arn_resource(arn: str, key: StackUserKey) -> None:
@@ -288,8 +301,7 @@ async def actions(request: Request) -> Response:
         name = params.get("LogicalResourceId")
         if not stack or not name:
             raise CfnError(MISSING_PARAMETER, "StackName and LogicalResourceId")
-        if stack not in (key.stack_name, key.stack_id, _stack_arn(key)) or (
-                name != key.resource_name):
+        if stack not in (key.stack_name, key.stack_id, _stack_arn(key)):
             raise CfnError(ACCESS_DENIED)
         found = await _call(request, key, "describe_stack_resource",
                             stack_identity=_identity(key), resource_name=name,

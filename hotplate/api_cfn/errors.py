@@ -26,6 +26,17 @@ IN_PROGRESS = (503, "ServiceUnavailable",
 INTERNAL = (500, "InternalFailure",
             "The request processing has failed due to an internal error")
 
+INVALID_PARAMETER_ERRORS = frozenset({
+    "AttributeError", "ValueError", "InvalidTenant", "EntityNotFound",
+    "ResourceActionNotSupported", "ResourceNotFound", "ResourceNotAvailable",
+    "StackValidationFailed", "InvalidSchemaError", "InvalidTemplateReference",
+    "InvalidTemplateVersion", "InvalidTemplateSection", "UnknownUserParameter",
+    "UserParameterMissing", "MissingCredentialError", "ResourcePropertyConflict",
+    "PropertyUnspecifiedError", "NotSupported", "InvalidBreakPointHook",
+    "PhysicalResourceIDAmbiguity"})
+"""The engine's errors heat-api-cfn answers as InvalidParameterValue (its
+``map_remote_error``); any other it does not know is an InternalFailure."""
+
 
 class CfnError(Exception):
     """An error answered in heat-api-cfn's form (``detail`` appended after a colon)."""

@@ -130,6 +130,12 @@ class StackUserStore(StoreBase):
 
         self._tx.write(write)
 
+    def forget_stack_user_key(self, access_key: str) -> None:
+        """Drop one key, leaving its resource's other keys and tokens (an IAM access
+        key deleted while its user stays)."""
+        self._tx.write(lambda conn: conn.execute(
+            delete(stack_user_key).where(stack_user_key.c.access_key == access_key)))
+
     def _project_id(self, conn: Connection, name: str) -> str:
         found = conn.execute(select(project.c.id).where(project.c.name == name)).scalar()
         if found is not None:

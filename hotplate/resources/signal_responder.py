@@ -171,6 +171,22 @@ class SignalEndpoints(Protocol):
         """Drop this resource's stack user, keys, URLs and token (on delete)."""
         ...
 
+    def create_stack_user(self, password: str | None = None) -> str | None:
+        """This resource's stack user, made now (with ``password``, else one of its
+        own) if not yet: its Keystone id; None standalone, where a stack user is
+        nothing but its keys (Heat's ``_create_user``)."""
+        ...
+
+    def enable_stack_user(self, enabled: bool) -> None:
+        """Suspend (False) or resume (True) this resource's Keystone stack user; nothing
+        standalone (Heat's ``handle_suspend`` / ``handle_resume`` of a stack user)."""
+        ...
+
+    def forget_keypair(self) -> None:
+        """Drop this resource's EC2 keypair (and the URLs signed with it), keeping its
+        stack user (Heat's ``_delete_keypair``)."""
+        ...
+
     def default_signal_transport(self) -> str:
         """``[DEFAULT] default_deployment_signal_transport`` (CFN_SIGNAL)."""
         ...

@@ -19,7 +19,8 @@ project (named after the resource's physical name, holding
 What was made is recorded in resource_data under Heat's names (``user_id``,
 ``credential_id``, ``access_key``, ``secret_key``, ``password``, the last
 three redacted) at once, before anything else can fail. ``forget`` deletes
-the keypair, then the user. A retry after a crash between Keystone's answer
+the keypair, then the user; ``forget_keypair`` the keypair alone (an
+``AWS::IAM::AccessKey`` goes while its user stays). A retry after a crash between Keystone's answer
 and the record finds the user by its name and reuses it.
 """
 
@@ -47,6 +48,8 @@ class _KeyRecords(Protocol):
     def record_stack_user_key(self, owner: ResourceOwner, access_key: str) -> None: ...
 
     def forget_stack_user(self, resource_id: Any) -> None: ...
+
+    def forget_stack_user_key(self, access_key: str) -> None: ...
 
 
 class KeystoneStackUser:
@@ -118,15 +121,36 @@ class KeystoneStackUser:
         """A token of the user, scoped to the stack user project."""
         return self._domain.user_token(self.user_id(), self._project, self.password())
 
-    def forget(self) -> None:
-        """Delete the keypair, then the user, and their records."""
+    def enable(self, enabled: bool) -> None:
+        """Suspend (False) or resume (True) the user, if it was made (Heat's
+        ``disable_stack_domain_user`` / ``enable_stack_domain_user``)."""
+        user_id = self._data.data().get("user_id")
+        if user_id:
+            self._domain.enable_user(str(user_id), self._project, enabled)
+
+    def forget_keypair(self) -> None:
+        """Delete the EC2 keypair and its records, keeping the user (Heat's
+        ``_delete_keypair``: an IAM access key deleted while its user stays)."""
         data = self._data.data()
         user_id, credential_id = data.get("user_id"), data.get("credential_id")
         if user_id and credential_id:
             self._domain.delete_keypair(str(user_id), self._project, str(credential_id))
+        access = data.get("access_key")
+        if access:
+            self._keys.forget_stack_user_key(str(access))
+        for key in ("credential_id", "access_key", "secret_key"):
+            if key in data:
+                with contextlib.suppress(Exception):
+                    self._data.data_delete(key)
+
+    def forget(self) -> None:
+        """Delete the keypair, then the user, and their records."""
+        self.forget_keypair()
+        data = self._data.data()
+        user_id = data.get("user_id")
         if user_id:
             self._domain.delete_user(str(user_id), self._project)
-        for key in ("credential_id", "access_key", "secret_key", "user_id", "password"):
+        for key in ("user_id", "password"):
             if key in data:
                 with contextlib.suppress(Exception):
                     self._data.data_delete(key)

@@ -132,6 +132,15 @@ class EngineResourceContext:
     def forget_signal_credentials(self) -> None:
         self._endpoints().forget_signal_credentials()
 
+    def create_stack_user(self, password: str | None = None) -> str | None:
+        return self._endpoints().create_stack_user(password)
+
+    def enable_stack_user(self, enabled: bool) -> None:
+        self._endpoints().enable_stack_user(enabled)
+
+    def forget_keypair(self) -> None:
+        self._endpoints().forget_keypair()
+
     def default_signal_transport(self) -> str:
         return self._endpoints().default_signal_transport()
 

@@ -47,6 +47,8 @@ class StackUserStorage(Protocol):
 
     def record_stack_user_key(self, owner: ResourceOwner, access_key: str) -> None: ...
 
+    def forget_stack_user_key(self, access_key: str) -> None: ...
+
 
 class DataAccess(Protocol):
     def data(self) -> Mapping[str, str]: ...
@@ -54,6 +56,14 @@ class DataAccess(Protocol):
     def data_set(self, key: str, value: str, *, redact: bool = False) -> None: ...
 
     def data_delete(self, key: str) -> None: ...
+
+
+def _flush(data: DataAccess) -> None:
+    """Write buffered data now: another resource's plugin (an access key making its
+    user's keypair) changes a row whose own action is not running."""
+    flush = getattr(data, "flush", None)
+    if callable(flush):
+        flush()
 
 
 def resource_arn(project: str, stack_name: str, stack_id: str, resource_name: str) -> str:
@@ -117,7 +127,30 @@ class EngineSignalEndpoints:
         key = self._store.stack_user_key(self._owner)
         self._data.data_set("access_key", key.access_key, redact=True)
         self._data.data_set("secret_key", key.secret, redact=True)
+        _flush(self._data)
         return str(key.access_key), str(key.secret)
+
+    def create_stack_user(self, password: str | None = None) -> str | None:
+        if self._keystone is None:
+            return None
+        if password is not None and self._data.data().get("password") != password:
+            self._data.data_set("password", password, redact=True)
+        return self._keystone.user_id()
+
+    def enable_stack_user(self, enabled: bool) -> None:
+        if self._keystone is not None:
+            self._keystone.enable(enabled)
+
+    def forget_keypair(self) -> None:
+        if self._keystone is not None:
+            self._keystone.forget_keypair()
+        data = self._data.data()
+        access = data.get("access_key")
+        if access:
+            self._store.forget_stack_user_key(str(access))
+        for key in ("ec2_signed_url", "ec2_waitcondition_url", "access_key", "secret_key"):
+            if key in self._data.data():
+                self._data.data_delete(key)
 
     def signal_token(self) -> str:
         stored = self._data.data().get("signal_token")

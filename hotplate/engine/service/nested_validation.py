@@ -54,7 +54,7 @@ class NoResources:
 
 
 def validate_resource(cls: type[Resource], defn: ResourceDefinition, ctx: NoResources,
-                      ) -> dict[str, Any] | None:
+                      stack_resources: frozenset[str] = frozenset()) -> dict[str, Any] | None:
     """Validate what is known of one resource's properties before any resource exists.
 
     A property whose value reads another resource (get_resource, get_attr) is
@@ -62,6 +62,9 @@ def validate_resource(cls: type[Resource], defn: ResourceDefinition, ctx: NoReso
     neither coerced nor checked against constraints, nor missing when it
     resolves to nothing. Every other property is checked against the schema,
     and the type's own checks (``check_properties``) run on the known values.
+    A type that checks its values against the stack's other resources (an
+    access policy's allowed resources) says so with a ``check_in_stack``
+    classmethod, given ``stack_resources``, the names of the stack's resources.
 
     Returns:
         The validated properties when every value was known (the child stack
@@ -72,7 +75,11 @@ def validate_resource(cls: type[Resource], defn: ResourceDefinition, ctx: NoReso
     """
     path = ("resources", defn.name, "properties")
     if not _reads_resources(defn.properties_node):
-        return cls.validate(defn.resolve_properties(ctx), path)
+        props = cls.validate(defn.resolve_properties(ctx), path)
+        in_stack = getattr(cls, "check_in_stack", None)
+        if callable(in_stack):
+            in_stack(props, path, stack_resources)
+        return props
     entries = defn.properties_node.as_mapping()
     if entries is None:
         return None  # the whole section is computed from other resources
@@ -182,7 +189,7 @@ def _validate_stack(deps: EngineDeps, template: Any, environment: Mapping[str, A
             raise StackValidationFailed(exc.detail, ("resources", name, "type")) from None
         except StackValidationFailed as exc:
             raise StackValidationFailed(exc.detail, ("resources", name, "type")) from None
-        props = validate_resource(cls, defn, ctx)
+        props = validate_resource(cls, defn, ctx, frozenset(decided.resources))
         if props is not None:
             validate_child(deps, cls, name, props, environment, files, depth + 1, access)
 

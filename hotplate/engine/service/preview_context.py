@@ -99,6 +99,15 @@ class DryRunContext:
     def forget_signal_credentials(self) -> None:
         return None
 
+    def create_stack_user(self, password: str | None = None) -> str | None:
+        return None
+
+    def enable_stack_user(self, enabled: bool) -> None:
+        return None
+
+    def forget_keypair(self) -> None:
+        return None
+
     def default_signal_transport(self) -> str:
         return "CFN_SIGNAL"
 

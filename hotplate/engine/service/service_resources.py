@@ -16,6 +16,7 @@ from hotplate.engine.hosting.row_plugins import row_instance
 from hotplate.engine.service import resource_actions
 from hotplate.engine.service.lookups import StackLookups
 from hotplate.engine.service.resource_attributes import shown_attributes
+from hotplate.engine.service.stack_user_access import authorize_stack_user
 from hotplate.engine.stack_rows import current_row
 from hotplate.engine.views import format_resource, stored_attributes
 from hotplate.graph import Graph
@@ -75,10 +76,15 @@ class ResourceMethods(StackLookups):
         names (see resource_attributes); ``with_attr=False`` leaves them out,
         as Heat's does.
 
+        A stack user's EC2 key (the CFN API's caller) may describe only what its
+        resource allows (stack_user_access.py), as Heat's.
+
         Raises:
+            Forbidden: a stack user's key the resource is not allowed to.
             ResourceNotFound: "The Resource (r) could not be found in Stack s."
         """
         stack = self._get_stack(ctxt, stack_identity, show_deleted=True)
+        authorize_stack_user(self._deps, ctxt, stack, resource_name)
         # One resource's rows only: agents poll this for their metadata (DescribeStackResource).
         row = current_row(self._deps, stack, resource_name)
         if row is None:

@@ -175,7 +175,8 @@ def validate_stack_request(
     seen: dict[Any, Any] = {}
     for name, defn in decided.resources.items():
         cls = classes[name]
-        props = validate_resource(cls, defn, ctx)  # None: some values await other resources
+        # None: some values await other resources
+        props = validate_resource(cls, defn, ctx, frozenset(decided.resources))
         if props is not None and access is not None and \
                 constraint_checks.has_cloud_constraints(cls.properties_schema):
             constraint_checks.check_properties(

@@ -103,7 +103,7 @@ def test_an_unimplemented_heat_type() -> None:
         "nova", "nova compute endpoint is not in service catalog.")
     assert unavailable_reason("OS::Nova::Server", None, Catalog("compute")) == (
         "nova", "this engine does not implement it yet")
-    assert unavailable_reason("AWS::IAM::User", None, Catalog()) == (
+    assert unavailable_reason("OS::Heat::Delay", None, Catalog()) == (
         "heat", "this engine does not implement it yet")
 
 
