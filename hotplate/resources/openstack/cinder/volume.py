@@ -199,9 +199,10 @@ class CinderVolume(BaseVolume):
         return args
 
     def check_create_complete(self, data: Any) -> CheckResult:
-        if not super().check_create_complete(data):
-            return False
-        self._store_volume_type(self.cinder().volume(str(self.resource_id)))
+        done = super().check_create_complete(data)
+        if not done:
+            return done
+        self._store_volume_type(self.created or self.cinder().volume(str(self.resource_id)))
         self._set_read_only(self.properties.get("read_only"))
         return True
 

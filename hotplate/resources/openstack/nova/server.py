@@ -65,6 +65,8 @@ from hotplate.resources.openstack.nova.server_create import (
 from hotplate.resources.openstack.nova.server_ports import EXTERNAL, ServerPorts
 from hotplate.resources.openstack.nova.server_schema import ATTRIBUTES, PROPERTIES, RULES
 from hotplate.resources.openstack.nova.server_update import InPlaceUpdate, Step, replaced_by_policy
+from hotplate.resources.openstack.status_lists import NOVA_SERVERS
+from hotplate.resources.openstack.waiting import Look, done_waiting, look
 from hotplate.resources.properties import PropertyPath
 from hotplate.resources.signal_responder import signal_endpoints
 from hotplate.template.implicit_deps import Peer
@@ -190,11 +192,21 @@ class Server(NovaResource):
             data["waiting_for_ports"] = False
             self._create()
             return CheckAgain(BUILD_POLL_SECS)
+        seen = self._look("create", BUILD_POLL_SECS)
+        if seen.pending:
+            return CheckAgain(seen.after)
         # A server gone while building fails the create (Nova's NotFound), as in Heat.
-        if not st.check_active(self.nova().server(str(self.resource_id))):
-            return CheckAgain(BUILD_POLL_SECS)
+        server = seen.record or self.nova().server(str(self.resource_id))
+        if not st.check_active(server):
+            return CheckAgain(seen.after)
+        done_waiting(self, "create", NOVA_SERVERS, str(self.resource_id))
         self.store_external_ports()
         return True
+
+    def _look(self, purpose: str, every: float) -> Look:
+        """The server as the engine's batched waits last saw it (``waiting``)."""
+        return look(self, purpose, NOVA_SERVERS, str(self.resource_id), self._fetch,
+                    every=every, until_gone=purpose == "delete")
 
     def store_external_ports(self) -> None:
         """Record the ports Nova made for the server (Heat's ``external_ports``)."""
@@ -244,12 +256,16 @@ class Server(NovaResource):
             return True
         if isinstance(data, dict) and data.get("image"):
             return self._check_snapshot(data)
-        gone = st.check_deleted(self._fetch())
+        seen = self._look("delete", DELETE_POLL_SECS)
+        if seen.pending:
+            return CheckAgain(seen.after)
+        gone = st.check_deleted(seen.record)
         if gone == "force":
             self.nova().action(str(self.resource_id), {"forceDelete": None})
-            return CheckAgain(DELETE_POLL_SECS)
+            return CheckAgain(seen.after)
         if not gone:
-            return CheckAgain(DELETE_POLL_SECS)
+            return CheckAgain(seen.after)
+        done_waiting(self, "delete", NOVA_SERVERS, str(self.resource_id))
         self.ports.delete_all_internal()
         return True
 
