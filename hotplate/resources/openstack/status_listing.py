@@ -44,8 +44,10 @@ def cloud_time(text: Any) -> datetime | None:
 
 
 def changed_at(record: Mapping[str, Any]) -> datetime | None:
-    """When the cloud last changed the object (Nova's ``updated``, else ``updated_at``)."""
-    return cloud_time(record.get("updated") or record.get("updated_at"))
+    """When the cloud last changed the object (Nova's ``updated``, else ``updated_at``;
+    a Cinder volume never updated yet has only its ``created_at``)."""
+    return cloud_time(record.get("updated") or record.get("updated_at")
+                      or record.get("created_at"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@
                      GET /ports?id=...
 
 With no watermark yet (a project's first tick), the newest object's change time
-is asked first (one object, sorted by it): the board derives the watermark from
+is asked first (one object, sorted by it; Cinder's by creation): the board derives the watermark from
 the cloud's clock, never the engine's. Ids the changes lists never showed are
 looked at one by one (``probe``: GET; 404 is gone). Lists follow the services'
 pagination links.
@@ -35,7 +35,7 @@ from hotplate.resources.openstack.status_listing import (
     MARGIN,
     Listing,
     ListPlan,
-    cloud_time,
+    changed_at,
     ids_of,
 )
 
@@ -82,10 +82,10 @@ def _probe(show: Any, idents: Iterable[str]) -> tuple[dict[str, Any], set[str]]:
     return records, gone
 
 
-def _newest(answer: Mapping[str, Any], key: str, field: str) -> datetime | None:
+def _newest(answer: Mapping[str, Any], key: str) -> datetime | None:
     """The change time of the first object of a list sorted newest first."""
     first: Mapping[str, Any] = next(iter(answer.get(key) or []), {})
-    return cloud_time(first.get(field))
+    return changed_at(first)
 
 
 def _seeded(since: datetime | None, newest: datetime | None) -> datetime | None:
@@ -109,7 +109,7 @@ class NovaServers:
         newest = None
         if plan.since is None:
             newest = _newest(get("/servers/detail?limit=1&sort_key=updated_at&sort_dir=desc"),
-                             "servers", "updated")
+                             "servers")
         since = _seeded(plan.since, newest)
         query = {"changes-since": _stamp(since)} if since is not None else {}
         listed = ids_of(_pages(get, "/servers/detail", query, "servers"))
@@ -140,8 +140,8 @@ class CinderVolumes:
             return Listing(everything, frozenset(plan.watched - everything.keys()))
         newest = None
         if plan.since is None:
-            newest = _newest(get("/volumes/detail?limit=1&sort=updated_at:desc"),
-                             "volumes", "updated_at")
+            # by creation: a volume never updated yet has no updated_at to sort by
+            newest = _newest(get("/volumes/detail?limit=1&sort=created_at:desc"), "volumes")
         since = _seeded(plan.since, newest)
         query = {"updated_at": f"gte:{_stamp(since)}"} if since is not None else {}
         listed = ids_of(_pages(get, "/volumes/detail", query, "volumes"))
