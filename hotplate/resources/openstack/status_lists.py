@@ -14,10 +14,10 @@
                      GET /ports?id=...
 
 With no watermark yet (a project's first tick), the newest object's change time
-is asked first (one object, sorted by it; Cinder's by creation): the board derives the watermark from
-the cloud's clock, never the engine's. Ids the changes lists never showed are
-looked at one by one (``probe``: GET; 404 is gone). Lists follow the services'
-pagination links.
+is asked first (one object, sorted by it; Cinder's by creation): the board
+derives the watermark from the cloud's clock, never the engine's. Ids the
+changes lists never showed are looked at one by one (``probe``: GET; 404 is
+gone). Lists follow the services' pagination links.
 """
 
 from __future__ import annotations
