@@ -77,6 +77,9 @@ BUILD_POLL_SECS = 2.0
 """How long a building server is left before the next look (a fake host builds in
 seconds; a real one in tens of seconds, so the look is cheap either way)."""
 DELETE_POLL_SECS = 1.0
+BATCHED_STEPS = frozenset({"resize", "confirm", "rebuild"})
+"""Update steps whose end shows in the server's status (read through the batched waits);
+interface attach and detach steps look at the ports themselves."""
 PORT_HANDOVER_SECS = 60.0
 """How long a replacement waits for its predecessor to let go of a given port; then
 the create goes ahead, and fails with Nova's 409 if the port is still bound."""
@@ -225,7 +228,7 @@ class Server(NovaResource):
     def check_update_complete(self, data: Any) -> CheckResult:
         update = self._update()
         steps: list[Step] = list(data or [])
-        for step in steps:
+        for index, step in enumerate(steps):
             if not step.called:
                 update.start(step)
                 step.called = True
@@ -233,8 +236,15 @@ class Server(NovaResource):
                     else False
             if step.kind == "done":
                 continue
-            if not update.finished(step):
-                return CheckAgain(BUILD_POLL_SECS)
+            after, record = BUILD_POLL_SECS, None
+            if step.kind in BATCHED_STEPS:  # Nova's own state tells: the batched waits
+                seen = self._look(f"update-{index}", BUILD_POLL_SECS)
+                if seen.pending:
+                    return CheckAgain(seen.after)
+                after, record = seen.after, seen.record
+            if not update.finished(step, record):
+                return CheckAgain(after)
+            done_waiting(self, f"update-{index}", NOVA_SERVERS, str(self.resource_id))
             step.kind = "done"
         self.store_external_ports()
         return True
