@@ -81,12 +81,14 @@ class StatusBoard:
         with self._lock:
             return self._state(key).register(ident, self._clock(), until_gone=until_gone)
 
-    def look(self, cloud: Any, lister: StatusLister, ident: str, ticket: int) -> Sighting:
+    def look(self, cloud: Any, lister: StatusLister, ident: str, ticket: int,
+             ) -> Sighting | None:
         """What the board knows of ``ident`` for the check holding ``ticket``, running
-        the tick first if one is due."""
+        the tick first if one is due; None when the board cannot serve now (the check
+        asks the cloud itself)."""
         key = self._key(cloud, lister)
-        if key is None:  # the credentials changed under the wait: nothing to say yet
-            return Sighting(None, False, 1.0)
+        if key is None:
+            return None
         with self._lock:
             state = self._state(key)
             if ident not in state.watches:  # expired, or the key was dropped
@@ -100,7 +102,7 @@ class StatusBoard:
         if number:
             self._run_tick(cloud, lister, state, number, plan)
         with self._lock:
-            return state.read(ident, ticket, self._clock())
+            return state.read(ident, ticket, self._clock()) if state.serving else None
 
     def forget(self, cloud: Any, lister: StatusLister, ident: str) -> None:
         """Stop waiting on ``ident`` (its check is done)."""

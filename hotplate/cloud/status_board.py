@@ -27,7 +27,9 @@ Rules, each with its why:
   ``FIRST_INTERVAL`` by ``GROWTH`` up to ``MAX_INTERVAL`` while no watched object
   changes, and is reset when one does, or when a new wait registers.
 - **No news on failure.** A failed tick changes nothing but the interval; checks
-  keep waiting (a batch call failing never fails a resource).
+  keep waiting (a batch call failing never fails a resource). After
+  ``FAILURES_TO_FALL_BACK`` failures in a row the checks ask the cloud themselves
+  (a list the policy refuses must not stall every wait) until a tick answers.
 - **Forgotten waits expire.** A wait no check has read for ``WATCH_TTL`` is
   dropped, so a check that never came back costs nothing for long.
 """
@@ -55,6 +57,7 @@ MAX_INTERVAL = 5.0
 GROWTH = 1.5
 UNSEEN_TICKS = 3
 PROBES_PER_TICK = 25
+FAILURES_TO_FALL_BACK = 3
 WATCH_TTL = 300.0
 """Seconds a wait is kept without a check reading it."""
 SLACK = 0.05
@@ -103,6 +106,9 @@ class KeyState:
     completed: int = 0
     """The number of the last tick that answered (ticks are numbered from 1)."""
     in_flight: bool = False
+    failures: int = 0
+    """Ticks failed in a row (``serving`` says whether checks should ask the cloud
+    themselves meanwhile)."""
     interval: float = FIRST_INTERVAL
     due: float = 0.0
     """When the next tick is due (engine seconds)."""
@@ -126,7 +132,8 @@ class KeyState:
         watch = self.watches.get(ident)
         if watch is not None:
             watch.read_at = now
-        after = max(self.due - now, 0.0) + SLACK
+        # while a tick is in flight the next is due an interval after it ends
+        after = (self.interval if self.in_flight else max(self.due - now, 0.0)) + SLACK
         if self.completed <= ticket:
             return Sighting(None, False, after)
         if ident in self.gone:
@@ -170,12 +177,21 @@ class KeyState:
             newest = listing.newest
         self.watermark = next_watermark(self.watermark, newest)
         self.completed = number
+        self.failures = 0
         self._schedule(now, moved)
         return moved
 
     def fail_tick(self, now: float) -> None:
         """A tick whose call failed: no news; the next one after the grown interval."""
+        self.failures += 1
         self._schedule(now, False)
+
+    @property
+    def serving(self) -> bool:
+        """False once ``FAILURES_TO_FALL_BACK`` ticks failed in a row (a list the
+        project's policy refuses, a service down): checks then ask the cloud themselves,
+        as they would without a board, until a tick answers again."""
+        return self.failures < FAILURES_TO_FALL_BACK
 
     def _schedule(self, now: float, moved: bool) -> None:
         self.in_flight = False

@@ -11,7 +11,8 @@ while ``look.pending``, so it comes back with the next tick::
     neither               gone (Nova's DELETED, absent from an exact list, 404)
 
 Where the board cannot serve (a cloud without credentials or project, a cloud
-object with no board) the check's own ``fetch`` answers, as before. The ticket
+object with no board, lists failing tick after tick) the check's own ``fetch``
+answers, as before. The ticket
 of a wait is kept on the plugin, which stays in memory between checks.
 """
 
@@ -57,9 +58,11 @@ def look(plugin: Any, purpose: str, lister: StatusLister, ident: str,
         ticket = board.watch(cloud, lister, ident, until_gone=until_gone)
         if ticket is not None:
             tickets[key] = ticket
-    if board is None or key not in tickets:
+    seen = None
+    if board is not None and key in tickets:
+        seen = board.look(cloud, lister, ident, tickets[key])
+    if seen is None:
         return Look(fetch(), False, every)
-    seen = board.look(cloud, lister, ident, tickets[key])
     if seen.gone:
         return Look(None, False, seen.after)
     return Look(seen.record, seen.record is None, seen.after)

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
+from hotplate.cloud.batched_waits import StatusBoard
 from hotplate.cloud.status_board import (
+    FAILURES_TO_FALL_BACK,
     FIRST_INTERVAL,
     MAX_INTERVAL,
     UNSEEN_TICKS,
@@ -13,7 +18,7 @@ from hotplate.cloud.status_board import (
     back_off,
     next_watermark,
 )
-from hotplate.resources.openstack.status_listing import MARGIN, Listing, cloud_time
+from hotplate.resources.openstack.status_listing import MARGIN, Listing, ListPlan, cloud_time
 
 T0 = datetime(2026, 12, 5, 15, 0, 0, tzinfo=UTC)
 
@@ -139,3 +144,66 @@ def test_a_wait_nobody_reads_expires() -> None:
     state.read("b", 0, WATCH_TTL)
     state.begin_tick(WATCH_TTL + 1)
     assert set(state.watches) == {"b"}
+
+
+def test_lists_failing_tick_after_tick_hand_the_checks_back_their_own_gets() -> None:
+    state = KeyState()
+    state.register("a", 0.0)
+    for n in range(FAILURES_TO_FALL_BACK):
+        assert state.serving
+        state.begin_tick(float(n))
+        state.fail_tick(float(n))
+    assert not state.serving
+    _tick(state, Listing({"a": _server("a", "BUILD", T0)}), 99.0)
+    assert state.serving
+
+
+class _Cloud:
+    """Just enough of ``hotplate.cloud.Cloud`` for the board's key."""
+
+    def project_identity(self) -> str:
+        return "project@RegionOne"
+
+
+class _Lister:
+    """A service that answers every id with ``status``; counts the board's calls."""
+
+    service = "test-things"
+
+    def __init__(self) -> None:
+        self.calls: list[ListPlan] = []
+        self.status = "BUILD"
+
+    def endpoint(self, cloud: object) -> str:
+        return "http://cloud.test/things"
+
+    def list(self, cloud: object, plan: ListPlan) -> Listing:
+        self.calls.append(plan)
+        time.sleep(0.05)  # the other checks arrive while the call is in flight
+        return Listing({i: _server(i, self.status, T0) for i in plan.watched})
+
+
+def test_one_list_call_a_tick_answers_every_check_of_a_project() -> None:
+    clock = [0.0]
+    board = StatusBoard(clock=lambda: clock[0])
+    lister, cloud = _Lister(), _Cloud()
+    tickets = {f"s{n}": board.watch(cloud, lister, f"s{n}") for n in range(20)}
+    seen: dict[str, Any] = {}
+
+    def check(ident: str) -> None:
+        seen[ident] = board.look(cloud, lister, ident, tickets[ident] or 0)
+
+    threads = [threading.Thread(target=check, args=(i,)) for i in tickets]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(lister.calls) == 1 and lister.calls[0].watched == set(tickets)
+    assert all(s is not None and s.record["status"] == "BUILD" for s in seen.values())
+    lister.status = "ACTIVE"
+    clock[0] = 0.5  # not due yet: what the last tick said, no call
+    assert board.look(cloud, lister, "s0", 0).record["status"] == "BUILD"  # type: ignore[union-attr]
+    clock[0] = 1.1
+    assert board.look(cloud, lister, "s0", 0).record["status"] == "ACTIVE"  # type: ignore[union-attr]
+    assert board.look(cloud, lister, "s1", 0).record["status"] == "ACTIVE"  # type: ignore[union-attr]
+    assert len(lister.calls) == 2
