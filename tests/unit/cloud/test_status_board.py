@@ -18,7 +18,13 @@ from hotplate.cloud.status_board import (
     back_off,
     next_watermark,
 )
-from hotplate.resources.openstack.status_listing import MARGIN, Listing, ListPlan, cloud_time
+from hotplate.resources.openstack.status_listing import (
+    MARGIN,
+    Listing,
+    ListPlan,
+    Sighting,
+    cloud_time,
+)
 
 T0 = datetime(2026, 12, 5, 15, 0, 0, tzinfo=UTC)
 
@@ -199,11 +205,16 @@ def test_one_list_call_a_tick_answers_every_check_of_a_project() -> None:
     for thread in threads:
         thread.join()
     assert len(lister.calls) == 1 and lister.calls[0].watched == set(tickets)
-    assert all(s is not None and s.record["status"] == "BUILD" for s in seen.values())
+    assert all(_status(s) == "BUILD" for s in seen.values())
     lister.status = "ACTIVE"
     clock[0] = 0.5  # not due yet: what the last tick said, no call
-    assert board.look(cloud, lister, "s0", 0).record["status"] == "BUILD"  # type: ignore[union-attr]
+    assert _status(board.look(cloud, lister, "s0", 0)) == "BUILD"
     clock[0] = 1.1
-    assert board.look(cloud, lister, "s0", 0).record["status"] == "ACTIVE"  # type: ignore[union-attr]
-    assert board.look(cloud, lister, "s1", 0).record["status"] == "ACTIVE"  # type: ignore[union-attr]
+    assert _status(board.look(cloud, lister, "s0", 0)) == "ACTIVE"
+    assert _status(board.look(cloud, lister, "s1", 0)) == "ACTIVE"
     assert len(lister.calls) == 2
+
+
+def _status(seen: Sighting | None) -> Any:
+    assert seen is not None and seen.record is not None
+    return seen.record["status"]
