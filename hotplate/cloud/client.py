@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 import tenacity
 
 from hotplate.cloud import constraints, finders
+from hotplate.cloud.batched_waits import StatusBoard
 from hotplate.cloud.credentials import Credentials, TokenCredentials, from_context
 from hotplate.cloud.errors import CloudTransient, EndpointNotFound, classify
 from hotplate.cloud.sessions import CloudSessions, SessionEntry
@@ -68,10 +69,13 @@ class Cloud:
     """A cloud as one set of credentials in one region sees it."""
 
     def __init__(self, sessions: CloudSessions, credentials: Credentials | None,
-                 region: str | None) -> None:
+                 region: str | None, board: StatusBoard | None = None) -> None:
         self._sessions = sessions
         self.credentials = credentials
         self.region = region
+        self.board = board if board is not None else StatusBoard()
+        """The engine's batched waits (``batched_waits``): checks read what they wait on
+        there instead of asking the cloud one object at a time."""
         self._entry: SessionEntry | None = None
         self._access: Any = None
         self._endpoints: dict[tuple[str, str], bool] = {}
@@ -97,6 +101,16 @@ class Cloud:
                 session = self._sessions.connection(entry, "keystone").session
                 self._access = entry.auth.get_access(session)
         return self._access
+
+    def project_identity(self) -> str | None:
+        """The project these credentials act in, with the region (the board's key: two
+        stacks of one project see the same objects); None without credentials."""
+        if self.credentials is None:
+            return None
+        project = getattr(self.credentials, "project_id", None)
+        if not project:
+            project = self.call(lambda: self._access_info().project_id)
+        return f"{project}@{self.region or ''}" if project else None
 
     def endpoint_exists(self, client: str, service_type: str) -> bool:
         """Whether the catalog lists ``service_type`` at ``client``'s interface in this
@@ -236,6 +250,8 @@ class Clouds:
                  ) -> None:
         self.sessions = CloudSessions(settings or CloudSettings())
         self.stack_credentials = stack_credentials
+        self.board = StatusBoard()
+        """One per engine: every ``Cloud`` built here waits through it."""
 
     @property
     def settings(self) -> CloudSettings:
@@ -248,7 +264,7 @@ class Clouds:
 
     def for_context(self, ctxt: Mapping[str, Any]) -> Cloud:
         """The cloud as the caller of a request sees it (cheap: nothing is asked yet)."""
-        return Cloud(self.sessions, from_context(ctxt), self.region_for(ctxt))
+        return Cloud(self.sessions, from_context(ctxt), self.region_for(ctxt), self.board)
 
     def for_stack(self, stack: Any) -> Cloud:
         """The cloud as a stack's owner sees it, through the credentials the stack holds."""
@@ -258,4 +274,4 @@ class Clouds:
     def for_credentials(self, credentials: Credentials | None,
                         region: str | None = None) -> Cloud:
         return Cloud(self.sessions, credentials,
-                     region or self.settings.region_name_for_services)
+                     region or self.settings.region_name_for_services, self.board)

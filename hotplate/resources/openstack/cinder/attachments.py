@@ -23,16 +23,22 @@ other than these reads as Heat's: ``Failed to attach volume <v> to server <s> -
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from hotplate.resources.base import CheckAgain, CheckResult
 from hotplate.resources.openstack.cinder.api import CinderApi
 from hotplate.resources.openstack.cinder.errors import Error, ResourceUnknownStatus
 from hotplate.resources.openstack.cloud_errors import is_conflict, is_not_found
 from hotplate.resources.openstack.nova.api import NovaApi
+from hotplate.resources.openstack.waiting import Look
 
-__all__ = ["Attaching", "Detaching", "attach", "attached", "cinder_detached", "detach",
-           "nova_detached"]
+Watch = Callable[[], Look]
+"""The volume through the engine's batched waits (``waiting.look`` for it)."""
+
+__all__ = ["Attaching", "Detaching", "Watch", "attach", "attached", "attached_as_shown",
+           "cinder_detached", "detach", "detached_as_shown", "nova_detached"]
 
 
 def _attachment_path(server: str, attachment: str | None = None) -> str:
@@ -85,7 +91,11 @@ def nova_detached(nova: NovaApi, server: str, attachment: str) -> bool:
 
 def cinder_detached(cinder: CinderApi, volume: str, server: str | None = None) -> bool:
     """Heat's check_detach_volume_complete (Cinder's side)."""
-    found = cinder.volume_or_none(volume)
+    return detached_as_shown(cinder.volume_or_none(volume), server)
+
+
+def detached_as_shown(found: Mapping[str, Any] | None, server: str | None = None) -> bool:
+    """Heat's check_detach_volume_complete of the volume as Cinder shows it (None: gone)."""
     if found is None:
         return True
     servers = [a["server_id"] for a in found.get("attachments") or [] if "server_id" in a]
@@ -101,7 +111,12 @@ def cinder_detached(cinder: CinderApi, volume: str, server: str | None = None) -
 
 def attached(cinder: CinderApi, volume: str) -> bool:
     """Heat's check_attach_volume_complete."""
-    status = str(cinder.volume(volume).get("status"))
+    return attached_as_shown(cinder.volume(volume))
+
+
+def attached_as_shown(found: Mapping[str, Any]) -> bool:
+    """Heat's check_attach_volume_complete of the volume as Cinder shows it."""
+    status = str(found.get("status"))
     if status in ("available", "attaching", "reserved"):
         return False
     if status != "in-use":
@@ -119,13 +134,22 @@ class Attaching:
     called: str | None = None
     done: bool = False
 
-    def advance(self, nova: NovaApi, cinder: CinderApi) -> bool:
-        """One call further; True once the volume is attached."""
+    def advance(self, nova: NovaApi, cinder: CinderApi, watch: Watch | None = None,
+                ) -> CheckResult:
+        """One call further; True once the volume is attached. With ``watch``, Cinder's
+        side is read through the batched waits (``CheckAgain`` until their next tick)."""
         if self.called is None:
             self.called = attach(nova, self.server, self.volume, self.device)
             return False
-        if not self.done:
+        if not self.done and watch is None:
             self.done = attached(cinder, self.volume)
+        elif not self.done and watch is not None:
+            seen = watch()
+            if seen.pending:
+                return CheckAgain(seen.after)
+            self.done = attached_as_shown(seen.record or cinder.volume(self.volume))
+            if not self.done:
+                return CheckAgain(seen.after)
         return self.done
 
 
@@ -140,14 +164,22 @@ class Detaching:
     cinder_done: bool = False
     nova_done: bool = False
 
-    def advance(self, nova: NovaApi, cinder: CinderApi) -> bool:
-        """One call further; True once both Cinder and Nova see it detached."""
+    def advance(self, nova: NovaApi, cinder: CinderApi, watch: Watch | None = None,
+                ) -> CheckResult:
+        """One call further; True once both Cinder and Nova see it detached. With
+        ``watch``, Cinder's side is read through the batched waits."""
         if not self.called:
             self.called = detach(nova, self.server, self.attachment)
             return False
-        if not self.cinder_done:
+        if not self.cinder_done and watch is None:
             self.cinder_done = cinder_detached(cinder, self.volume, self.server)
             return False
+        if not self.cinder_done and watch is not None:
+            seen = watch()
+            if seen.pending:
+                return CheckAgain(seen.after)
+            self.cinder_done = detached_as_shown(seen.record, self.server)
+            return False if self.cinder_done else CheckAgain(seen.after)
         if not self.nova_done:
             self.nova_done = nova_detached(nova, self.server, self.attachment)
         return self.nova_done

@@ -27,7 +27,7 @@ from typing import Any
 
 from hotplate.model.errors import StackValidationFailed
 from hotplate.resources.attributes import Attribute
-from hotplate.resources.base import CheckResult
+from hotplate.resources.base import CheckAgain, CheckResult
 from hotplate.resources.constraints import CustomConstraint, Range
 from hotplate.resources.openstack.cinder.api import CinderApi
 from hotplate.resources.openstack.cinder.attachments import Attaching, Detaching
@@ -199,9 +199,10 @@ class CinderVolume(BaseVolume):
         return args
 
     def check_create_complete(self, data: Any) -> CheckResult:
-        if not super().check_create_complete(data):
-            return False
-        self._store_volume_type(self.cinder().volume(str(self.resource_id)))
+        done = super().check_create_complete(data)
+        if not done:
+            return done
+        self._store_volume_type(self.created or self.cinder().volume(str(self.resource_id)))
         self._set_read_only(self.properties.get("read_only"))
         return True
 
@@ -282,7 +283,7 @@ class CinderVolume(BaseVolume):
         data.restore_done = True
         return False
 
-    def _extend(self, api: CinderApi, data: _Updating) -> bool:
+    def _extend(self, api: CinderApi, data: _Updating) -> CheckResult:
         ident = str(self.resource_id)
         ready = ("available", "in-use") if api.supports(MICROVERSION_EXTEND_INUSE) \
             else ("available",)
@@ -299,9 +300,13 @@ class CinderVolume(BaseVolume):
                 raise Error(f"Failed to extend volume {ident} - {exc}") from exc
             data.extend_called = True
             return False
-        status = str(api.volume(ident).get("status"))
+        seen = self.look("extend")
+        if seen.pending:
+            return CheckAgain(seen.after)
+        status = str((seen.record or api.volume(ident)).get("status"))
         if status == "extending":
-            return False
+            return CheckAgain(seen.after)
+        self.done_looking("extend")
         if status not in ready:
             raise ResourceUnknownStatus(status, result="Volume resize failed")
         data.extend_done = True

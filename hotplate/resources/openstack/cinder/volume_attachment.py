@@ -18,11 +18,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from hotplate.resources.base import CheckResult, Resource
+from hotplate.resources.base import CheckAgain, CheckResult, Resource
 from hotplate.resources.constraints import CustomConstraint
 from hotplate.resources.openstack.cinder.api import CinderApi
-from hotplate.resources.openstack.cinder.attachments import Attaching, Detaching, attach
+from hotplate.resources.openstack.cinder.attachments import Attaching, Detaching, Watch, attach
 from hotplate.resources.openstack.nova.api import NovaApi
+from hotplate.resources.openstack.status_lists import CINDER_VOLUMES
+from hotplate.resources.openstack.waiting import Look, look
 from hotplate.resources.properties import Schema
 
 __all__ = ["BaseVolumeAttachment", "CinderVolumeAttachment"]
@@ -52,6 +54,13 @@ class BaseVolumeAttachment(Resource):
         return (str(props[self.server_key]), str(props[self.volume_key]),
                 props.get(self.device_key) or None)
 
+    def watch(self, purpose: str, volume: str) -> Watch:
+        """The volume, for the wait ``purpose``, through the engine's batched waits."""
+        def seen() -> Look:
+            return look(self, purpose, CINDER_VOLUMES, volume,
+                        lambda: self.cinder().volume_or_none(volume), every=1.0)
+        return seen
+
     # -- create -----------------------------------------------------------------------
     def handle_create(self) -> Any:
         server, volume, device = self._where(self.properties)
@@ -64,7 +73,7 @@ class BaseVolumeAttachment(Resource):
     def check_create_complete(self, data: Any) -> CheckResult:
         state = data if isinstance(data, Attaching) else Attaching(
             *self._where(self.properties), called=self.resource_id)
-        done = state.advance(self.nova(), self.cinder())
+        done = state.advance(self.nova(), self.cinder(), self.watch("attach", state.volume))
         if state.called is not None and self.resource_id is None:
             self.resource_id_set(state.called)
         return done
@@ -90,9 +99,11 @@ class BaseVolumeAttachment(Resource):
         if not isinstance(data, _Moving):
             return True
         if data.detach is not None and not data.detach.nova_done:
-            data.detach.advance(self.nova(), self.cinder())
-            return False
-        done = data.attach.advance(self.nova(), self.cinder())
+            moved = data.detach.advance(self.nova(), self.cinder(),
+                                        self.watch("detach", data.detach.volume))
+            return moved if isinstance(moved, CheckAgain) else False
+        done = data.attach.advance(self.nova(), self.cinder(),
+                                   self.watch("attach", data.attach.volume))
         if done:
             self.resource_id_set(data.attach.called)
         return done
@@ -113,7 +124,7 @@ class BaseVolumeAttachment(Resource):
     def check_delete_complete(self, data: Any) -> CheckResult:
         if not isinstance(data, Detaching):
             return True
-        return data.advance(self.nova(), self.cinder())
+        return data.advance(self.nova(), self.cinder(), self.watch("detach", data.volume))
 
     def _show_resource(self) -> Any:
         return None  # Heat's attachment types have no entity to show

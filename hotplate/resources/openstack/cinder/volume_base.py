@@ -29,10 +29,11 @@ Check: the volume is ``available`` or ``in-use`` (Heat's text otherwise).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from hotplate.resources.base import CheckResult, Resource
+from hotplate.resources.base import CheckAgain, CheckResult, Resource
 from hotplate.resources.openstack.cinder.api import CinderApi
 from hotplate.resources.openstack.cinder.errors import (
     Error,
@@ -41,6 +42,11 @@ from hotplate.resources.openstack.cinder.errors import (
 )
 from hotplate.resources.openstack.cloud_errors import is_not_found
 from hotplate.resources.openstack.nova.api import NovaApi
+from hotplate.resources.openstack.status_lists import CINDER_VOLUMES
+from hotplate.resources.openstack.waiting import Look, done_waiting, look
+
+POLL_SECS = 1.0
+"""Between two looks of a check that asks Cinder itself (the board cannot serve)."""
 
 __all__ = ["BaseVolume", "Deleting", "check_conditions"]
 
@@ -69,6 +75,8 @@ class BaseVolume(Resource):
     creating_statuses: ClassVar[frozenset[str]] = frozenset({"creating", "restoring-backup"})
     backup_property: ClassVar[str] = "backup_id"
     """The property naming the backup to restore from (AWS's ``SnapshotId``)."""
+    created: Mapping[str, Any] | None = None
+    """The volume as Cinder had it when its create was done."""
 
     # -- the cloud -----------------------------------------------------------------
     def cinder(self) -> CinderApi:
@@ -139,12 +147,27 @@ class BaseVolume(Resource):
         matches = api.listing("/volumes", "volumes", name=str(name))
         return matches[0] if len(matches) == 1 else None
 
+    def look(self, purpose: str) -> Look:
+        """The volume as the engine's batched waits last saw it (``waiting``)."""
+        return look(self, purpose, CINDER_VOLUMES, str(self.resource_id),
+                    lambda: self.cinder().volume_or_none(str(self.resource_id)),
+                    every=POLL_SECS, until_gone=purpose == "delete")
+
+    def done_looking(self, purpose: str) -> None:
+        done_waiting(self, purpose, CINDER_VOLUMES, str(self.resource_id))
+
     def check_create_complete(self, data: Any) -> CheckResult:
-        status = str(self.cinder().volume(str(self.resource_id)).get("status"))
+        seen = self.look("create")
+        if seen.pending:
+            return CheckAgain(seen.after)
+        volume = seen.record or self.cinder().volume(str(self.resource_id))
+        status = str(volume.get("status"))
         if status == "available":
+            self.created = volume
+            self.done_looking("create")
             return True
         if status in self.creating_statuses:
-            return False
+            return CheckAgain(seen.after)
         if status == "error":
             raise ResourceInError(status)
         raise ResourceUnknownStatus(status, result="Volume create failed")
@@ -187,14 +210,17 @@ class BaseVolume(Resource):
             state.delete_called = True
             return False
         if not state.delete_done:
-            found = api.volume_or_none(str(self.resource_id))
-            if found is None:
+            seen = self.look("delete")
+            if seen.pending:
+                return CheckAgain(seen.after)
+            if seen.record is None:
                 state.delete_done = True
+                self.done_looking("delete")
                 return True
-            status = str(found.get("status"))
+            status = str(seen.record.get("status"))
             if status.lower() == "error_deleting":
                 raise ResourceInError(status, "delete")
-            return False
+            return CheckAgain(seen.after)
         return True
 
     def _create_backup(self, api: CinderApi) -> str | None:

@@ -32,6 +32,8 @@ from typing import Any, ClassVar
 from hotplate.model.errors import HotplateError, StackValidationFailed
 from hotplate.resources.base import CheckAgain, CheckResult, Resource
 from hotplate.resources.openstack.neutron.api import NeutronApi, is_conflict, is_not_found
+from hotplate.resources.openstack.status_listing import StatusLister
+from hotplate.resources.openstack.waiting import done_waiting, look
 from hotplate.resources.properties import PropertyPath
 from hotplate.template.implicit_deps import Peer
 
@@ -104,6 +106,9 @@ class NeutronResource(Resource):
     """Whether the type has Heat's ``tags`` property (set after create, apart on update)."""
     names_itself: ClassVar[bool] = True
     """Whether an unset ``name`` becomes the physical name (Heat's prepare_properties)."""
+    status_lister: ClassVar[StatusLister | None] = None
+    """How the engine's batched waits list objects of this type (``status_lists``); None:
+    each check asks for its own object."""
 
     # -- implicit dependencies (template/implicit_deps.py) ---------------------------
     @classmethod
@@ -249,6 +254,8 @@ class NeutronResource(Resource):
             self._delete(data)
             if data.retry_at is not None:
                 return CheckAgain(CONFLICT_PAUSE_SECS)
+        if self.status_lister is not None:
+            return self._gone_by_board(self.status_lister)
         try:
             self.show()
         except Exception as exc:
@@ -256,6 +263,24 @@ class NeutronResource(Resource):
                 return True
             raise
         return False
+
+    def _gone_by_board(self, lister: StatusLister) -> CheckResult:
+        """Wait until Neutron no longer has the object, through the batched waits."""
+        seen = look(self, "delete", lister, str(self.resource_id), self.shown_or_none,
+                    every=1.0, until_gone=True)
+        if seen.pending or seen.record is not None:
+            return CheckAgain(seen.after)
+        done_waiting(self, "delete", lister, str(self.resource_id))
+        return True
+
+    def shown_or_none(self) -> dict[str, Any] | None:
+        """The object, or None when Neutron no longer has it."""
+        try:
+            return self.show()
+        except Exception as exc:
+            if is_not_found(exc):
+                return None
+            raise
 
     def needs_replace_failed(self) -> bool:
         """Heat's rule for Neutron objects: a failed one is replaced when it is gone

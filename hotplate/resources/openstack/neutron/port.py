@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from hotplate.resources.attributes import Attribute
-from hotplate.resources.base import CheckResult
+from hotplate.resources.base import CheckAgain, CheckResult
 from hotplate.resources.constraints import AllowedValues, CustomConstraint
 from hotplate.resources.openstack.neutron.api import ignoring, is_not_found
 from hotplate.resources.openstack.neutron.base import (
@@ -31,6 +31,8 @@ from hotplate.resources.openstack.neutron.base import (
     peers_of,
 )
 from hotplate.resources.openstack.neutron.subnet import Subnet, conflict
+from hotplate.resources.openstack.status_lists import NEUTRON_PORTS
+from hotplate.resources.openstack.waiting import done_waiting, look
 from hotplate.resources.properties import PropertyPath, Schema
 from hotplate.resources.support import Status, SupportStatus
 from hotplate.resources.translation import TranslationRule
@@ -81,6 +83,7 @@ class Port(NeutronResource):
 
     entity = "port"
     collection = "ports"
+    status_lister = NEUTRON_PORTS
     has_status = True
     taggable = True
 
@@ -287,7 +290,17 @@ class Port(NeutronResource):
 
     # -- create ----------------------------------------------------------------------
     def check_create_complete(self, data: Any) -> CheckResult:
-        shown = self.show()
+        shown = data if isinstance(data, Mapping) and data.get("status") not in (
+            None, "BUILD") else None  # Neutron's answer to the create: no GET needed
+        if shown is None:
+            seen = look(self, "create", NEUTRON_PORTS, str(self.resource_id), self.shown_or_none,
+                        every=1.0)
+            if seen.pending:
+                return CheckAgain(seen.after)
+            shown = seen.record or self.show()
+            if not is_built(shown.get("status")):
+                return CheckAgain(seen.after)
+            done_waiting(self, "create", NEUTRON_PORTS, str(self.resource_id))
         if "binding:vnic_type" in shown:  # Heat keeps the cloud's default
             self.data_set("binding:vnic_type", str(shown["binding:vnic_type"]))
         return is_built(shown.get("status"))

@@ -65,6 +65,8 @@ from hotplate.resources.openstack.nova.server_create import (
 from hotplate.resources.openstack.nova.server_ports import EXTERNAL, ServerPorts
 from hotplate.resources.openstack.nova.server_schema import ATTRIBUTES, PROPERTIES, RULES
 from hotplate.resources.openstack.nova.server_update import InPlaceUpdate, Step, replaced_by_policy
+from hotplate.resources.openstack.status_lists import NOVA_SERVERS
+from hotplate.resources.openstack.waiting import Look, done_waiting, look
 from hotplate.resources.properties import PropertyPath
 from hotplate.resources.signal_responder import signal_endpoints
 from hotplate.template.implicit_deps import Peer
@@ -75,6 +77,9 @@ BUILD_POLL_SECS = 2.0
 """How long a building server is left before the next look (a fake host builds in
 seconds; a real one in tens of seconds, so the look is cheap either way)."""
 DELETE_POLL_SECS = 1.0
+BATCHED_STEPS = frozenset({"resize", "confirm", "rebuild"})
+"""Update steps whose end shows in the server's status (read through the batched waits);
+interface attach and detach steps look at the ports themselves."""
 PORT_HANDOVER_SECS = 60.0
 """How long a replacement waits for its predecessor to let go of a given port; then
 the create goes ahead, and fails with Nova's 409 if the port is still bound."""
@@ -190,11 +195,21 @@ class Server(NovaResource):
             data["waiting_for_ports"] = False
             self._create()
             return CheckAgain(BUILD_POLL_SECS)
+        seen = self._look("create", BUILD_POLL_SECS)
+        if seen.pending:
+            return CheckAgain(seen.after)
         # A server gone while building fails the create (Nova's NotFound), as in Heat.
-        if not st.check_active(self.nova().server(str(self.resource_id))):
-            return CheckAgain(BUILD_POLL_SECS)
+        server = seen.record or self.nova().server(str(self.resource_id))
+        if not st.check_active(server):
+            return CheckAgain(seen.after)
+        done_waiting(self, "create", NOVA_SERVERS, str(self.resource_id))
         self.store_external_ports()
         return True
+
+    def _look(self, purpose: str, every: float) -> Look:
+        """The server as the engine's batched waits last saw it (``waiting``)."""
+        return look(self, purpose, NOVA_SERVERS, str(self.resource_id), self._fetch,
+                    every=every, until_gone=purpose == "delete")
 
     def store_external_ports(self) -> None:
         """Record the ports Nova made for the server (Heat's ``external_ports``)."""
@@ -213,7 +228,7 @@ class Server(NovaResource):
     def check_update_complete(self, data: Any) -> CheckResult:
         update = self._update()
         steps: list[Step] = list(data or [])
-        for step in steps:
+        for index, step in enumerate(steps):
             if not step.called:
                 update.start(step)
                 step.called = True
@@ -221,8 +236,15 @@ class Server(NovaResource):
                     else False
             if step.kind == "done":
                 continue
-            if not update.finished(step):
-                return CheckAgain(BUILD_POLL_SECS)
+            after, record = BUILD_POLL_SECS, None
+            if step.kind in BATCHED_STEPS:  # Nova's own state tells: the batched waits
+                seen = self._look(f"update-{index}", BUILD_POLL_SECS)
+                if seen.pending:
+                    return CheckAgain(seen.after)
+                after, record = seen.after, seen.record
+            if not update.finished(step, record):
+                return CheckAgain(after)
+            done_waiting(self, f"update-{index}", NOVA_SERVERS, str(self.resource_id))
             step.kind = "done"
         self.store_external_ports()
         return True
@@ -244,12 +266,16 @@ class Server(NovaResource):
             return True
         if isinstance(data, dict) and data.get("image"):
             return self._check_snapshot(data)
-        gone = st.check_deleted(self._fetch())
+        seen = self._look("delete", DELETE_POLL_SECS)
+        if seen.pending:
+            return CheckAgain(seen.after)
+        gone = st.check_deleted(seen.record)
         if gone == "force":
             self.nova().action(str(self.resource_id), {"forceDelete": None})
-            return CheckAgain(DELETE_POLL_SECS)
+            return CheckAgain(seen.after)
         if not gone:
-            return CheckAgain(DELETE_POLL_SECS)
+            return CheckAgain(seen.after)
+        done_waiting(self, "delete", NOVA_SERVERS, str(self.resource_id))
         self.ports.delete_all_internal()
         return True
 

@@ -179,9 +179,10 @@ class InPlaceUpdate:
         image = (self._fetch() or {}).get("image")
         return str(image.get("id")) if isinstance(image, Mapping) else ""
 
-    def finished(self, step: Step) -> bool:
-        """Whether Nova is done with a started step."""
-        server = self._fetch()
+    def finished(self, step: Step, seen: Mapping[str, Any] | None = None) -> bool:
+        """Whether Nova is done with a started step (``seen``: the server as the batched
+        waits last saw it; else it is asked for)."""
+        server = seen if seen is not None else self._fetch()
         if server is None:
             return False
         if step.kind == "resize":

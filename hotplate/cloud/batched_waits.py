@@ -1,0 +1,128 @@
+"""``StatusBoard``: one per engine, the cloud objects its checks wait on, asked in batches.
+
+A waiting check registers its object (``watch``) and then reads (``look``) what
+the board last heard; per (service, endpoint, project) and tick, one list call
+(a ``StatusLister``) answers every object waited on there, instead of one GET
+per object per poll. The bookkeeping is ``status_board.KeyState`` (pure); here
+are the lock, the clock and the calls.
+
+Ticks are lazy: no thread of its own. The first check to look once a tick is
+due runs it, in its own worker thread; a check that looks while the tick is in
+flight waits for it (up to ``IN_FLIGHT_WAIT``); the others read at once and are
+told when the next tick is due, which their ``CheckAgain(after)`` honours, so
+parked actions come back together with the ticks and no check makes its own
+GET. With nobody looking, nothing is asked.
+
+The key's project is the credentials' project (two stacks of one project share
+their ticks); the tick runs with the credentials of the check that runs it.
+When the board cannot serve (no credentials, no project), ``watch`` answers
+None and the plugin asks the cloud itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from hotplate.cloud.errors import CloudError
+from hotplate.cloud.status_board import KeyState
+from hotplate.resources.openstack.status_listing import Sighting, StatusLister
+
+__all__ = ["IN_FLIGHT_WAIT", "StatusBoard"]
+
+LOG = logging.getLogger(__name__)
+
+IN_FLIGHT_WAIT = 10.0
+"""How long a check that finds a tick in flight waits for its answer."""
+MAX_KEYS = 256
+"""Keys kept (least recently used dropped first), so the board stays bounded."""
+
+Key = tuple[str, str, str]
+
+
+class StatusBoard:
+    """The engine's batched view of what its checks wait on (thread-safe)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._states: OrderedDict[Key, KeyState] = OrderedDict()
+        self._lock = threading.Condition()
+
+    def _key(self, cloud: Any, lister: StatusLister) -> Key | None:
+        try:
+            project = cloud.project_identity()
+            endpoint = lister.endpoint(cloud) if project else None
+        except CloudError:
+            return None
+        if not project or not endpoint:
+            return None
+        return (lister.service, str(endpoint), str(project))
+
+    def _state(self, key: Key) -> KeyState:
+        state = self._states.get(key)
+        if state is None:
+            state = self._states[key] = KeyState()
+            while len(self._states) > MAX_KEYS:
+                self._states.popitem(last=False)
+        self._states.move_to_end(key)
+        return state
+
+    def watch(self, cloud: Any, lister: StatusLister, ident: str, *,
+              until_gone: bool = False) -> int | None:
+        """Wait on ``ident`` through the board; the ticket to read with, or None when the
+        board cannot serve this cloud (the plugin then asks the cloud itself)."""
+        key = self._key(cloud, lister)
+        if key is None:
+            return None
+        with self._lock:
+            return self._state(key).register(ident, self._clock(), until_gone=until_gone)
+
+    def look(self, cloud: Any, lister: StatusLister, ident: str, ticket: int,
+             ) -> Sighting | None:
+        """What the board knows of ``ident`` for the check holding ``ticket``, running
+        the tick first if one is due; None when the board cannot serve now (the check
+        asks the cloud itself)."""
+        key = self._key(cloud, lister)
+        if key is None:
+            return None
+        with self._lock:
+            state = self._state(key)
+            if ident not in state.watches:  # expired, or the key was dropped
+                ticket = state.register(ident, self._clock())
+            if state.tick_due(self._clock()):
+                number, plan = state.begin_tick(self._clock())
+            else:
+                number = 0
+                if state.in_flight and state.completed <= ticket:
+                    self._lock.wait_for(lambda: not state.in_flight, IN_FLIGHT_WAIT)
+        if number:
+            self._run_tick(cloud, lister, state, number, plan)
+        with self._lock:
+            return state.read(ident, ticket, self._clock()) if state.serving else None
+
+    def forget(self, cloud: Any, lister: StatusLister, ident: str) -> None:
+        """Stop waiting on ``ident`` (its check is done)."""
+        key = self._key(cloud, lister)
+        with self._lock:
+            state = self._states.get(key) if key is not None else None
+            if state is not None:
+                state.forget(ident)
+
+    def _run_tick(self, cloud: Any, lister: StatusLister, state: KeyState, number: int,
+                  plan: Any) -> None:
+        try:
+            listing = lister.list(cloud, plan)
+        except Exception as exc:  # any failure of the batch call: no news this tick
+            LOG.warning("listing %s for waiting checks failed (%s); asking again later",
+                        lister.service, exc, exc_info=not isinstance(exc, CloudError))
+            with self._lock:
+                state.fail_tick(self._clock())
+                self._lock.notify_all()
+            return
+        with self._lock:
+            state.end_tick(number, listing, self._clock())
+            self._lock.notify_all()

@@ -1,0 +1,203 @@
+"""The bookkeeping of batched waits for one (service, endpoint, project): pure.
+
+Checks register the ids they wait on; per tick the board asks the service once
+(``ListPlan``) and absorbs what it learns (``Listing``); each check then reads
+its object's latest record (``Sighting``). No I/O and no clock here: times come
+in as arguments (the engine's monotonic seconds for scheduling, the cloud's own
+timestamps for the watermark); ``batched_waits`` does the calls and the locking.
+
+Rules, each with its why:
+
+- **Watermark from the cloud's clock.** The next tick asks for changes since the
+  newest change time the cloud reported, minus ``MARGIN`` (changes committed out
+  of order, timestamps in whole seconds). The engine's clock never enters it, so
+  a skewed engine loses nothing. It never moves back.
+- **Fresh news only.** A check registers with a ticket (the number of ticks
+  started so far) and is told something only once a tick that started after it
+  has answered: the record then reflects whatever the check's own action did (a
+  rebuild's stale ACTIVE is never read as done). Records unchanged since are
+  still current, because the watermark's windows overlap.
+- **Never listed.** An id a changes list has not shown after ``UNSEEN_TICKS``
+  fresh ticks (an object last changed before the watermark, a resumed wait) is
+  looked at once by itself (``probe``), at most ``PROBES_PER_TICK`` a tick.
+- **Exact answers for deletes.** A wait until gone asks for an exact answer
+  (listed, or gone): services whose changes lists omit deleted objects cannot
+  tell "unchanged" from "gone".
+- **Back-off when nothing moves.** The interval between ticks grows from
+  ``FIRST_INTERVAL`` by ``GROWTH`` up to ``MAX_INTERVAL`` while no watched object
+  changes, and is reset when one does, or when a new wait registers.
+- **No news on failure.** A failed tick changes nothing but the interval; checks
+  keep waiting (a batch call failing never fails a resource). After
+  ``FAILURES_TO_FALL_BACK`` failures in a row the checks ask the cloud themselves
+  (a list the policy refuses must not stall every wait) until a tick answers.
+- **Forgotten waits expire.** A wait no check has read for ``WATCH_TTL`` is
+  dropped, so a check that never came back costs nothing for long.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from hotplate.resources.openstack.status_listing import (
+    MARGIN,
+    Listing,
+    ListPlan,
+    Sighting,
+    changed_at,
+)
+
+__all__ = ["FIRST_INTERVAL", "MAX_INTERVAL", "KeyState", "Watch", "back_off",
+           "next_watermark"]
+
+FIRST_INTERVAL = 1.0
+MAX_INTERVAL = 5.0
+GROWTH = 1.5
+UNSEEN_TICKS = 3
+PROBES_PER_TICK = 25
+FAILURES_TO_FALL_BACK = 3
+WATCH_TTL = 300.0
+"""Seconds a wait is kept without a check reading it."""
+SLACK = 0.05
+"""A check is asked back this long after the tick is due, so it finds the tick due."""
+
+
+def next_watermark(previous: datetime | None, newest: datetime | None) -> datetime | None:
+    """The next tick's ``since``: the newest change seen minus ``MARGIN``, never going back."""
+    if newest is None:
+        return previous
+    candidate = newest - MARGIN
+    return candidate if previous is None or candidate > previous else previous
+
+
+def back_off(interval: float, moved: bool) -> float:
+    """The next interval between ticks: reset when something moved, else grown."""
+    return FIRST_INTERVAL if moved else min(MAX_INTERVAL, interval * GROWTH)
+
+
+def _same(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> bool:
+    return old is not None and (old.get("status"), changed_at(old)) == (
+        new.get("status"), changed_at(new))
+
+
+@dataclass
+class Watch:
+    """One id waited on."""
+
+    ticket: int
+    """Ticks started when the wait registered (news must come from a later one)."""
+    read_at: float
+    until_gone: bool = False
+    unseen: int = 0
+    """Fresh ticks since registering that did not list the object."""
+
+
+@dataclass
+class KeyState:
+    """Everything the board knows for one (service, endpoint, project)."""
+
+    watches: dict[str, Watch] = field(default_factory=dict)
+    records: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+    gone: set[str] = field(default_factory=set)
+    watermark: datetime | None = None
+    started: int = 0
+    completed: int = 0
+    """The number of the last tick that answered (ticks are numbered from 1)."""
+    in_flight: bool = False
+    failures: int = 0
+    """Ticks failed in a row (``serving`` says whether checks should ask the cloud
+    themselves meanwhile)."""
+    interval: float = FIRST_INTERVAL
+    due: float = 0.0
+    """When the next tick is due (engine seconds)."""
+
+    # -- waits ------------------------------------------------------------------------
+    def register(self, ident: str, now: float, *, until_gone: bool = False) -> int:
+        """Wait on ``ident`` from now on; the ticket that later reads must present."""
+        self.watches[ident] = Watch(self.started, now, until_gone)
+        self.gone.discard(ident)
+        self.interval = FIRST_INTERVAL
+        self.due = min(self.due, now + FIRST_INTERVAL) if self.completed else now
+        return self.started
+
+    def forget(self, ident: str) -> None:
+        self.watches.pop(ident, None)
+        self.records.pop(ident, None)
+        self.gone.discard(ident)
+
+    def read(self, ident: str, ticket: int, now: float) -> Sighting:
+        """What the board can tell the check holding ``ticket`` about ``ident``."""
+        watch = self.watches.get(ident)
+        if watch is not None:
+            watch.read_at = now
+        # while a tick is in flight the next is due an interval after it ends
+        after = (self.interval if self.in_flight else max(self.due - now, 0.0)) + SLACK
+        if self.completed <= ticket:
+            return Sighting(None, False, after)
+        if ident in self.gone:
+            return Sighting(None, True, after)
+        return Sighting(self.records.get(ident), False, after)
+
+    def tick_due(self, now: float) -> bool:
+        return bool(self.watches) and not self.in_flight and now >= self.due
+
+    # -- a tick -----------------------------------------------------------------------
+    def begin_tick(self, now: float) -> tuple[int, ListPlan]:
+        """Start a tick: its number and what to ask."""
+        self._expire(now)
+        self.in_flight = True
+        self.started += 1
+        waiting = {i: w for i, w in self.watches.items() if i not in self.gone}
+        probe = sorted(i for i, w in waiting.items()
+                       if w.unseen >= UNSEEN_TICKS and i not in self.records)
+        exact = frozenset(i for i, w in waiting.items() if w.until_gone)
+        return self.started, ListPlan(self.watermark, exact,
+                                      frozenset(probe[:PROBES_PER_TICK]),
+                                      frozenset(waiting))
+
+    def end_tick(self, number: int, listing: Listing, now: float) -> bool:
+        """Absorb a tick's answer; whether a watched object moved."""
+        moved = False
+        for ident, record in listing.records.items():
+            if ident in self.watches:
+                moved = moved or not _same(self.records.get(ident), record)
+                self.records[ident] = record
+        for ident in listing.gone & self.watches.keys():
+            moved = moved or ident not in self.gone
+            self.gone.add(ident)
+            self.records.pop(ident, None)
+        for ident, watch in self.watches.items():
+            if watch.ticket < number and ident not in listing.records:
+                watch.unseen += 1
+        newest = max((t for t in (changed_at(r) for r in listing.records.values()) if t),
+                     default=None)
+        if listing.newest is not None and (newest is None or listing.newest > newest):
+            newest = listing.newest
+        self.watermark = next_watermark(self.watermark, newest)
+        self.completed = number
+        self.failures = 0
+        self._schedule(now, moved)
+        return moved
+
+    def fail_tick(self, now: float) -> None:
+        """A tick whose call failed: no news; the next one after the grown interval."""
+        self.failures += 1
+        self._schedule(now, False)
+
+    @property
+    def serving(self) -> bool:
+        """False once ``FAILURES_TO_FALL_BACK`` ticks failed in a row (a list the
+        project's policy refuses, a service down): checks then ask the cloud themselves,
+        as they would without a board, until a tick answers again."""
+        return self.failures < FAILURES_TO_FALL_BACK
+
+    def _schedule(self, now: float, moved: bool) -> None:
+        self.in_flight = False
+        self.interval = back_off(self.interval, moved)
+        self.due = now + self.interval
+
+    def _expire(self, now: float) -> None:
+        for ident in [i for i, w in self.watches.items() if now - w.read_at > WATCH_TTL]:
+            self.forget(ident)

@@ -1,0 +1,220 @@
+"""The batched waits' bookkeeping (``hotplate.cloud.status_board``): pure, no cloud."""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from hotplate.cloud.batched_waits import StatusBoard
+from hotplate.cloud.status_board import (
+    FAILURES_TO_FALL_BACK,
+    FIRST_INTERVAL,
+    MAX_INTERVAL,
+    UNSEEN_TICKS,
+    WATCH_TTL,
+    KeyState,
+    back_off,
+    next_watermark,
+)
+from hotplate.resources.openstack.status_listing import (
+    MARGIN,
+    Listing,
+    ListPlan,
+    Sighting,
+    cloud_time,
+)
+
+T0 = datetime(2026, 12, 5, 15, 0, 0, tzinfo=UTC)
+
+
+def _server(ident: str, status: str, at: datetime) -> dict[str, str]:
+    return {"id": ident, "status": status, "updated": at.strftime("%Y-%m-%dT%H:%M:%SZ")}
+
+
+def _tick(state: KeyState, listing: Listing, now: float) -> bool:
+    number, _ = state.begin_tick(now)
+    return state.end_tick(number, listing, now)
+
+
+def test_cloud_time_reads_each_services_format() -> None:
+    assert cloud_time("2026-12-05T15:00:00Z") == T0
+    assert cloud_time("2026-12-05T15:00:00.000000") == T0  # Cinder: naive, UTC
+    assert cloud_time("2026-12-05T16:00:00+01:00") == T0
+    assert cloud_time(None) is None and cloud_time("soon") is None
+
+
+def test_watermark_is_the_newest_change_less_a_margin_and_never_goes_back() -> None:
+    assert next_watermark(None, None) is None
+    assert next_watermark(None, T0) == T0 - MARGIN
+    later = T0 + timedelta(minutes=1)
+    assert next_watermark(T0 - MARGIN, later) == later - MARGIN
+    assert next_watermark(later - MARGIN, T0) == later - MARGIN
+
+
+def test_watermark_comes_from_the_clouds_records_not_the_engine() -> None:
+    state = KeyState()
+    state.register("a", 100.0)
+    _tick(state, Listing({"a": _server("a", "BUILD", T0)}), 100.0)
+    assert state.watermark == T0 - MARGIN
+    state.register("b", 101.0)
+    _tick(state, Listing({}, newest=T0 + timedelta(seconds=30)), 102.0)
+    assert state.watermark == T0 + timedelta(seconds=25)
+
+
+def test_a_check_hears_only_from_a_tick_started_after_it_registered() -> None:
+    state = KeyState()
+    state.register("a", 0.0)
+    number, _ = state.begin_tick(0.0)  # in flight when b registers
+    ticket_b = state.register("b", 0.1)
+    listing = Listing({"a": _server("a", "ACTIVE", T0), "b": _server("b", "ACTIVE", T0)})
+    state.end_tick(number, listing, 0.2)
+    assert state.read("a", 0, 0.2).record is not None
+    stale = state.read("b", ticket_b, 0.2)
+    assert stale.record is None and not stale.gone  # b's news must postdate its action
+    _tick(state, Listing({}), 2.0)
+    assert state.read("b", ticket_b, 2.0).record == listing.records["b"]  # unchanged since
+
+
+def test_one_tick_answers_every_wait_and_the_next_is_announced() -> None:
+    state = KeyState()
+    tickets = {i: state.register(i, 0.0) for i in ("a", "b", "c")}
+    assert state.tick_due(0.0)
+    _tick(state, Listing({i: _server(i, "BUILD", T0) for i in "abc"}), 0.0)
+    assert not state.tick_due(0.5)
+    for ident, ticket in tickets.items():
+        seen = state.read(ident, ticket, 0.5)
+        assert seen.record is not None and seen.record["status"] == "BUILD"
+        assert 0.5 <= seen.after <= FIRST_INTERVAL  # parked until the next tick
+
+
+def test_back_off_grows_while_nothing_moves_and_resets_on_change() -> None:
+    assert back_off(FIRST_INTERVAL, moved=True) == FIRST_INTERVAL
+    assert back_off(MAX_INTERVAL, moved=False) == MAX_INTERVAL
+    state = KeyState()
+    state.register("a", 0.0)
+    now = 0.0
+    building = Listing({"a": _server("a", "BUILD", T0)})
+    assert _tick(state, building, now)
+    intervals = []
+    for _ in range(6):
+        now = state.due
+        assert not _tick(state, building, now)
+        intervals.append(state.interval)
+    assert intervals == sorted(intervals) and intervals[-1] == MAX_INTERVAL
+    now = state.due
+    assert _tick(state, Listing({"a": _server("a", "ACTIVE", T0 + timedelta(seconds=9))}), now)
+    assert state.interval == FIRST_INTERVAL
+    state.register("b", now + 0.1)  # a new wait is answered soon too
+    assert state.due <= now + 0.1 + FIRST_INTERVAL
+
+
+def test_gone_from_an_exact_list_or_deleted_reads_as_gone() -> None:
+    state = KeyState()
+    ticket = state.register("v", 0.0, until_gone=True)
+    _, plan = state.begin_tick(0.0)
+    assert plan.exact == {"v"}
+    state.end_tick(state.started, Listing({}, gone=frozenset({"v"})), 0.0)
+    seen = state.read("v", ticket, 0.1)
+    assert seen.gone and seen.record is None
+
+
+def test_an_id_never_listed_is_probed_after_some_ticks() -> None:
+    state = KeyState()
+    state.register("old", 0.0)
+    now = 0.0
+    for _ in range(UNSEEN_TICKS):
+        number, plan = state.begin_tick(now)
+        assert not plan.probe
+        state.end_tick(number, Listing({}), now)
+        now = state.due
+    _, plan = state.begin_tick(now)
+    assert plan.probe == {"old"}
+
+
+def test_a_failed_tick_is_no_news_and_backs_off() -> None:
+    state = KeyState()
+    ticket = state.register("a", 0.0)
+    state.begin_tick(0.0)
+    state.fail_tick(0.0)
+    seen = state.read("a", ticket, 0.0)
+    assert seen.record is None and not seen.gone
+    assert not state.in_flight and state.interval > FIRST_INTERVAL
+
+
+def test_a_wait_nobody_reads_expires() -> None:
+    state = KeyState()
+    state.register("a", 0.0)
+    state.register("b", 0.0)
+    state.read("b", 0, WATCH_TTL)
+    state.begin_tick(WATCH_TTL + 1)
+    assert set(state.watches) == {"b"}
+
+
+def test_lists_failing_tick_after_tick_hand_the_checks_back_their_own_gets() -> None:
+    state = KeyState()
+    state.register("a", 0.0)
+    for n in range(FAILURES_TO_FALL_BACK):
+        assert state.serving
+        state.begin_tick(float(n))
+        state.fail_tick(float(n))
+    assert not state.serving
+    _tick(state, Listing({"a": _server("a", "BUILD", T0)}), 99.0)
+    assert state.serving
+
+
+class _Cloud:
+    """Just enough of ``hotplate.cloud.Cloud`` for the board's key."""
+
+    def project_identity(self) -> str:
+        return "project@RegionOne"
+
+
+class _Lister:
+    """A service that answers every id with ``status``; counts the board's calls."""
+
+    service = "test-things"
+
+    def __init__(self) -> None:
+        self.calls: list[ListPlan] = []
+        self.status = "BUILD"
+
+    def endpoint(self, cloud: object) -> str:
+        return "http://cloud.test/things"
+
+    def list(self, cloud: object, plan: ListPlan) -> Listing:
+        self.calls.append(plan)
+        time.sleep(0.05)  # the other checks arrive while the call is in flight
+        return Listing({i: _server(i, self.status, T0) for i in plan.watched})
+
+
+def test_one_list_call_a_tick_answers_every_check_of_a_project() -> None:
+    clock = [0.0]
+    board = StatusBoard(clock=lambda: clock[0])
+    lister, cloud = _Lister(), _Cloud()
+    tickets = {f"s{n}": board.watch(cloud, lister, f"s{n}") for n in range(20)}
+    seen: dict[str, Any] = {}
+
+    def check(ident: str) -> None:
+        seen[ident] = board.look(cloud, lister, ident, tickets[ident] or 0)
+
+    threads = [threading.Thread(target=check, args=(i,)) for i in tickets]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(lister.calls) == 1 and lister.calls[0].watched == set(tickets)
+    assert all(_status(s) == "BUILD" for s in seen.values())
+    lister.status = "ACTIVE"
+    clock[0] = 0.5  # not due yet: what the last tick said, no call
+    assert _status(board.look(cloud, lister, "s0", 0)) == "BUILD"
+    clock[0] = 1.1
+    assert _status(board.look(cloud, lister, "s0", 0)) == "ACTIVE"
+    assert _status(board.look(cloud, lister, "s1", 0)) == "ACTIVE"
+    assert len(lister.calls) == 2
+
+
+def _status(seen: Sighting | None) -> Any:
+    assert seen is not None and seen.record is not None
+    return seen.record["status"]
