@@ -111,10 +111,12 @@ class ResourceOps(PluginRuns, ReplacementHooks):
                                   cancelled)
 
         # Taken over after handle_create recorded a physical id: only wait for it.
-        handle = ((lambda: instance.resume_data("CREATE")) if made is not None
-                  else instance.handle_create)
-        failed = self._run(work, locked, Action.CREATE, handle,
-                           instance.check_create_complete, cancelled, instance, ctx, finish)
+        handle, check = self._retried_create(
+            work, locked, instance, ctx,
+            (lambda: instance.resume_data("CREATE")) if made is not None
+            else instance.handle_create)
+        failed = self._run(work, locked, Action.CREATE, handle, check, cancelled, instance,
+                           ctx, finish)
         if failed is not None:
             return failed
         return finish(cancelled, reporter)
