@@ -12,6 +12,8 @@ longer. What is still ``CloudUnavailable`` after that reaches here::
                      the request may have reached the cloud before the connection
                      broke: a type that looks before making finds what it made
     check            asked again after the wait
+    a RESOLVE rule   (a name looked up before a create or update) looked up again
+                     after the wait, in the worker's thread (``resolving``)
     anything else    as before: the plugin's failure
 
 The waits double from ``FIRST_WAIT`` to ``LONGEST_WAIT``; they are parked
@@ -23,13 +25,18 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
 from collections.abc import Callable
-from typing import Any
+from datetime import datetime
+from typing import Any, TypeVar
 
 from hotplate.cloud.errors import CloudUnavailable
+from hotplate.ports import Clock
 from hotplate.resources.base import CheckAgain, CheckResult, Resource
 
-__all__ = ["FIRST_WAIT", "LONGEST_WAIT", "CloudWaits"]
+__all__ = ["FIRST_WAIT", "LONGEST_WAIT", "CloudWaits", "resolving"]
+
+T = TypeVar("T")
 
 LOG = logging.getLogger(__name__)
 
@@ -90,3 +97,25 @@ class CloudWaits:
         LOG.warning("resource %s: the cloud is unavailable during %s (%s); trying again in "
                     "%.0f s", self._instance.name, step, exc, self._wait)
         return CheckAgain(self._wait)
+
+
+def resolving(step: Callable[[], T], *, clock: Clock, deadline: datetime | None,
+              cancelled: threading.Event, sleep: Callable[[float], None]) -> T:
+    """``step()`` (resolving a resource's properties), tried again while the cloud is
+    away, until the stack's ``deadline`` or a cancel; then its failure is raised.
+
+    The wait holds the worker's thread (``sleep`` releases its work slot): a
+    lookup has nothing to park, and an outage is rare and short.
+    """
+    wait = 0.0
+    while True:
+        try:
+            return step()
+        except CloudUnavailable as exc:
+            wait = min(max(wait * 2, FIRST_WAIT), LONGEST_WAIT)
+            late = deadline is not None and (deadline - clock.now()).total_seconds() < wait
+            if late or cancelled.is_set():
+                raise
+            LOG.warning("the cloud is unavailable resolving properties (%s); trying again "
+                        "in %.0f s", exc, wait)
+            sleep(wait)

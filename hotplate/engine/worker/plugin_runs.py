@@ -21,7 +21,7 @@ from hotplate.convergence.recovery import idempotency_token
 from hotplate.convergence.steps import Aborted, Failed, Outcome, Paused, TimedOut
 from hotplate.engine.hosting.resource_context import EngineResourceContext
 from hotplate.engine.runner import ActionTimeout
-from hotplate.engine.worker.cloud_waits import CloudWaits
+from hotplate.engine.worker.cloud_waits import CloudWaits, resolving
 from hotplate.engine.worker.create_retries import CreateRetries
 from hotplate.engine.worker.node_work import LockLost, NodeWork, Reporter, failure_text
 from hotplate.engine.worker.parking import ParkedAction
@@ -114,6 +114,16 @@ class PluginRuns(RowBookkeeping):
             parked, again=again,
             asked=answer.after if isinstance(answer, CheckAgain) else None,
             latest=parked.instance.next_check_after(parked.data), cancelled=cancelled)
+
+    def _waiting_properties(self, work: NodeWork, defn: Any, cls: type[Resource],
+                            cancelled: threading.Event) -> dict[str, Any]:
+        """The resource's properties, their RESOLVE lookups waiting out an API away."""
+        def sleep(secs: float) -> None:
+            with self._deps.slots.released():
+                self._deps.clock.sleep(secs)
+
+        return resolving(lambda: self._properties(work, defn, cls), clock=self._deps.clock,
+                         deadline=stack_deadline(work.stack), cancelled=cancelled, sleep=sleep)
 
     def _retried_create(self, work: NodeWork, row: ResourceRecord, instance: Resource,
                         ctx: EngineResourceContext, first: Callable[[], Any],

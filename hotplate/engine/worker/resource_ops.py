@@ -87,7 +87,7 @@ class ResourceOps(PluginRuns, ReplacementHooks):
                   "requires": required_ids(work.input_data)}
         try:
             defn, cls = self._definition(work)
-            props = self._properties(work, defn, cls)
+            props = self._waiting_properties(work, defn, cls, cancelled)
             metadata = self._metadata(work, defn)
         except Exception as exc:
             return self._fail_before_running(work, row, Action.CREATE, values, exc)
@@ -225,7 +225,7 @@ class ResourceOps(PluginRuns, ReplacementHooks):
         new_requires = required_ids(work.input_data)
         try:
             defn, cls = self._definition(work)
-            new_props = self._properties(work, defn, cls)
+            new_props = self._waiting_properties(work, defn, cls, cancelled)
             metadata = self._metadata(work, defn)
         except Exception as exc:
             values = {"current_template_id": work.template_id}
