@@ -16,8 +16,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import pytest
-
 from tests.cloud.locate import PROJECT_CLOUD_HOME
 
 LOCK = Path("/tmp/hotplate-cloud-ports.lock")
@@ -77,12 +75,18 @@ def _api(action: str, name: str) -> None:
     assert done.returncode == 0, f"cloud/api.sh {action} {name}: {done.stdout}{done.stderr}"
 
 
+def has_api(name: str) -> bool:
+    """Whether ``name`` is a uWSGI API of the project's own cloud (only those can be
+    stopped; a cloud named by ``OS_CLOUD`` elsewhere cannot)."""
+    return (PROJECT_CLOUD_HOME / "etc" / "uwsgi" / f"{name}.ini").exists()
+
+
 @contextmanager
 def api_away(name: str) -> Iterator[None]:
     """``name`` (nova-api, neutron-api, cinder-api...) stopped for the block, started
-    again after it even if it fails; only the project's own cloud can be so handled."""
-    if not (PROJECT_CLOUD_HOME / "etc" / "uwsgi" / f"{name}.ini").exists():
-        pytest.skip(f"{name} is not an API of the project's cloud ({PROJECT_CLOUD_HOME})")
+    again after it even if it fails."""
+    if not has_api(name):
+        raise LookupError(f"{name} is not an API of the project's cloud ({PROJECT_CLOUD_HOME})")
     with cloud_lock():
         _api("stop", name)
         try:
