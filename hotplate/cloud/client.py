@@ -28,7 +28,7 @@ import tenacity
 
 from hotplate.cloud import constraints, finders
 from hotplate.cloud.credentials import Credentials, TokenCredentials, from_context
-from hotplate.cloud.errors import CloudTransient, EndpointNotFound, classify
+from hotplate.cloud.errors import CloudTransient, CloudUnavailable, EndpointNotFound, classify
 from hotplate.cloud.sessions import CloudSessions, SessionEntry
 from hotplate.cloud.settings import CloudSettings
 
@@ -157,7 +157,17 @@ class Cloud:
         if known_catalog and not self.endpoint_exists(client, catalog_type):
             raise EndpointNotFound()
         conn = self._sessions.connection(self._session_entry(), client)
-        return getattr(conn, attribute)
+        proxy = getattr(conn, attribute)
+        if type(proxy).__name__ == "_ServiceDisabledProxyShim" and self.endpoint_exists(
+                client, catalog_type):
+            # In the catalog, yet openstacksdk found no endpoint: its version discovery
+            # got no answer, the API is away. The SDK would keep this stand-in for the
+            # connection's life (failing every later call), so it is dropped, and the
+            # caller waits for the API to come back.
+            conn._proxies.pop(getattr(proxy, "service_type", attribute), None)
+            raise CloudUnavailable(f"The {catalog_type} API did not answer its version "
+                                   f"discovery at the catalog's endpoint.")
+        return proxy
 
     @property
     def compute(self) -> Any:

@@ -69,6 +69,13 @@ def _settled(engine: Engine, ctxt: Any, identity: Any, timeout: float) -> tuple[
     return state
 
 
+def _why(engine: Engine, ctxt: Any, identity: Any) -> list[tuple[str, str, str]]:
+    """Each resource's state and reason, for a failure's message."""
+    return [(r["resource_name"], f'{r["resource_action"]}_{r["resource_status"]}',
+             r["resource_status_reason"])
+            for r in engine.service.list_stack_resources(ctxt, identity)]
+
+
 def _servers(conn: Any, prefix: str) -> dict[str, str]:
     return {s.name: s.id for s in conn.compute.servers(name=f"^{prefix}-")}
 
@@ -83,7 +90,8 @@ def test_a_create_waits_out_nova_api_away(cloud: Cloud, user_conn: Any,
         with api_away("nova-api"):
             away_until = time.monotonic() + OUTAGE_SECS
             while time.monotonic() < away_until:
-                assert _state(engine, ctxt, identity)[:2] == ("CREATE", "IN_PROGRESS")
+                state = _state(engine, ctxt, identity)
+                assert state[:2] == ("CREATE", "IN_PROGRESS"), _why(engine, ctxt, identity)
                 time.sleep(5.0)
         assert _settled(engine, ctxt, identity, 300) == (
             "CREATE", "COMPLETE", "Stack CREATE completed successfully")
