@@ -4,7 +4,7 @@
 
     ResourceInError        the object went ERROR: ``Went to status ERROR due to "<reason>"``;
                            a create that fails so is deleted and made again, up to
-                           ``action_retry_limit`` times (engine/worker/create_retries.py)
+                           ``action_retry_limit`` times (engine/worker/action_retries.py)
     ResourceUnknownStatus  a status the type does not expect:
                            ``<result> - Unknown status X due to "<reason>"``
 

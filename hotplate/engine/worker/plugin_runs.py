@@ -4,8 +4,9 @@
 action not done by then is parked (parking.py) and ``resume`` checks it
 again each time it is re-driven. Any failure settles the row FAILED with
 Heat's text, at whichever check it comes; but a cloud API that is away is
-waited for (cloud_waits.py), and a create whose object went ERROR is deleted
-and retried first (create_retries.py).
+waited for (cloud_waits.py), a create whose object went ERROR is deleted
+and retried first, and a delete refused with a conflict asked again
+(action_retries.py).
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from hotplate.convergence.recovery import idempotency_token
 from hotplate.convergence.steps import Aborted, Failed, Outcome, Paused, TimedOut
 from hotplate.engine.hosting.resource_context import EngineResourceContext
 from hotplate.engine.runner import ActionTimeout
+from hotplate.engine.worker.action_retries import CreateRetries, DeleteRetries
 from hotplate.engine.worker.cloud_waits import CloudWaits, resolving
-from hotplate.engine.worker.create_retries import CreateRetries
 from hotplate.engine.worker.node_work import LockLost, NodeWork, Reporter, failure_text
 from hotplate.engine.worker.parking import ParkedAction
 from hotplate.engine.worker.row_bookkeeping import RowBookkeeping
@@ -129,7 +130,7 @@ class PluginRuns(RowBookkeeping):
                         ctx: EngineResourceContext, first: Callable[[], Any],
                         ) -> tuple[Callable[[], Any], Callable[[Any], CheckResult]]:
         """The create's handle and check with Heat's ``action_retry_limit`` deletes and
-        retries between (create_retries.py); each step's event written under our lock."""
+        retries between (action_retries.py); each step's event written under our lock."""
         def record(action: Action, status: Status, reason: str) -> None:
             values: dict[str, Any] = {"physical_resource_id": instance.resource_id}
             pending = ctx.take_pending()
@@ -145,6 +146,14 @@ class PluginRuns(RowBookkeeping):
 
         retries = CreateRetries(instance, first, limit=self._deps.options.action_retry_limit,
                                 clock=self._deps.clock, record=record, token=token)
+        return retries.handle, retries.check
+
+    def _retried_delete(self, instance: Resource, handler: Callable[[], Any],
+                        ) -> tuple[Callable[[], Any], Callable[[Any], CheckResult]]:
+        """The delete's handle and check, asked again while refused with a conflict
+        (Heat's ``Resource.delete``; action_retries.py)."""
+        retries = DeleteRetries(instance, handler, limit=self._deps.options.action_retry_limit,
+                                clock=self._deps.clock)
         return retries.handle, retries.check
 
     def _persist_progress(self, row: ResourceRecord, instance: Resource,

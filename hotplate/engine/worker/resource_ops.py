@@ -403,8 +403,9 @@ class ResourceOps(PluginRuns, ReplacementHooks):
             return self._finish(work, locked, Action.DELETE, {}, ctx, reporter, None,
                                 cancelled, local=False)
 
-        failed = self._run(work, locked, Action.DELETE, _delete_handler(instance, row, policy),
-                           instance.check_delete_complete, cancelled, instance, ctx, finish)
+        handle, check = self._retried_delete(instance, _delete_handler(instance, row, policy))
+        failed = self._run(work, locked, Action.DELETE, handle, check, cancelled, instance, ctx,
+                           finish)
         if failed is not None:
             return failed
         return finish(cancelled, reporter)

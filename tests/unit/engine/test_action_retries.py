@@ -1,4 +1,4 @@
-"""Heat's create retries as a state machine (create_retries.py), and the waits for a cloud
+"""Heat's create and delete retries (action_retries.py), and the waits for a cloud
 API that is away (cloud_waits.py), driven check by check on a fake clock."""
 
 from __future__ import annotations
@@ -13,12 +13,16 @@ import pytest
 
 from hotplate.cloud.errors import CloudConflict, CloudOverLimit, CloudUnavailable
 from hotplate.engine.clock import FakeClock
+from hotplate.engine.worker.action_retries import (
+    CreateRetries,
+    DeleteRetries,
+    backoff,
+    retryable,
+)
 from hotplate.engine.worker.cloud_waits import LONGEST_WAIT, CloudWaits, resolving
-from hotplate.engine.worker.create_retries import CreateRetries, backoff, retryable
 from hotplate.model.states import Action, Status
 from hotplate.resources.base import Attempt, CheckAgain, CheckResult, Resource
 from hotplate.resources.status_errors import ResourceInError
-
 
 Log = list[tuple[Action, Status, str]]
 
@@ -160,3 +164,28 @@ def test_resolving_waits_until_the_deadline_then_fails() -> None:
         resolving(never, clock=clock, deadline=deadline, cancelled=cancelled,
                   sleep=clock.sleep)
     assert clock.now() <= deadline
+
+
+def test_a_delete_refused_with_conflicts_is_run_again_up_to_the_limit() -> None:
+    clock = FakeClock()
+    busy = CloudConflict("Volume is busy (HTTP 409)", 409)
+    plugin = Scripted({"delete": [busy, None], "check_delete": [busy, True]})
+    retries = DeleteRetries(plugin, plugin.handle_delete, limit=2, clock=clock,
+                            rng=random.Random(1))
+    retries.handle()
+    _run(retries.check, clock)
+    assert [step for step, _, _ in plugin.calls] == [
+        "delete", "delete", "check_delete", "delete", "check_delete"]
+    plugin = Scripted({"delete": [busy, busy]})
+    retries = DeleteRetries(plugin, plugin.handle_delete, limit=1, clock=clock)
+    retries.handle()
+    with pytest.raises(CloudConflict):
+        _run(retries.check, clock)
+
+
+def test_a_delete_failing_otherwise_is_not_run_again() -> None:
+    plugin = Scripted({"check_delete": [_error(1)]})
+    retries = DeleteRetries(plugin, plugin.handle_delete, limit=5, clock=FakeClock())
+    retries.handle()
+    with pytest.raises(ResourceInError):
+        retries.check(None)

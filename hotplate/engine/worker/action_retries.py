@@ -1,4 +1,5 @@
-"""Heat's ``action_retry_limit`` for a create: an object that failed is deleted, made again.
+"""Heat's ``action_retry_limit``: a create that failed is deleted and made again; a delete
+refused with a conflict is asked again.
 
 A create whose object went ERROR (``ResourceInError``), or that the service
 refused with a conflict (409, not a quota), is not failed at once: what it
@@ -25,11 +26,16 @@ and locked all along (one lock, one action: a takeover resumes the create,
 never a delete the traversal did not plan). Each create after the first is a
 new attempt (``Attempt``) with its own token: the object it makes is a new one,
 never the deleted one found again by its mark.
+
+A delete (``DeleteRetries``) refused with a conflict (409: still in use, busy) is
+run again, handler and checks, after ``2**n`` seconds plus jitter, up to
+``action_retry_limit`` times, as Heat's ``Resource.delete``; no events between.
 """
 
 from __future__ import annotations
 
 import enum
+import logging
 import random
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -43,7 +49,10 @@ from hotplate.ports import Clock
 from hotplate.resources.base import Attempt, CheckAgain, CheckResult, Resource
 from hotplate.resources.status_errors import ResourceInError
 
-__all__ = ["JITTER_SECS", "CreateRetries", "backoff", "retryable"]
+__all__ = ["JITTER_SECS", "CreateRetries", "DeleteRetries", "backoff", "is_conflict",
+           "retryable"]
+
+LOG = logging.getLogger(__name__)
 
 JITTER_SECS = 2.0
 """Heat's ``jitter_max`` for the wait before a retried create or delete."""
@@ -52,12 +61,15 @@ Record = Callable[[Action, Status, str], None]
 """Writes one step's event (and what the plugin did so far) under the row's lock."""
 
 
-def retryable(exc: BaseException) -> bool:
-    """Whether Heat retries a create (or its delete) that failed so."""
-    if isinstance(exc, ResourceInError):
-        return True
+def is_conflict(exc: BaseException) -> bool:
+    """A 409 that is not a quota (Neutron's OverQuota is a 409 too)."""
     return (getattr(exc, "status", None) == 409
             and "OverQuota" not in type(exc).__name__ and "OverQuota" not in str(exc))
+
+
+def retryable(exc: BaseException) -> bool:
+    """Whether Heat retries a create (or its delete) that failed so."""
+    return isinstance(exc, ResourceInError) or is_conflict(exc)
 
 
 def backoff(count: int, rng: random.Random) -> float:
@@ -189,3 +201,52 @@ class CreateRetries:
             return CheckAgain(left)
         self._due = None
         return None
+
+
+class DeleteRetries:
+    """A delete's ``handle`` and ``check``, run again while refused with a conflict."""
+
+    def __init__(self, instance: Resource, handler: Callable[[], Any], *, limit: int,
+                 clock: Clock, rng: random.Random | None = None) -> None:
+        self._instance = instance
+        self._handler = handler
+        self._limit = max(limit, 0)
+        self._clock = clock
+        self._rng = rng or random.Random()
+        self._data: Any = None
+        self._count = 0
+        self._due: datetime | None = None
+        self._handle_due = False
+
+    def handle(self) -> Any:
+        try:
+            self._data = self._handler()
+        except Exception as exc:
+            self._refused(exc)
+        return self._data
+
+    def check(self, _: Any) -> CheckResult:
+        if self._due is not None:
+            left = (self._due - self._clock.now()).total_seconds()
+            if left > 0:
+                return CheckAgain(left)
+            self._due = None
+        try:
+            if self._handle_due:
+                self._data = self._handler()
+                self._handle_due = False
+                return False
+            return self._instance.check_delete_complete(self._data)
+        except Exception as exc:
+            return self._refused(exc)
+
+    def _refused(self, exc: Exception) -> CheckAgain:
+        if not is_conflict(exc) or self._count >= self._limit:
+            raise exc
+        self._count += 1
+        wait = backoff(self._count, self._rng)
+        LOG.info("resource %s: delete refused (%s); trying again in %.1f s",
+                 self._instance.name, exc, wait)
+        self._due = self._clock.now() + timedelta(seconds=wait)
+        self._handle_due = True
+        return CheckAgain(wait)
