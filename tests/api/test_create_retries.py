@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import pytest
 
 from hotplate.app import open_store, start_engine
-from hotplate.cloud.errors import CloudUnavailable
+from hotplate.cloud.errors import CloudConflict, CloudUnavailable
 from hotplate.engine.clock import SystemClock
 from hotplate.engine.options import EngineOptions
 from hotplate.resources.base import CheckResult, Resource
@@ -61,6 +61,25 @@ class Flaky(Resource):
                 Flaky.deleted[self.properties["key"]] += 1
 
 
+class Busy(Resource):
+    """Its delete is refused as in use (409) ``conflicts`` times."""
+
+    properties_schema = {
+        "key": Schema(Schema.STRING, "Counts this one apart.", required=True),
+        "conflicts": Schema(Schema.INTEGER, "Deletes refused first."),
+    }
+    deletes: ClassVar[Counter[str]] = Counter()
+
+    def handle_create(self) -> None:
+        self.resource_id_set(self.properties["key"])
+
+    def handle_delete(self) -> None:
+        key = self.properties["key"]
+        Busy.deletes[key] += 1
+        if Busy.deletes[key] <= self.properties["conflicts"]:
+            raise CloudConflict(f"Volume {key} is busy (HTTP 409)", 409)
+
+
 class Unreachable(Resource):
     """Its cloud is away for its first handles and checks, as many as it is told."""
 
@@ -96,7 +115,8 @@ def retries_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
     db = f"sqlite:///{tmp_path_factory.mktemp('retries') / 'hotplate.sqlite'}"
     clock = SystemClock()
     transport = InProcessTransport(workers_per_server=4)
-    registry = Registry.with_extra({"Test::Flaky": Flaky, "Test::Unreachable": Unreachable})
+    registry = Registry.with_extra({"Test::Flaky": Flaky, "Test::Unreachable": Unreachable,
+                                     "Test::Busy": Busy})
     engine = start_engine(open_store(db, clock), transport, clock=clock, work_slots=1,
                           registry=registry, options=EngineOptions(action_retry_limit=LIMIT))
     with serving(engine, transport) as served:
@@ -178,3 +198,27 @@ def test_an_unavailable_cloud_is_waited_for(retries_api: Api) -> None:
     assert Unreachable.retries["u"] == 1
     assert [status for status, _, _ in _events(hc, "away")] == [
         "CREATE_IN_PROGRESS", "CREATE_COMPLETE"]
+
+
+def test_a_delete_refused_as_busy_is_asked_again(retries_api: Api) -> None:
+    """Twice refused with a 409 (the limit): deleted the third time, with no event
+    between, as Heat's delete retries; once more, and the delete fails."""
+    hc = retries_api.client()
+    for stack, key, conflicts in (("busy", "b2", LIMIT), ("stuck", "b3", LIMIT + 1)):
+        hc.stacks.create(stack_name=stack, template=_template("Test::Busy", key=key,
+                                                             conflicts=conflicts))
+        assert wait_status(hc, stack).stack_status == "CREATE_COMPLETE"
+        hc.stacks.delete(stack)
+    deadline = time.monotonic() + 60
+    while Busy.deletes["b2"] < LIMIT + 1 or Busy.deletes["b3"] < LIMIT + 1:
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    stuck = wait_status(hc, "stuck", timeout=30)
+    while "busy" in {listed.stack_name for listed in hc.stacks.list()}:
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    assert (stuck.stack_status, stuck.stack_status_reason) == (
+        "DELETE_FAILED", "Resource DELETE failed: CloudConflict: resources.thing: "
+        "Volume b3 is busy (HTTP 409)")
+    assert [status for status, _, _ in _events(hc, "stuck")][-2:] == [
+        "DELETE_IN_PROGRESS", "DELETE_FAILED"]
