@@ -74,7 +74,8 @@ def run(api: str, secs: float) -> dict[str, Any]:
     prefix = f"bo-{uuid.uuid4().hex[:8]}"
     before, before_other = snapshot(conn, project), other_snapshot(conn, project, prefix)
     result: dict[str, Any] = {"api": api, "outage_secs": secs}
-    with tempfile.TemporaryDirectory() as tmp, engine_on(Path(tmp), cloud.region) as engine:
+    with tempfile.TemporaryDirectory() as tmp, engine_on(Path(tmp), cloud.region,
+                                                     trustee_of=cloud.auth_url) as engine:
         ctxt = token_context(cloud, conn)
         started = time.monotonic()
         identity = engine.service.create_stack(ctxt, prefix, template(prefix), {}, {},

@@ -38,7 +38,8 @@ OVER_QUOTA_RAM_MB = 9_000_000
 @pytest.fixture(scope="module")
 def engine(cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
     with engine_on(Path(tmp_path_factory.mktemp("failures")), cloud.region,
-                   options=EngineOptions(action_retry_limit=1)) as running:
+                   options=EngineOptions(action_retry_limit=1),
+                   trustee_of=cloud.auth_url) as running:
         yield running
 
 

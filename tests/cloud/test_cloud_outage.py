@@ -51,7 +51,7 @@ def _template(prefix: str) -> dict[str, Any]:
 def engine(cloud: Cloud, tmp_path: Path) -> Iterator[Engine]:
     if not has_api("nova-api"):
         pytest.skip("nova-api can be stopped only on the project's own cloud (make cloud)")
-    with engine_on(tmp_path, cloud.region) as running:
+    with engine_on(tmp_path, cloud.region, trustee_of=cloud.auth_url) as running:
         yield running
 
 
