@@ -29,7 +29,7 @@ import tenacity
 from hotplate.cloud import constraints, finders
 from hotplate.cloud.batched_waits import StatusBoard
 from hotplate.cloud.credentials import Credentials, TokenCredentials, from_context
-from hotplate.cloud.errors import CloudTransient, EndpointNotFound, classify
+from hotplate.cloud.errors import CloudTransient, CloudUnavailable, EndpointNotFound, classify
 from hotplate.cloud.sessions import CloudSessions, SessionEntry
 from hotplate.cloud.settings import CloudSettings
 
@@ -79,6 +79,8 @@ class Cloud:
         self._entry: SessionEntry | None = None
         self._access: Any = None
         self._endpoints: dict[tuple[str, str], bool] = {}
+        self._discovered: set[str] = set()
+        """Services whose endpoint this cloud found once (see ``service``)."""
         self._extensions: dict[str, frozenset[str]] = {}
         self._lock = threading.Lock()
 
@@ -171,7 +173,24 @@ class Cloud:
         if known_catalog and not self.endpoint_exists(client, catalog_type):
             raise EndpointNotFound()
         conn = self._sessions.connection(self._session_entry(), client)
-        return getattr(conn, attribute)
+        proxy = getattr(conn, attribute)
+        if client in self._discovered:
+            return proxy
+        shim = type(proxy).__name__ == "_ServiceDisabledProxyShim"
+        if not shim and _discovered(proxy):
+            self._discovered.add(client)  # keystoneauth keeps what it found: asked once
+            return proxy
+        if self.endpoint_exists(client, catalog_type):
+            # In the catalog, yet no endpoint was found: the version discovery got no
+            # answer, the API is away (keystoneauth would say "Could not find requested
+            # endpoint", as for a service the catalog lacks). openstacksdk would keep
+            # its stand-in proxy for the connection's life, failing every later call,
+            # so it is dropped; the caller waits for the API to come back.
+            if shim:
+                conn._proxies.pop(getattr(proxy, "service_type", attribute), None)
+            raise CloudUnavailable(f"The {catalog_type} API did not answer its version "
+                                   f"discovery at the catalog's endpoint.")
+        return proxy
 
     @property
     def compute(self) -> Any:
@@ -229,6 +248,21 @@ class Cloud:
     def check_constraint(self, name: str, value: Any) -> str | None:
         """A cloud custom constraint's check (``resources.custom_constraints``)."""
         return constraints.check_constraint(self, name, value)
+
+
+def _discovered(proxy: Any) -> bool:
+    """Whether ``proxy`` finds its endpoint: the catalog's URL and, where the service
+    has one, its version document (keystoneauth keeps it once read, so this asks the
+    API only until it has answered once)."""
+    from keystoneauth1 import adapter
+    from keystoneauth1 import exceptions as ks_exc
+
+    if getattr(proxy, "skip_discovery", False) or not isinstance(proxy, adapter.Adapter):
+        return True
+    try:  # the Adapter's, not the identity proxy's own get_endpoint (endpoints' API)
+        return bool(adapter.Adapter.get_endpoint(proxy))
+    except (ks_exc.EndpointNotFound, ks_exc.DiscoveryFailure, ks_exc.ConnectionError):
+        return False
 
 
 def _log_retry(state: tenacity.RetryCallState) -> None:

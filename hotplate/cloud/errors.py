@@ -7,7 +7,11 @@
     ├── CloudConflict            409, but not a quota (Neutron's OverQuota is OverLimit)
     ├── CloudOverLimit           413, 429, Neutron's OverQuota
     ├── CloudTransient           5xx (not 501), a refused, reset or timed-out connection:
-    │                            retried with back-off (``client_retry_limit`` times)
+    │   │                        retried with back-off (``client_retry_limit`` times)
+    │   └── CloudUnavailable     the API is not there: a refused, reset or timed-out
+    │                            connection, 502, 503, 504. Still so after the client's
+    │                            retries, a plugin's action waits for it (parked) up to
+    │                            the stack's timeout instead of failing
     ├── EndpointNotFound         the service is not in the catalog for this region and
     │                            interface: "Could not find requested endpoint in
     │                            Service Catalog." (keystoneauth's words, which Heat shows)
@@ -27,6 +31,7 @@ from typing import Any
 from hotplate.model.errors import HotplateError
 
 __all__ = ["CloudConflict", "CloudError", "CloudNotFound", "CloudOverLimit", "CloudTransient",
+           "CloudUnavailable",
            "ENDPOINT_NOT_FOUND", "EndpointNotFound", "PhysicalResourceNameAmbiguity",
            "classify", "status_of"]
 
@@ -55,6 +60,15 @@ class CloudOverLimit(CloudError):
 
 class CloudTransient(CloudError):
     pass
+
+
+class CloudUnavailable(CloudTransient):
+    """The API did not answer, or its proxy said it is away: a 500 is a failure of the
+    request, this one of the service, which comes back (engine/worker/cloud_waits.py)."""
+
+
+UNAVAILABLE_STATUSES = frozenset({502, 503, 504})
+"""Bad gateway, service unavailable, gateway timeout: the API is away, not wrong."""
 
 
 class EndpointNotFound(CloudError):
@@ -108,7 +122,7 @@ def classify(exc: BaseException) -> CloudError | None:
     if isinstance(exc, no_endpoint):
         return EndpointNotFound()
     if isinstance(exc, transient):
-        return CloudTransient(str(exc))
+        return CloudUnavailable(str(exc))
     if not isinstance(exc, cloud):
         return None
     status = status_of(exc)
@@ -121,6 +135,8 @@ def classify(exc: BaseException) -> CloudError | None:
         return CloudConflict(message, status)
     if status in (413, 429):
         return CloudOverLimit(message, status)
+    if status in UNAVAILABLE_STATUSES:
+        return CloudUnavailable(message, status)
     if status is not None and status >= 500 and status != 501:
         return CloudTransient(message, status)
     return CloudError(message, status)

@@ -85,6 +85,10 @@ ENGINE_OPTS = [
         help="Seconds a stopping engine (SIGTERM) lets running operations finish before "
              "it exits (oslo.service's option). Zero waits without end."),
     cfg.IntOpt(
+        "action_retry_limit", default=5, min=0,
+        help="Number of times to retry to bring a resource to a non-error state. Set to 0 "
+             "to disable retries."),
+    cfg.IntOpt(
         "client_retry_limit", default=2, min=0,
         help="Times a worker that finds a resource locked tries again, after a random "
              "wait. Set to 0 to disable retries."),

@@ -48,6 +48,10 @@ class EngineOptions:
     as the first time and not done again."""
     client_retry_limit: int = 2
     """Times a worker that found a resource locked tries again, after a random wait."""
+    action_retry_limit: int = 5
+    """Times a create whose object went ERROR (or was refused with a conflict) is
+    deleted and made again before it fails, and a delete refused with a conflict
+    asked again (Heat's option; action_retries.py)."""
     heat_metadata_server_url: str = "http://127.0.0.1:8000/v1/"
     """The CFN API base an agent polls (Heat's option); the configuration derives it
     from the CFN API's listening address when unset, adding ``/v1/`` as Heat does."""

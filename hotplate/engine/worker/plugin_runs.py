@@ -3,7 +3,10 @@
 ``_run`` runs handle and a first check (cancel and deadline honoured); an
 action not done by then is parked (parking.py) and ``resume`` checks it
 again each time it is re-driven. Any failure settles the row FAILED with
-Heat's text, at whichever check it comes.
+Heat's text, at whichever check it comes; but a cloud API that is away is
+waited for (cloud_waits.py), a create whose object went ERROR is deleted
+and retried first, and a delete refused with a conflict asked again
+(action_retries.py).
 """
 
 from __future__ import annotations
@@ -15,9 +18,12 @@ from typing import Any
 
 from hotplate.convergence import outcome
 from hotplate.convergence.node_plan import stack_deadline
+from hotplate.convergence.recovery import idempotency_token
 from hotplate.convergence.steps import Aborted, Failed, Outcome, Paused, TimedOut
 from hotplate.engine.hosting.resource_context import EngineResourceContext
 from hotplate.engine.runner import ActionTimeout
+from hotplate.engine.worker.action_retries import CreateRetries, DeleteRetries
+from hotplate.engine.worker.cloud_waits import CloudWaits, resolving
 from hotplate.engine.worker.node_work import LockLost, NodeWork, Reporter, failure_text
 from hotplate.engine.worker.parking import ParkedAction
 from hotplate.engine.worker.row_bookkeeping import RowBookkeeping
@@ -45,6 +51,8 @@ class PluginRuns(RowBookkeeping):
         The plugin runs without the engine's work slot: plugins wait and
         call out side by side, whatever the bookkeeping's limit.
         """
+        waits = CloudWaits(instance, handle, check)  # an API away is waited for
+        handle, check = waits.handle, waits.check
         parked = self._deps.parked
         if parked is None:
             def run() -> None:
@@ -107,6 +115,46 @@ class PluginRuns(RowBookkeeping):
             parked, again=again,
             asked=answer.after if isinstance(answer, CheckAgain) else None,
             latest=parked.instance.next_check_after(parked.data), cancelled=cancelled)
+
+    def _waiting_properties(self, work: NodeWork, defn: Any, cls: type[Resource],
+                            cancelled: threading.Event) -> dict[str, Any]:
+        """The resource's properties, their RESOLVE lookups waiting out an API away."""
+        def sleep(secs: float) -> None:
+            with self._deps.slots.released():
+                self._deps.clock.sleep(secs)
+
+        return resolving(lambda: self._properties(work, defn, cls), clock=self._deps.clock,
+                         deadline=stack_deadline(work.stack), cancelled=cancelled, sleep=sleep)
+
+    def _retried_create(self, work: NodeWork, row: ResourceRecord, instance: Resource,
+                        ctx: EngineResourceContext, first: Callable[[], Any],
+                        ) -> tuple[Callable[[], Any], Callable[[Any], CheckResult]]:
+        """The create's handle and check with Heat's ``action_retry_limit`` deletes and
+        retries between (action_retries.py); each step's event written under our lock."""
+        def record(action: Action, status: Status, reason: str) -> None:
+            values: dict[str, Any] = {"physical_resource_id": instance.resource_id}
+            pending = ctx.take_pending()
+            if pending:
+                values["resource_data"] = pending
+            event = self.event(row, action, status, reason, instance.resource_id)
+            if self._deps.store.update_resource_locked(
+                    row.id, self._deps.engine_id, values, event) is None:
+                raise LockLost()
+
+        def token(retry: int) -> str:
+            return idempotency_token(row.uuid, f"{Action.CREATE}#{retry}", work.traversal_id)
+
+        retries = CreateRetries(instance, first, limit=self._deps.options.action_retry_limit,
+                                clock=self._deps.clock, record=record, token=token)
+        return retries.handle, retries.check
+
+    def _retried_delete(self, instance: Resource, handler: Callable[[], Any],
+                        ) -> tuple[Callable[[], Any], Callable[[Any], CheckResult]]:
+        """The delete's handle and check, asked again while refused with a conflict
+        (Heat's ``Resource.delete``; action_retries.py)."""
+        retries = DeleteRetries(instance, handler, limit=self._deps.options.action_retry_limit,
+                                clock=self._deps.clock)
+        return retries.handle, retries.check
 
     def _persist_progress(self, row: ResourceRecord, instance: Resource,
                           ctx: EngineResourceContext) -> None:

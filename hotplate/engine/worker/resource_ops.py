@@ -87,7 +87,7 @@ class ResourceOps(PluginRuns, ReplacementHooks):
                   "requires": required_ids(work.input_data)}
         try:
             defn, cls = self._definition(work)
-            props = self._properties(work, defn, cls)
+            props = self._waiting_properties(work, defn, cls, cancelled)
             metadata = self._metadata(work, defn)
         except Exception as exc:
             return self._fail_before_running(work, row, Action.CREATE, values, exc)
@@ -111,10 +111,12 @@ class ResourceOps(PluginRuns, ReplacementHooks):
                                   cancelled)
 
         # Taken over after handle_create recorded a physical id: only wait for it.
-        handle = ((lambda: instance.resume_data("CREATE")) if made is not None
-                  else instance.handle_create)
-        failed = self._run(work, locked, Action.CREATE, handle,
-                           instance.check_create_complete, cancelled, instance, ctx, finish)
+        handle, check = self._retried_create(
+            work, locked, instance, ctx,
+            (lambda: instance.resume_data("CREATE")) if made is not None
+            else instance.handle_create)
+        failed = self._run(work, locked, Action.CREATE, handle, check, cancelled, instance,
+                           ctx, finish)
         if failed is not None:
             return failed
         return finish(cancelled, reporter)
@@ -223,7 +225,7 @@ class ResourceOps(PluginRuns, ReplacementHooks):
         new_requires = required_ids(work.input_data)
         try:
             defn, cls = self._definition(work)
-            new_props = self._properties(work, defn, cls)
+            new_props = self._waiting_properties(work, defn, cls, cancelled)
             metadata = self._metadata(work, defn)
         except Exception as exc:
             values = {"current_template_id": work.template_id}
@@ -401,8 +403,9 @@ class ResourceOps(PluginRuns, ReplacementHooks):
             return self._finish(work, locked, Action.DELETE, {}, ctx, reporter, None,
                                 cancelled, local=False)
 
-        failed = self._run(work, locked, Action.DELETE, _delete_handler(instance, row, policy),
-                           instance.check_delete_complete, cancelled, instance, ctx, finish)
+        handle, check = self._retried_delete(instance, _delete_handler(instance, row, policy))
+        failed = self._run(work, locked, Action.DELETE, handle, check, cancelled, instance, ctx,
+                           finish)
         if failed is not None:
             return failed
         return finish(cancelled, reporter)

@@ -16,6 +16,7 @@ from hotplate.cloud import (
     Clouds,
     CloudSettings,
     CloudTransient,
+    CloudUnavailable,
     EndpointNotFound,
     classify,
 )
@@ -34,17 +35,25 @@ def _http(status: int, message: str = "failed", details: str = "") -> Exception:
     (_http(413), CloudOverLimit),
     (_http(429), CloudOverLimit),
     (_http(500), CloudTransient),
-    (_http(503), CloudTransient),
+    (_http(502), CloudUnavailable),
+    (_http(503), CloudUnavailable),
+    (_http(504), CloudUnavailable),
     (_http(501), CloudError),
     (_http(400), CloudError),
-    (ks_exc.ConnectFailure("refused"), CloudTransient),
-    (requests.ConnectionError("reset"), CloudTransient),
+    (ks_exc.ConnectFailure("refused"), CloudUnavailable),
+    (ks_exc.ConnectTimeout("timed out"), CloudUnavailable),
+    (requests.ConnectionError("reset"), CloudUnavailable),
     (ks_exc.EndpointNotFound(), EndpointNotFound),
     (ks_exc.EmptyCatalog(), EndpointNotFound),
 ])
 def test_classify(exc: Exception, kind: type[CloudError]) -> None:
     found = classify(exc)
     assert type(found) is kind
+
+
+def test_an_api_away_is_a_transient_failure_too() -> None:
+    """Retried by the client layer first; a plugin's action waits only after that."""
+    assert issubclass(CloudUnavailable, CloudTransient)
 
 
 def test_other_errors_are_not_the_clouds() -> None:

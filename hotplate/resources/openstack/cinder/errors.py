@@ -11,7 +11,7 @@ as Heat does::
     ResourcePropertyConflict  Cannot define the following properties at the same time: a, b.
     PropertyUnspecifiedError  At least one of the following properties must be specified: ...
 
-The status errors are the Nova types' (the same Heat classes); the property
+The status errors are every type's (status_errors.py); the property
 errors are validation failures (``StackValidationFailed``), as the engine
 reports those.
 """
@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from hotplate.model.errors import HotplateError, StackValidationFailed
 from hotplate.model.errors import NotSupported as _NotSupported
-from hotplate.resources.openstack.nova.base import ResourceInError, ResourceUnknownStatus
 from hotplate.resources.properties import PropertyPath
+from hotplate.resources.status_errors import ResourceInError, ResourceUnknownStatus
 
 __all__ = ["Error", "NotSupported", "PropertyUnspecifiedError", "ResourceInError",
            "ResourcePropertyConflict", "ResourceUnknownStatus"]

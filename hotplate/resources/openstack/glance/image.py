@@ -27,9 +27,9 @@ from hotplate.resources.base import CheckResult, Resource
 from hotplate.resources.constraints import AllowedPattern, AllowedValues, Range
 from hotplate.resources.none import NoneResource
 from hotplate.resources.openstack.glance.api import GlanceApi
-from hotplate.resources.openstack.nova.base import ResourceInError
 from hotplate.resources.properties import PropertyPath, Schema
 from hotplate.resources.scaling_policy import ResourcePropertyValueDependency
+from hotplate.resources.status_errors import ResourceInError
 from hotplate.resources.support import Status, SupportStatus
 
 __all__ = ["GlanceImage", "WebImage", "patch_operations"]

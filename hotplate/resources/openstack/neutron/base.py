@@ -35,6 +35,7 @@ from hotplate.resources.openstack.neutron.api import NeutronApi, is_conflict, is
 from hotplate.resources.openstack.status_listing import StatusLister
 from hotplate.resources.openstack.waiting import done_waiting, look
 from hotplate.resources.properties import PropertyPath
+from hotplate.resources.status_errors import ResourceInError, ResourceUnknownStatus
 from hotplate.template.implicit_deps import Peer
 
 __all__ = ["DELETE_CONFLICT_RETRIES", "NeutronResource", "ResourceActionNotSupported",
@@ -45,20 +46,9 @@ DELETE_CONFLICT_RETRIES = 5
 CONFLICT_PAUSE_SECS = 2.0
 
 
-class ResourceInError(HotplateError):
-    def __init__(self, status: str, reason: str = "Unknown") -> None:
-        super().__init__(f'Went to status {status} due to "{reason}"')
-
-
 class ResourceActionNotSupported(HotplateError):
     def __init__(self, action: str) -> None:
         super().__init__(f"{action} is not supported for resource.")
-
-
-class ResourceUnknownStatus(HotplateError):
-    def __init__(self, status: str, result: str = "Resource failed",
-                 reason: str = "Unknown") -> None:
-        super().__init__(f'{result} - Unknown status {status} due to "{reason}"')
 
 
 def is_built(status: str | None) -> bool:

@@ -8,24 +8,10 @@ from hotplate.model.errors import HotplateError
 from hotplate.resources.base import CheckResult, Resource
 from hotplate.resources.openstack.cloud_errors import is_not_found
 from hotplate.resources.openstack.nova.api import NovaApi
+from hotplate.resources.status_errors import ResourceInError, ResourceUnknownStatus
 
 __all__ = ["EndpointNotFound", "NovaResource", "ResourceInError", "ResourceUnknownStatus",
            "is_not_found"]
-
-
-class ResourceInError(HotplateError):
-    """Heat's ``ResourceInError``: ``Went to status ERROR due to "<reason>"``."""
-
-    def __init__(self, status: str, reason: str = "Unknown") -> None:
-        super().__init__(f'Went to status {status} due to "{reason}"')
-
-
-class ResourceUnknownStatus(HotplateError):
-    """Heat's ``ResourceUnknownStatus``: ``<result> - Unknown status X due to "<reason>"``."""
-
-    def __init__(self, status: str, result: str = "Resource failed",
-                 reason: str = "Unknown") -> None:
-        super().__init__(f'{result} - Unknown status {status} due to "{reason}"')
 
 
 class EndpointNotFound(HotplateError):
