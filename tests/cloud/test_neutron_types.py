@@ -91,8 +91,11 @@ outputs:
 
 def _extra(cloud: Cloud) -> str:
     root = cloud.auth_url.removesuffix("/v3")
+    # A create whose object goes ERROR fails at once: these suites check Heat's texts for
+    # the failure; its retries (action_retry_limit) are test_cloud_failures' subject.
     return ("[DEFAULT]\n"
             "enable_stack_abandon = true\nenable_stack_adopt = true\n"
+            "action_retry_limit = 0\n"
             f"stack_user_domain_name = {STACK_DOMAIN}\n"
             f"stack_domain_admin = {DOMAIN_ADMIN}\n"
             f"stack_domain_admin_password = {SERVICE_PASSWORD}\n"
