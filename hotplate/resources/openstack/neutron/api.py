@@ -16,6 +16,7 @@ test the kind, and the engine's failure text ``<Class>: resources.<name>:
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from hotplate.resources.openstack.cloud_errors import (
@@ -25,7 +26,8 @@ from hotplate.resources.openstack.cloud_errors import (
     is_not_found,
 )
 
-__all__ = ["NeutronApi", "ignoring", "is_conflict", "is_not_found", "neutron_error"]
+__all__ = ["TAG_CREATION", "NeutronApi", "ignoring", "is_conflict", "is_not_found",
+           "neutron_error"]
 
 _CLIENT_TYPES = frozenset({
     "NetworkNotFound", "PortNotFound", "NetworkInUse", "PortInUse", "SubnetInUse",
@@ -34,6 +36,11 @@ _CLIENT_TYPES = frozenset({
     "ExternalIpAddressExhausted", "IpAddressAlreadyAllocated",
 })
 """Neutron error types neutronclient raises as ``<type>Client``."""
+
+_EXTENSIONS: dict[str, frozenset[str]] = {}
+_EXTENSIONS_LOCK = threading.Lock()
+TAG_CREATION = "tag-creation"
+"""Neutron's extension that takes ``tags`` in a create's body (with ``standard-attr-tag``)."""
 
 _BY_STATUS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound",
               409: "Conflict", 413: "OverQuotaClient", 503: "ServiceUnavailable"}
@@ -134,3 +141,24 @@ class NeutronApi:
 
     def replace_tags(self, collection: str, ident: str, tags: list[str]) -> None:
         self.request("PUT", f"/{collection}/{ident}/tags", {"tags": list(tags)})
+
+    def tags(self, collection: str, ident: str) -> list[str]:
+        """The object's tags as Neutron has them, hotplate's marks included."""
+        found: list[str] = self.request("GET", f"/{collection}/{ident}/tags").get("tags", [])
+        return found
+
+    def has_extension(self, alias: str) -> bool:
+        """Whether the endpoint offers the extension ``alias`` (asked once per endpoint)."""
+        endpoint = str(self._cloud.network.get_endpoint() or "")
+        with _EXTENSIONS_LOCK:
+            known = _EXTENSIONS.get(endpoint)
+        if known is None:
+            listed = self.request("GET", "/extensions").get("extensions", [])
+            known = frozenset(str(e.get("alias")) for e in listed)
+            with _EXTENSIONS_LOCK:
+                _EXTENSIONS[endpoint] = known
+        return alias in known
+
+    def tags_at_create(self) -> bool:
+        """Whether a create's body may carry ``tags`` (so a mark goes with the object)."""
+        return self.has_extension("standard-attr-tag") and self.has_extension(TAG_CREATION)
