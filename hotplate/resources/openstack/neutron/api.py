@@ -26,7 +26,7 @@ from hotplate.resources.openstack.cloud_errors import (
     is_not_found,
 )
 
-__all__ = ["TAG_CREATION", "NeutronApi", "ignoring", "is_conflict", "is_not_found",
+__all__ = ["TAGS_AT_CREATE", "NeutronApi", "ignoring", "is_conflict", "is_not_found",
            "neutron_error"]
 
 _CLIENT_TYPES = frozenset({
@@ -38,9 +38,13 @@ _CLIENT_TYPES = frozenset({
 """Neutron error types neutronclient raises as ``<type>Client``."""
 
 _EXTENSIONS: dict[str, frozenset[str]] = {}
-_EXTENSIONS_LOCK = threading.Lock()
-TAG_CREATION = "tag-creation"
-"""Neutron's extension that takes ``tags`` in a create's body (with ``standard-attr-tag``)."""
+_KNOWN_LOCK = threading.Lock()
+TAGS_AT_CREATE = {"ports": "tag-ports-during-bulk-creation"}
+"""The collections whose create body may carry ``tags``, each with the extension that
+says so. Neutron 29 has no other: its ``tag-creation`` extension is the multi-tag
+``POST /<collection>/<id>/tags``, after the create; a port's ``tags`` are taken by the
+ML2 extension driver ``tag_ports_during_bulk_creation`` (and silently dropped without
+it, so the extension, not the answer, decides)."""
 
 _BY_STATUS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound",
               409: "Conflict", 413: "OverQuotaClient", 503: "ServiceUnavailable"}
@@ -149,16 +153,29 @@ class NeutronApi:
 
     def has_extension(self, alias: str) -> bool:
         """Whether the endpoint offers the extension ``alias`` (asked once per endpoint)."""
-        endpoint = str(self._cloud.network.get_endpoint() or "")
-        with _EXTENSIONS_LOCK:
+        endpoint = self._endpoint()
+        with _KNOWN_LOCK:
             known = _EXTENSIONS.get(endpoint)
         if known is None:
             listed = self.request("GET", "/extensions").get("extensions", [])
             known = frozenset(str(e.get("alias")) for e in listed)
-            with _EXTENSIONS_LOCK:
+            with _KNOWN_LOCK:
                 _EXTENSIONS[endpoint] = known
         return alias in known
 
-    def tags_at_create(self) -> bool:
-        """Whether a create's body may carry ``tags`` (so a mark goes with the object)."""
-        return self.has_extension("standard-attr-tag") and self.has_extension(TAG_CREATION)
+    def _endpoint(self) -> str:
+        return str(self._cloud.network.get_endpoint() or "")
+
+    def takes_tags_at_create(self, collection: str) -> bool:
+        """Whether a create's body in ``collection`` may carry ``tags`` (``TAGS_AT_CREATE``)."""
+        needed = TAGS_AT_CREATE.get(collection)
+        return needed is not None and self.has_extension("standard-attr-tag") \
+            and self.has_extension(needed)
+
+    def create_marked(self, collection: str, entity: str, body: dict[str, Any],
+                      mark: str | None) -> dict[str, Any]:
+        """Create, the body's ``tags`` carrying ``mark`` where Neutron takes tags at
+        create (``takes_tags_at_create``), else without it."""
+        if mark is not None and self.takes_tags_at_create(collection):
+            body = {**body, "tags": [*(body.get("tags") or []), mark]}
+        return self.create(collection, entity, body)

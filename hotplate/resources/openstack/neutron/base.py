@@ -12,13 +12,14 @@
                       status X due to "Unknown"
 
 - the create's body carries a tag derived from the attempt token
-  (``attempt_marks``) where the type's objects take tags and Neutron takes
-  them at create (extensions ``standard-attr-tag`` and ``tag-creation``); a
-  retried create (its engine died after asking Neutron) first looks for the
-  object carrying that tag (``GET /<collection>?tags=<mark>``) and takes it.
-  Where Neutron takes no tags at create, it looks for an object carrying the
-  physical name it would have made, which no other resource carries; a name
-  the template chose may be shared, so then it creates again, as Heat would.
+  (``attempt_marks``) where the type's objects take tags (``standard-attr-tag``)
+  and Neutron takes them at create (``NeutronApi.TAGS_AT_CREATE``: ports, with
+  the extension ``tag-ports-during-bulk-creation``). A retried create (its
+  engine died after asking Neutron) first looks for the object carrying that
+  tag (``GET /<collection>?tags=<mark>``) and takes it; finding none, it looks
+  for an object carrying the physical name it would have made, which no other
+  resource carries (how an object Neutron could not mark is found); a name the
+  template chose may be shared, so then it creates again, as Heat would.
 - update: the changed properties as one PUT (``value_specs`` merged, an unset
   ``name`` back to the physical name, ``tags`` replaced apart, the mark kept).
 - delete: DELETE, a 404 meaning already gone; then GET until 404. A 409 (still
@@ -190,22 +191,21 @@ class NeutronResource(Resource):
     def handle_create(self) -> Any:
         body = self.create_body()
         mark = self.attempt_mark()
-        if mark is not None:
-            body["tags"] = [mark]
         found = self._made_before(body, mark) if self.attempt.retry else None
-        made = found or self.neutron().create(self.collection_path(), self.entity, body)
+        made = found or self.neutron().create_marked(self.collection_path(), self.entity,
+                                                     body, mark)
         self.resource_id_set(str(made["id"]))
         self.after_create(made)
         return made
 
     def attempt_mark(self) -> str | None:
-        """The tag marking what this create makes; None where the type's objects take
-        no tags, or Neutron takes none at create (then nothing is marked)."""
+        """The tag marking what this create makes (where Neutron takes it at create)
+        and what its retry looks for; None where the type's objects take no tags."""
         if not self.attempt.token or not (self.taggable or self.marked):
             return None
         if self.collection_path() != self.collection:
             return None
-        if not self.neutron().tags_at_create():
+        if not self.neutron().has_extension("standard-attr-tag"):
             return None
         return attempt_tag(self.attempt.token)
 
@@ -213,15 +213,15 @@ class NeutronResource(Resource):
                      ) -> dict[str, Any] | None:
         """The object an earlier try of this create made: by its mark, else by the
         physical name (which only this resource gives)."""
+        api, key = self.neutron(), self.list_key or None
         if mark is not None:
-            query = {"tags": mark}
-        else:
-            name = body.get("name")
-            if not name or name != self.physical_resource_name():
-                return None
-            query = {"name": str(name)}
-        matches = self.neutron().find_all(self.collection_path(), key=self.list_key or None,
-                                          **query)
+            matches = api.find_all(self.collection_path(), key=key, tags=mark)
+            if len(matches) == 1:
+                return matches[0]
+        name = body.get("name")
+        if not name or name != self.physical_resource_name():
+            return None
+        matches = api.find_all(self.collection_path(), key=key, name=str(name))
         return matches[0] if len(matches) == 1 else None
 
     def after_create(self, made: Mapping[str, Any]) -> None:

@@ -86,9 +86,7 @@ class ServerPorts:
         mark = self._mark(index)
         port = self._made_before(mark) if mark and self._plugin.attempt.retry else None
         if port is None:
-            if mark:
-                body["tags"] = [mark]
-            port = self.neutron().create("ports", "port", body)
+            port = self.neutron().create_marked("ports", "port", body, mark)
         made = self.ids()
         if str(port["id"]) not in made:
             self.record(INTERNAL, [*made, str(port["id"])])
@@ -96,9 +94,9 @@ class ServerPorts:
 
     def _mark(self, index: int) -> str | None:
         """The tag marking the port of network entry ``index`` this attempt makes; None
-        where Neutron takes no tags at create."""
+        where Neutron's objects take no tags."""
         token = self._plugin.attempt.token
-        if not token or not self.neutron().tags_at_create():
+        if not token or not self.neutron().has_extension("standard-attr-tag"):
             return None
         return part_tag(token, f"port-{index}")
 
