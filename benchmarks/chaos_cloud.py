@@ -61,7 +61,7 @@ from hotplate.rpc.requests import keyed_request_id
 DATABASE = "hotplate_chaos_cloud_bench"
 PREFIX = "chaos-cloud-"
 CALL_TIMEOUT = 30.0
-KEY = "chaos-cloud-bench-key-32-chars-ok"
+KEY = "chaos-cloud-bench-key-of-32chars"
 """The engines' auth_encryption_key (the stack's trust is kept encrypted)."""
 
 
