@@ -129,6 +129,19 @@ def settle(record: Record, name: str, done: Iterable[str], timeout: float) -> st
         time.sleep(1.0)
 
 
+def failures(record: Record, name: str) -> dict[str, str]:
+    """Why the stack, and each of its failed resources, failed (name -> reason)."""
+    from sqlalchemy import text
+
+    with record.db.connect() as conn:
+        rows = conn.execute(text(
+            "SELECT s.name, s.status_reason FROM stack s WHERE s.name = :n AND "
+            "s.status = 'FAILED' UNION ALL SELECT r.name, r.status_reason FROM resource r "
+            "JOIN stack s ON r.stack_id = s.id WHERE s.name = :n AND r.status = 'FAILED'"),
+            {"n": name}).all()
+    return {str(n): str(reason) for n, reason in rows}
+
+
 # -- the kills -------------------------------------------------------------------------
 @dataclass
 class Killer:
@@ -239,6 +252,7 @@ def _run(args: argparse.Namespace, rng: random.Random, admin: Any, user: User,
     thread.start()
     created = settle(record, name, ("CREATE_COMPLETE", "CREATE_FAILED"), args.settle_timeout)
     create_s = time.monotonic() - started
+    create_failures = failures(record, name)
     after_create = cloud_objects(admin, user.project_id)
     killer.phase = "delete"
     started = time.monotonic()
@@ -246,6 +260,7 @@ def _run(args: argparse.Namespace, rng: random.Random, admin: Any, user: User,
         stack_identity=made["stack_id"])
     deleted = settle(record, name, ("DELETE_COMPLETE", "DELETE_FAILED"), args.settle_timeout)
     delete_s = time.monotonic() - started
+    delete_failures = failures(record, name)
     killer.stop.set()
     thread.join(120)
     after_delete = cloud_objects(admin, user.project_id)
@@ -266,6 +281,7 @@ def _run(args: argparse.Namespace, rng: random.Random, admin: Any, user: User,
         "duplicates": {k: duplicates(v) for k, v in after_create.items()},
         "marked": {k: sum(bool(o["marks"]) for o in v) for k, v in after_create.items()},
         "left_after_delete": {k: len(v) for k, v in after_delete.items()},
+        "create_failures": create_failures, "delete_failures": delete_failures,
     })
     return result
 
@@ -299,6 +315,9 @@ def print_result(result: dict[str, Any]) -> None:
     print("-" * (width + 40))
     for label, value in rows:
         print(f"{label:<{width}}  {value}")
+    for phase in ("create", "delete"):
+        for what, reason in result[f"{phase}_failures"].items():
+            print(f"  {phase} failed: {what}: {reason[:300]}")
 
 
 def main(argv: list[str] | None = None) -> int:
