@@ -240,7 +240,7 @@ type_drivers = flat,vlan,vxlan
 tenant_network_types = vxlan
 # cloud/drivers (hotplate-cloud-drivers): binds every port, no L2 agent, no dataplane
 mechanism_drivers = bindall
-extension_drivers = port_security,qos,dns
+extension_drivers = port_security,qos,dns,tag_ports_during_bulk_creation
 
 [ml2_type_flat]
 flat_networks = public

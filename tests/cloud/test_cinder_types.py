@@ -28,6 +28,11 @@ from typing import Any
 
 import pytest
 
+from hotplate.resources.openstack.attempt_marks import (
+    ATTEMPT_METADATA_KEY,
+    is_attempt_tag,
+    metadata_without_marks,
+)
 from tests.cloud.leaks import cinder_admin_leaks, cloud_leaks  # noqa: F401  (fixtures)
 from tests.cloud.locate import Cloud
 from tests.cloud.serving import Serving, keystone_serve
@@ -527,7 +532,10 @@ def test_aws_volume_and_attachment(served: Serving, user_conn: Any) -> None:
                       stack=name) == "CREATE_COMPLETE", _reason(served, name)
         ids = _physical(served, name)
         vol = storage.get_volume(ids["vol"])
-        assert vol.status == "in-use" and vol.metadata == {"made-by": "aws"}
+        assert vol.status == "in-use"
+        # The Tags as metadata, beside the mark of the create's attempt.
+        assert metadata_without_marks(vol.metadata) == {"made-by": "aws"}
+        assert is_attempt_tag(vol.metadata[ATTEMPT_METADATA_KEY])
         assert vol.name == vol.description and vol.name.startswith(f"{name}-vol-")
         assert vol.attachments[0]["server_id"] == ids["server"]
         assert vol.attachments[0]["device"].startswith("/dev/")  # Nova's fake names it

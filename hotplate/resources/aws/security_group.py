@@ -103,6 +103,7 @@ class SecurityGroup(NeutronResource):
     """Heat's type names no client, so it is listed whatever the catalog holds."""
     entity = "security_group"
     collection = "security-groups"
+    marked = True
     names_itself = False
 
     properties_schema = {

@@ -16,7 +16,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["ATTEMPT_METADATA_KEY", "attempt_tag", "is_attempt_tag", "metadata_without_marks",
+__all__ = ["ATTEMPT_METADATA_KEY", "attempt_tag", "is_attempt_tag", "marks_of",
+           "metadata_with_mark", "metadata_without_marks", "part_tag", "tags_with_marks",
            "tags_without_marks"]
 
 ATTEMPT_METADATA_KEY = "hotplate-attempt"
@@ -28,6 +29,12 @@ _TAG = re.compile(r"hotplate-[0-9a-f]{32}")
 def attempt_tag(token: str) -> str:
     """The mark of one attempt: short enough for any service's tags (Nova: 60 chars)."""
     return "hotplate-" + hashlib.sha256(token.encode()).hexdigest()[:32]
+
+
+def part_tag(token: str, part: str) -> str:
+    """The mark of one of several objects one attempt makes (a server's ``port-0``): each
+    needs a mark of its own, found again by the same retry."""
+    return attempt_tag(f"{token}#{part}")
 
 
 def is_attempt_tag(tag: str) -> bool:
@@ -42,3 +49,25 @@ def tags_without_marks(tags: Iterable[str] | None) -> list[str]:
 def metadata_without_marks(metadata: Mapping[str, Any] | None) -> dict[str, Any]:
     """The user's metadata of an object: its metadata less hotplate's mark."""
     return {k: v for k, v in (metadata or {}).items() if k != ATTEMPT_METADATA_KEY}
+
+
+def marks_of(tags: Iterable[str] | None) -> list[str]:
+    """hotplate's marks among an object's tags."""
+    return [tag for tag in tags or () if is_attempt_tag(tag)]
+
+
+def tags_with_marks(user_tags: Iterable[str] | None, current: Iterable[str] | None,
+                    ) -> list[str]:
+    """What replaces an object's tags when the user's become ``user_tags``: those, and
+    the marks it has now (``current``), which no update removes."""
+    return [*tags_without_marks(user_tags), *marks_of(current)]
+
+
+def metadata_with_mark(user_metadata: Mapping[str, Any] | None,
+                       current: Mapping[str, Any] | None) -> dict[str, Any]:
+    """What replaces an object's metadata when the user's becomes ``user_metadata``:
+    that, and the mark it has now (``current``), which no update removes."""
+    found = metadata_without_marks(user_metadata)
+    if current and ATTEMPT_METADATA_KEY in current:
+        found[ATTEMPT_METADATA_KEY] = current[ATTEMPT_METADATA_KEY]
+    return found

@@ -7,11 +7,12 @@ the ``read_only`` flag is set when given, and the volume's type is kept as
 resource data (Heat's ``_store_config_default_properties``).
 
 Update in place: name and description (an unset one keeps the old value, as
-Heat's ``or`` does), metadata (replaced whole) and volume_type (a retype that
-never migrates) at once; then the slow steps ``volume_update`` plans (detach,
-restore a backup, extend, read-only flag, reattach), one after another, each
-waited for. Any other change replaces the volume. ``multiattach`` is accepted
-and not sent (Cinder takes it from the volume type now; Heat hides it).
+Heat's ``or`` does), metadata (replaced whole, hotplate's mark kept) and
+volume_type (a retype that never migrates) at once; then the slow steps
+``volume_update`` plans (detach, restore a backup, extend, read-only flag,
+reattach), one after another, each waited for. Any other change replaces the
+volume. ``multiattach`` is accepted and not sent (Cinder takes it from the volume
+type now; Heat hides it).
 
 Attributes read Cinder's view each time; all but ``metadata_values``,
 ``attachments_list`` and the two names are Heat's ``str()`` of the value
@@ -29,6 +30,7 @@ from hotplate.model.errors import StackValidationFailed
 from hotplate.resources.attributes import Attribute
 from hotplate.resources.base import CheckAgain, CheckResult
 from hotplate.resources.constraints import CustomConstraint, Range
+from hotplate.resources.openstack.attempt_marks import metadata_with_mark, metadata_without_marks
 from hotplate.resources.openstack.cinder.api import CinderApi
 from hotplate.resources.openstack.cinder.attachments import Attaching, Detaching
 from hotplate.resources.openstack.cinder.errors import Error, ResourceUnknownStatus
@@ -227,7 +229,8 @@ class CinderVolume(BaseVolume):
             description = prop_diff.get("description") or self.properties.get("description")
             api.put(f"/volumes/{ident}", {"volume": self.names(name, description)})
         if "metadata" in prop_diff:
-            api.put(f"/volumes/{ident}/metadata", {"metadata": prop_diff["metadata"] or {}})
+            api.put(f"/volumes/{ident}/metadata", {"metadata": metadata_with_mark(
+                prop_diff["metadata"], volume.get("metadata"))})
         if "volume_type" in prop_diff:
             api.volume_action(ident, "os-retype", {"new_type": prop_diff["volume_type"],
                                                    "migration_policy": "never"})
@@ -324,12 +327,17 @@ class CinderVolume(BaseVolume):
     def _show_resource(self) -> Any:
         if self.resource_id is None:
             return None
-        return self.cinder().volume(str(self.resource_id))
+        return self._volume()
+
+    def _volume(self) -> dict[str, Any]:
+        """The volume as Cinder has it, less hotplate's mark among its metadata."""
+        volume = self.cinder().volume(str(self.resource_id))
+        return {**volume, "metadata": metadata_without_marks(volume.get("metadata"))}
 
     def _resolve_attribute(self, name: str) -> Any:
         if self.resource_id is None:
             return None
-        volume = self.cinder().volume(str(self.resource_id))
+        volume = self._volume()
         if name == "metadata":
             return json.dumps(volume.get("metadata"))
         if name == "metadata_values":

@@ -11,9 +11,13 @@ id is recorded at once; the create then waits::
     anything else                             ResourceUnknownStatus: Volume create
                                               failed - Unknown status X due to "Unknown"
 
-A create retried after its engine died first looks for a volume carrying the
-physical name it would have made (Cinder takes no client token); a name the
-template chose may be shared, so then it creates again, as Heat would.
+The create's metadata carries a mark derived from the attempt token (under
+``attempt_marks.ATTEMPT_METADATA_KEY``; Cinder takes no client token), so a
+create retried after its engine died first looks for the volume carrying it
+(``GET /volumes/detail?metadata={...}``) and takes it instead of making a
+second. The mark is left out of what the volume shows and kept by metadata
+updates. (A volume restored from a backup takes no metadata at create: its
+retry looks for the physical name it would have set, as Heat would.)
 
 Delete (``Deleting``): with ``deletion_policy: Snapshot`` a backup of the
 volume first (Heat 27 keeps a *backup*, not a snapshot; none for a volume
@@ -29,11 +33,13 @@ Check: the volume is ``available`` or ``in-use`` (Heat's text otherwise).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from hotplate.resources.base import CheckAgain, CheckResult, Resource
+from hotplate.resources.openstack.attempt_marks import ATTEMPT_METADATA_KEY, attempt_tag
 from hotplate.resources.openstack.cinder.api import CinderApi
 from hotplate.resources.openstack.cinder.errors import (
     Error,
@@ -114,7 +120,13 @@ class BaseVolume(Resource):
             api.put(f"/volumes/{ident}", {"volume": self.names()})
             return ident
         body = self.create_body()
-        found = self._made_before(api, body) if self.attempt.retry else None
+        mark = attempt_tag(self.attempt.token) if self.attempt.token else None
+        if mark is not None:
+            body["metadata"] = {**body["metadata"], ATTEMPT_METADATA_KEY: mark}
+        found = None
+        if self.attempt.retry:
+            found = (self._marked_before(api, mark) if mark is not None
+                     else self._made_before(api, body))
         if found is None:
             hints = body.pop("OS-SCH-HNT:scheduler_hints", None)
             request: dict[str, Any] = {"volume": body}
@@ -155,6 +167,12 @@ class BaseVolume(Resource):
 
     def done_looking(self, purpose: str) -> None:
         done_waiting(self, purpose, CINDER_VOLUMES, str(self.resource_id))
+
+    def _marked_before(self, api: CinderApi, mark: str) -> dict[str, Any] | None:
+        """The volume an earlier try of this create made, by its mark."""
+        matches = api.listing("/volumes/detail", "volumes",
+                              metadata=json.dumps({ATTEMPT_METADATA_KEY: mark}))
+        return matches[0] if len(matches) == 1 else None
 
     def check_create_complete(self, data: Any) -> CheckResult:
         seen = self.look("create")

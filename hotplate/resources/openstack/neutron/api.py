@@ -16,6 +16,7 @@ test the kind, and the engine's failure text ``<Class>: resources.<name>:
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from hotplate.resources.openstack.cloud_errors import (
@@ -25,7 +26,8 @@ from hotplate.resources.openstack.cloud_errors import (
     is_not_found,
 )
 
-__all__ = ["NeutronApi", "ignoring", "is_conflict", "is_not_found", "neutron_error"]
+__all__ = ["TAGS_AT_CREATE", "NeutronApi", "ignoring", "is_conflict", "is_not_found",
+           "neutron_error"]
 
 _CLIENT_TYPES = frozenset({
     "NetworkNotFound", "PortNotFound", "NetworkInUse", "PortInUse", "SubnetInUse",
@@ -34,6 +36,15 @@ _CLIENT_TYPES = frozenset({
     "ExternalIpAddressExhausted", "IpAddressAlreadyAllocated",
 })
 """Neutron error types neutronclient raises as ``<type>Client``."""
+
+_EXTENSIONS: dict[str, frozenset[str]] = {}
+_KNOWN_LOCK = threading.Lock()
+TAGS_AT_CREATE = {"ports": "tag-ports-during-bulk-creation"}
+"""The collections whose create body may carry ``tags``, each with the extension that
+says so. Neutron 29 has no other: its ``tag-creation`` extension is the multi-tag
+``POST /<collection>/<id>/tags``, after the create; a port's ``tags`` are taken by the
+ML2 extension driver ``tag_ports_during_bulk_creation`` (and silently dropped without
+it, so the extension, not the answer, decides)."""
 
 _BY_STATUS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound",
               409: "Conflict", 413: "OverQuotaClient", 503: "ServiceUnavailable"}
@@ -134,3 +145,37 @@ class NeutronApi:
 
     def replace_tags(self, collection: str, ident: str, tags: list[str]) -> None:
         self.request("PUT", f"/{collection}/{ident}/tags", {"tags": list(tags)})
+
+    def tags(self, collection: str, ident: str) -> list[str]:
+        """The object's tags as Neutron has them, hotplate's marks included."""
+        found: list[str] = self.request("GET", f"/{collection}/{ident}/tags").get("tags", [])
+        return found
+
+    def has_extension(self, alias: str) -> bool:
+        """Whether the endpoint offers the extension ``alias`` (asked once per endpoint)."""
+        endpoint = self._endpoint()
+        with _KNOWN_LOCK:
+            known = _EXTENSIONS.get(endpoint)
+        if known is None:
+            listed = self.request("GET", "/extensions").get("extensions", [])
+            known = frozenset(str(e.get("alias")) for e in listed)
+            with _KNOWN_LOCK:
+                _EXTENSIONS[endpoint] = known
+        return alias in known
+
+    def _endpoint(self) -> str:
+        return str(self._cloud.network.get_endpoint() or "")
+
+    def takes_tags_at_create(self, collection: str) -> bool:
+        """Whether a create's body in ``collection`` may carry ``tags`` (``TAGS_AT_CREATE``)."""
+        needed = TAGS_AT_CREATE.get(collection)
+        return needed is not None and self.has_extension("standard-attr-tag") \
+            and self.has_extension(needed)
+
+    def create_marked(self, collection: str, entity: str, body: dict[str, Any],
+                      mark: str | None) -> dict[str, Any]:
+        """Create, the body's ``tags`` carrying ``mark`` where Neutron takes tags at
+        create (``takes_tags_at_create``), else without it."""
+        if mark is not None and self.takes_tags_at_create(collection):
+            body = {**body, "tags": [*(body.get("tags") or []), mark]}
+        return self.create(collection, entity, body)

@@ -11,16 +11,22 @@
       anything else   ResourceUnknownStatus: Resource is not built - Unknown
                       status X due to "Unknown"
 
-- a retried create (its engine died after asking Neutron) first looks for an
-  object carrying the physical name it would have made, which no other
-  resource carries (Neutron has no client token); a name the template chose
-  may be shared, so then it creates again, as Heat would.
+- the create's body carries a tag derived from the attempt token
+  (``attempt_marks``) where the type's objects take tags (``standard-attr-tag``)
+  and Neutron takes them at create (``NeutronApi.TAGS_AT_CREATE``: ports, with
+  the extension ``tag-ports-during-bulk-creation``). A retried create (its
+  engine died after asking Neutron) first looks for the object carrying that
+  tag (``GET /<collection>?tags=<mark>``) and takes it; finding none, it looks
+  for an object carrying the physical name it would have made, which no other
+  resource carries (how an object Neutron could not mark is found); a name the
+  template chose may be shared, so then it creates again, as Heat would.
 - update: the changed properties as one PUT (``value_specs`` merged, an unset
-  ``name`` back to the physical name, ``tags`` replaced apart).
+  ``name`` back to the physical name, ``tags`` replaced apart, the mark kept).
 - delete: DELETE, a 404 meaning already gone; then GET until 404. A 409 (still
   in use, say by ports a server being deleted still holds) is asked again, up to
   ``DELETE_CONFLICT_RETRIES`` times, as Heat retries a delete on a conflict.
-- the ``show`` attribute and every attribute: the cloud's view (a GET).
+- the ``show`` attribute and every attribute: the cloud's view (a GET), less
+  the mark among its tags.
 """
 
 from __future__ import annotations
@@ -31,6 +37,11 @@ from typing import Any, ClassVar
 
 from hotplate.model.errors import HotplateError, StackValidationFailed
 from hotplate.resources.base import CheckAgain, CheckResult, Resource
+from hotplate.resources.openstack.attempt_marks import (
+    attempt_tag,
+    tags_with_marks,
+    tags_without_marks,
+)
 from hotplate.resources.openstack.neutron.api import NeutronApi, is_conflict, is_not_found
 from hotplate.resources.openstack.status_listing import StatusLister
 from hotplate.resources.openstack.waiting import done_waiting, look
@@ -39,7 +50,8 @@ from hotplate.resources.status_errors import ResourceInError, ResourceUnknownSta
 from hotplate.template.implicit_deps import Peer
 
 __all__ = ["DELETE_CONFLICT_RETRIES", "NeutronResource", "ResourceActionNotSupported",
-           "ResourceInError", "ResourceUnknownStatus", "either", "is_built", "peers_of"]
+           "ResourceInError", "ResourceUnknownStatus", "either", "is_built", "peers_of",
+           "without_marks"]
 
 DELETE_CONFLICT_RETRIES = 5
 """Heat's ``action_retry_limit``: deletes refused with a conflict are asked again so often."""
@@ -70,6 +82,13 @@ def either(props: Mapping[str, Any], *keys: str) -> Any:
     return None
 
 
+def without_marks(found: dict[str, Any]) -> dict[str, Any]:
+    """A Neutron object as a user sees it: its tags less hotplate's marks."""
+    if isinstance(found, dict) and found.get("tags"):
+        return {**found, "tags": tags_without_marks(found["tags"])}
+    return found
+
+
 def peers_of(peers: Mapping[str, Peer], kind: type) -> list[Peer]:
     """The resources whose plugin is ``kind`` or derives from it (Heat's has_interface)."""
     return [p for p in peers.values() if isinstance(p.kind, type) and issubclass(p.kind, kind)]
@@ -94,6 +113,9 @@ class NeutronResource(Resource):
     """Whether the object has a ``status`` the create and update wait on."""
     taggable: ClassVar[bool] = False
     """Whether the type has Heat's ``tags`` property (set after create, apart on update)."""
+    marked: ClassVar[bool] = False
+    """Whether the type's objects take tags though it has no ``tags`` property, so a
+    create marks them with its attempt (a taggable type's are marked anyway)."""
     names_itself: ClassVar[bool] = True
     """Whether an unset ``name`` becomes the physical name (Heat's prepare_properties)."""
     status_lister: ClassVar[StatusLister | None] = None
@@ -129,7 +151,9 @@ class NeutronResource(Resource):
         return self.collection
 
     def show(self) -> dict[str, Any]:
-        return self.neutron().show(self.collection_path(), self.entity, str(self.resource_id))
+        """The object as Neutron has it, less hotplate's mark."""
+        return without_marks(self.neutron().show(self.collection_path(), self.entity,
+                                                 str(self.resource_id)))
 
     def create_body(self) -> dict[str, Any]:
         """Neutron's create body from the properties; types override to rename keys."""
@@ -161,25 +185,52 @@ class NeutronResource(Resource):
     # -- create ---------------------------------------------------------------------
     def handle_create(self) -> Any:
         body = self.create_body()
-        found = self._made_before(body) if self.attempt.retry else None
-        made = found or self.neutron().create(self.collection_path(), self.entity, body)
+        mark = self.attempt_mark()
+        found = self._made_before(body, mark) if self.attempt.retry else None
+        made = found or self.neutron().create_marked(self.collection_path(), self.entity,
+                                                     body, mark)
         self.resource_id_set(str(made["id"]))
         self.after_create(made)
         return made
 
-    def _made_before(self, body: Mapping[str, Any]) -> dict[str, Any] | None:
+    def attempt_mark(self) -> str | None:
+        """The tag marking what this create makes (where Neutron takes it at create)
+        and what its retry looks for; None where the type's objects take no tags."""
+        if not self.attempt.token or not (self.taggable or self.marked):
+            return None
+        if self.collection_path() != self.collection:
+            return None
+        if not self.neutron().has_extension("standard-attr-tag"):
+            return None
+        return attempt_tag(self.attempt.token)
+
+    def _made_before(self, body: Mapping[str, Any], mark: str | None,
+                     ) -> dict[str, Any] | None:
+        """The object an earlier try of this create made: by its mark, else by the
+        physical name (which only this resource gives)."""
+        api, key = self.neutron(), self.list_key or None
+        if mark is not None:
+            matches = api.find_all(self.collection_path(), key=key, tags=mark)
+            if len(matches) == 1:
+                return matches[0]
         name = body.get("name")
         if not name or name != self.physical_resource_name():
             return None
-        matches = self.neutron().find_all(self.collection_path(), key=self.list_key or None,
-                                          name=str(name))
+        matches = api.find_all(self.collection_path(), key=key, name=str(name))
         return matches[0] if len(matches) == 1 else None
 
     def after_create(self, made: Mapping[str, Any]) -> None:
-        """Hook: what Heat does once the object exists (tags by default)."""
+        """Hook: what Heat does once the object exists (tags by default, the mark kept)."""
         if self.taggable and self.properties.get("tags"):
-            self.neutron().replace_tags(self.collection, str(self.resource_id),
-                                        list(self.properties["tags"]))
+            self.neutron().replace_tags(self.collection, str(self.resource_id), tags_with_marks(
+                self.properties["tags"], made.get("tags")))
+
+    def replace_user_tags(self, tags: list[str]) -> None:
+        """The user's tags become ``tags``; hotplate's mark stays."""
+        api = self.neutron()
+        current = api.tags(self.collection, str(self.resource_id))
+        api.replace_tags(self.collection, str(self.resource_id),
+                         tags_with_marks(tags, current))
 
     def check_create_complete(self, data: Any) -> CheckResult:
         if not self.has_status:
@@ -193,8 +244,7 @@ class NeutronResource(Resource):
     def handle_update(self, new_properties: Mapping[str, Any],
                       prop_diff: Mapping[str, Any]) -> Any:
         if self.taggable and "tags" in prop_diff:
-            self.neutron().replace_tags(self.collection, str(self.resource_id),
-                                        list(prop_diff["tags"] or []))
+            self.replace_user_tags(list(prop_diff["tags"] or []))
         body = self.update_body(prop_diff)
         if body:
             self.neutron().update(self.collection_path(), self.entity, str(self.resource_id),

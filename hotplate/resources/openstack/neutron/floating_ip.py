@@ -38,6 +38,7 @@ class FloatingIP(NeutronResource):
 
     entity = "floatingip"
     collection = "floatingips"
+    marked = True
 
     properties_schema = {
         "floating_network_id": Schema(

@@ -29,6 +29,7 @@ from hotplate.resources.openstack.neutron.base import (
     either,
     is_built,
     peers_of,
+    without_marks,
 )
 from hotplate.resources.openstack.neutron.subnet import Subnet, conflict
 from hotplate.resources.openstack.status_lists import NEUTRON_PORTS
@@ -334,10 +335,11 @@ class Port(NeutronResource):
             return None
         if name == "subnets":
             api = self.neutron()
-            return [api.show("subnets", "subnet", ip["subnet_id"])
+            return [without_marks(api.show("subnets", "subnet", ip["subnet_id"]))
                     for ip in self.show().get("fixed_ips", []) if ip.get("subnet_id")]
         if name == "network":
-            return self.neutron().show("networks", "network", self.show()["network_id"])
+            return without_marks(self.neutron().show("networks", "network",
+                                                     self.show()["network_id"]))
         return self.show().get(name)
 
 

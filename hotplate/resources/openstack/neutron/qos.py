@@ -37,6 +37,7 @@ class QoSPolicy(NeutronResource):
     support_status = SupportStatus(version="6.0.0")
     entity = "policy"
     collection = "qos/policies"
+    marked = True
     list_key = "policies"
 
     properties_schema = {

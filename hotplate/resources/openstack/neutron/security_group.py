@@ -92,6 +92,7 @@ class SecurityGroup(NeutronResource):
     required_service_extension = "security-group"
     entity = "security_group"
     collection = "security-groups"
+    marked = True
     support_status = SupportStatus(version="2014.1")
 
     properties_schema = {
@@ -261,7 +262,8 @@ class SecurityGroupRule(NeutronResource):
                 body[key] = str(body[key])
         return body
 
-    def _made_before(self, body: Mapping[str, Any]) -> dict[str, Any] | None:
+    def _made_before(self, body: Mapping[str, Any], mark: str | None,
+                     ) -> dict[str, Any] | None:
         """A retried create finds the rule it made: Neutron refuses a second, equal one
         (409), so look for a rule with the same key instead."""
         wanted = rule_key(body)

@@ -49,6 +49,7 @@ class Trunk(NeutronResource):
     support_status = SupportStatus(version="9.0.0")
     entity = "trunk"
     collection = "trunks"
+    marked = True
     has_status = True
 
     properties_schema = {

@@ -5,7 +5,9 @@ associated with them, then one POST /servers with the boot data, block device
 mappings, networks and tags. The server is marked with a tag derived from the
 action's attempt token (microversion 2.52 takes tags at create), so a create retried
 after its engine died finds the server the earlier try made instead of making a
-second one; the tag is hidden from the ``tags`` attribute and kept across updates.
+second one; each port it makes carries a tag of its own, derived from the same
+token, found again the same way. The tag is hidden from the ``tags`` attribute and
+``show`` and kept across updates.
 
 Waiting parks: ACTIVE ends the create, ERROR fails it at once with Nova's
 fault (``Went to status ERROR due to "Message: ..., Code: ..."``), a
@@ -41,6 +43,7 @@ from typing import Any
 from hotplate.model.errors import HotplateError
 from hotplate.resources.base import DEPLOYMENTS, CheckAgain, CheckResult
 from hotplate.resources.deployed_server import DeployedServer
+from hotplate.resources.openstack.attempt_marks import tags_without_marks
 from hotplate.resources.openstack.neutron.api import NeutronApi, ignoring
 from hotplate.resources.openstack.nova import server_checks as checks
 from hotplate.resources.openstack.nova import status as st
@@ -142,6 +145,13 @@ class Server(NovaResource):
 
     def _server_name(self) -> str:
         return str(self.properties.get("name") or self.physical_resource_name())
+
+    def show(self) -> dict[str, Any]:
+        """The server as Nova has it, less hotplate's mark among its tags."""
+        found = super().show()
+        if found.get("tags"):
+            found = {**found, "tags": tags_without_marks(found["tags"])}
+        return found
 
     def _fetch(self) -> dict[str, Any] | None:
         try:

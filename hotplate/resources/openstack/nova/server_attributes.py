@@ -14,6 +14,7 @@ import ipaddress
 from collections.abc import Mapping
 from typing import Any
 
+from hotplate.resources.openstack.attempt_marks import tags_without_marks
 from hotplate.resources.openstack.neutron.api import NeutronApi
 from hotplate.resources.openstack.nova.base import NovaResource
 
@@ -44,8 +45,8 @@ def server_attribute(plugin: NovaResource, name: str, server: Mapping[str, Any])
     if name == "console_urls":
         return {kind: _console_url(plugin, kind) for kind in CONSOLES}
     if name == "tags":
-        tags = plugin.nova().get(f"/servers/{plugin.resource_id}/tags").get("tags", [])
-        return [t for t in tags if not t.startswith("hotplate-")]
+        return tags_without_marks(
+            plugin.nova().get(f"/servers/{plugin.resource_id}/tags").get("tags", []))
     return None
 
 

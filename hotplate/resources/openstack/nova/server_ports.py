@@ -4,7 +4,9 @@ The resource data keeps two lists, each as Heat keeps it (JSON, ``[{"id": ...}]`
 
 - ``internal_ports``: the ports Heat makes itself, for a network entry with a
   ``subnet`` or ``port_extra_properties``; recorded as soon as Neutron answers,
-  deleted with the server (or once detached by an update);
+  deleted with the server (or once detached by an update). Each is marked with
+  a tag of the action's attempt and its entry (``attempt_marks.part_tag``), so
+  a create retried after its engine died takes the port it made before;
 - ``external_ports``: the ports Nova made for the server, recorded once it is
   ACTIVE (and after an update); Nova deletes them.
 
@@ -18,6 +20,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from hotplate.resources.openstack.attempt_marks import part_tag
 from hotplate.resources.openstack.neutron.api import NeutronApi, ignoring
 from hotplate.resources.openstack.nova.base import NovaResource, is_not_found
 
@@ -80,9 +83,27 @@ class ServerPorts:
         if groups:
             body["security_groups"] = self.security_group_ids(groups)
         body.update(self._extra_body(extra))
-        port = self.neutron().create("ports", "port", body)
-        self.record(INTERNAL, [*self.ids(), str(port["id"])])
+        mark = self._mark(index)
+        port = self._made_before(mark) if mark and self._plugin.attempt.retry else None
+        if port is None:
+            port = self.neutron().create_marked("ports", "port", body, mark)
+        made = self.ids()
+        if str(port["id"]) not in made:
+            self.record(INTERNAL, [*made, str(port["id"])])
         return str(port["id"])
+
+    def _mark(self, index: int) -> str | None:
+        """The tag marking the port of network entry ``index`` this attempt makes; None
+        where Neutron's objects take no tags."""
+        token = self._plugin.attempt.token
+        if not token or not self.neutron().has_extension("standard-attr-tag"):
+            return None
+        return part_tag(token, f"port-{index}")
+
+    def _made_before(self, mark: str) -> dict[str, Any] | None:
+        """The port an earlier try of this attempt made for the entry, by its mark."""
+        found = self.neutron().find_all("ports", tags=mark)
+        return found[0] if len(found) == 1 else None
 
     def update_internal(self, port: str, extra: Mapping[str, Any]) -> None:
         """A port this server made takes new ``port_extra_properties`` in place."""

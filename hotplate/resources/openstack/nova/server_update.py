@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from hotplate.resources.openstack.attempt_marks import tags_with_marks
 from hotplate.resources.openstack.neutron.api import ignoring
 from hotplate.resources.openstack.nova import status as st
 from hotplate.resources.openstack.nova.base import NovaResource, is_not_found
@@ -117,9 +118,8 @@ class InPlaceUpdate:
 
     def _set_tags(self, tags: list[str]) -> None:
         api, ident = self._plugin.nova(), str(self._plugin.resource_id)
-        marks = [t for t in api.get(f"/servers/{ident}/tags").get("tags", [])
-                 if t.startswith("hotplate-")]
-        api.put(f"/servers/{ident}/tags", {"tags": [*tags, *marks]})
+        current = api.get(f"/servers/{ident}/tags").get("tags", [])
+        api.put(f"/servers/{ident}/tags", {"tags": tags_with_marks(tags, current)})
 
     # -- a step's start and end ------------------------------------------------------------
     def start(self, step: Step) -> None:
