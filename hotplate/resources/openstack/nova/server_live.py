@@ -55,22 +55,28 @@ def parse_live_data(server: Server, props: Mapping[str, Any],
         result["name"] = data.get("name")
     flavor = data.get("flavor")
     if isinstance(flavor, Mapping):
-        spellings = [str(flavor[k]) for k in ("original_name", "id") if flavor.get(k)]
-        given = props.get("flavor")
-        if spellings:
-            result["flavor"] = given if str(given) in spellings else spellings[0]
+        spelt = flavor.get("original_name") or flavor.get("id")
+        if spelt:
+            result["flavor"] = _as_given(server, "flavor", props.get("flavor"), str(spelt))
     image = data.get("image")
     if isinstance(image, Mapping) and image.get("id"):
-        result["image"] = _as_named(server, props.get("image"), str(image["id"]))
+        result["image"] = _as_given(server, "image", props.get("image"), str(image["id"]))
     return result
 
 
-def _as_named(server: Server, given: Any, live_id: str) -> str:
-    """``given`` when it names the image ``live_id`` (its id, or a name for it)."""
-    if given is None or str(given) == live_id:
-        return live_id
+def _as_given(server: Server, kind: str, given: Any, live: str) -> str:
+    """``given`` (the template's name or id, as stored) when it is the object Nova spells
+    ``live`` (a name or an id too), else ``live``."""
+    if given is None:
+        return live
+    if str(given) == live or _found(server, kind, live) == str(given) \
+            or _found(server, kind, str(given)) == live:
+        return str(given)
+    return live
+
+
+def _found(server: Server, kind: str, name_or_id: str) -> str | None:
     try:
-        found = server.cloud.find("image", str(given))
-    except Exception:  # the template's image is gone: the server's is not it
-        return live_id
-    return str(given) if found == live_id else live_id
+        return str(server.cloud.find(kind, name_or_id))
+    except Exception:  # gone, or ambiguous: not the same object
+        return None
