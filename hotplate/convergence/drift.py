@@ -146,8 +146,8 @@ def _text(value: Any) -> str:
 def _scalars_match(expected: Any, actual: Any) -> bool:
     if expected == actual and type(expected) is type(actual):
         return True
-    if isinstance(expected, bool) or isinstance(actual, bool):
-        return _text(expected) == _text(actual)
+    if isinstance(expected, bool) or isinstance(actual, bool):  # "True" reads as true
+        return _text(expected).lower() == _text(actual).lower()
     if actual is None:
         return False
     return expected == actual or str(expected) == str(actual)
