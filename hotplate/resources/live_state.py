@@ -62,6 +62,10 @@ class LiveState:
     def _show_resource(self) -> Any:
         raise NotImplementedError
 
+    @property
+    def cloud(self) -> Any:
+        raise NotImplementedError
+
     @classmethod
     def free_form_properties(cls) -> frozenset[str]:
         """The map properties without a schema (``metadata``, ``value_specs``): every
@@ -96,6 +100,22 @@ class LiveState:
             if _is_not_found(exc):
                 raise EntityNotFound("Resource", self.name) from exc
             raise
+
+    def as_given(self, kind: str, given: Any, live: Any) -> Any:
+        """``given`` (the template's name or id for an object of ``kind``, as stored)
+        when it is the object the service calls ``live`` (an id, or a name), else
+        ``live``: a network given by name reads back by that name, not as drift."""
+        if given is None or live is None or str(given) == str(live):
+            return live
+        if self._found(kind, str(live)) == str(given) or self._found(kind, str(given)) == live:
+            return given
+        return live
+
+    def _found(self, kind: str, name_or_id: str) -> str | None:
+        try:
+            return str(self.cloud.find(kind, name_or_id))
+        except Exception:  # gone, or ambiguous: not the same object
+            return None
 
     def parse_live_resource_data(self, resource_properties: Mapping[str, Any],
                                  resource_data: Mapping[str, Any]) -> dict[str, Any]:

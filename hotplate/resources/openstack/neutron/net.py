@@ -136,7 +136,8 @@ class Net(NeutronResource):
         (asked only when the template names agents: otherwise they are the cloud's)."""
         result = super().parse_live_resource_data(resource_properties, resource_data)
         result.pop("shared", None)
-        result["qos_policy"] = resource_data.get("qos_policy_id")
+        result["qos_policy"] = self.as_given("qos_policy", resource_properties.get("qos_policy"),
+                                             resource_data.get("qos_policy_id"))
         if resource_properties.get("dhcp_agent_ids") is None:
             return result
         try:

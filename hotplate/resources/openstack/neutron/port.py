@@ -323,8 +323,8 @@ class Port(NeutronResource):
         them when they are the same objects; ``device_id`` and ``device_owner`` only
         when the template set them (a server binding the port sets them otherwise)."""
         result = super().parse_live_resource_data(resource_properties, resource_data)
-        result["qos_policy"] = self._as_named(resource_properties.get("qos_policy"),
-                                              resource_data.get("qos_policy_id"), "qos_policy")
+        result["qos_policy"] = self.as_given("qos_policy", resource_properties.get("qos_policy"),
+                                             resource_data.get("qos_policy_id"))
         result["fixed_ips"] = [
             {"subnet": ip.get("subnet_id"), "subnet_id": ip.get("subnet_id"),
              "ip_address": ip.get("ip_address")}
@@ -339,12 +339,6 @@ class Port(NeutronResource):
             if not resource_properties.get(key):
                 result.pop(key, None)
         return result
-
-    def _as_named(self, given: Any, live_id: Any, kind: str) -> Any:
-        """``given`` (a name or an id) when it names the object ``live_id``, else that id."""
-        if given is None or live_id is None or given == live_id:
-            return live_id
-        return given if self.cloud.find(kind, str(given)) == live_id else live_id
 
     # -- attributes ------------------------------------------------------------------
     def _resolve_attribute(self, name: str) -> Any:

@@ -57,26 +57,8 @@ def parse_live_data(server: Server, props: Mapping[str, Any],
     if isinstance(flavor, Mapping):
         spelt = flavor.get("original_name") or flavor.get("id")
         if spelt:
-            result["flavor"] = _as_given(server, "flavor", props.get("flavor"), str(spelt))
+            result["flavor"] = server.as_given("flavor", props.get("flavor"), str(spelt))
     image = data.get("image")
     if isinstance(image, Mapping) and image.get("id"):
-        result["image"] = _as_given(server, "image", props.get("image"), str(image["id"]))
+        result["image"] = server.as_given("image", props.get("image"), str(image["id"]))
     return result
-
-
-def _as_given(server: Server, kind: str, given: Any, live: str) -> str:
-    """``given`` (the template's name or id, as stored) when it is the object Nova spells
-    ``live`` (a name or an id too), else ``live``."""
-    if given is None:
-        return live
-    if str(given) == live or _found(server, kind, live) == str(given) \
-            or _found(server, kind, str(given)) == live:
-        return str(given)
-    return live
-
-
-def _found(server: Server, kind: str, name_or_id: str) -> str | None:
-    try:
-        return str(server.cloud.find(kind, name_or_id))
-    except Exception:  # gone, or ambiguous: not the same object
-        return None
