@@ -243,3 +243,59 @@ def test_server_drift(served: Serving, user_conn: Any) -> None:
         assert report["differences"] == [], report
     finally:
         _delete(served, name)
+
+
+NESTED = """heat_template_version: 2021-04-16
+parameters:
+  prefix: {type: string}
+resources:
+  inner:
+    type: OS::Heat::Stack
+    properties:
+      parameters: {prefix: {get_param: prefix}}
+      template: |
+        heat_template_version: 2021-04-16
+        parameters:
+          prefix: {type: string}
+        resources:
+          net:
+            type: OS::Neutron::Net
+          port:
+            type: OS::Neutron::Port
+            properties:
+              name: {list_join: ["-", [{get_param: prefix}, port]]}
+              network: {get_resource: net}
+        outputs:
+          port: {value: {get_resource: port}}
+outputs:
+  port: {value: {get_attr: [inner, outputs, port]}}
+"""
+
+
+def test_converge_reaches_nested_stacks(served: Serving, user_conn: Any) -> None:
+    """A nested stack is not checked by the parent's drift (its own drift reads it);
+    an update of the parent that converges converges the nested stack too, as Heat's
+    passes ``converge`` on to it."""
+    name = f"dr-{uuid.uuid4().hex[:8]}"
+    template = _template(served, NESTED)
+    try:
+        created = _stack(served, "create", "-t", template, "--parameter", f"prefix={name}",
+                         name, stack=name)
+        assert created == "CREATE_COMPLETE", _shown(served, name)
+        port = next(o["output_value"] for o in _shown(served, name)["outputs"]
+                    if o["output_key"] == "port")
+        user_conn.network.update_port(port, name="renamed-port")
+        code, report, err = _drift(served, user_conn, name)
+        assert code == 0, err
+        assert _statuses(report) == {"inner": "NOT_CHECKED"}
+        child = _physical(served, name)["inner"]
+        code, report, err = _drift(served, user_conn, child)
+        assert code == 0, err
+        assert [(d["resource"], d["property"]) for d in report["differences"]] == [
+            ("port", "name")]
+
+        updated = _stack(served, "update", "--existing", "--converge", name, stack=name)
+        assert updated == "UPDATE_COMPLETE", _shown(served, name)
+        assert user_conn.network.get_port(port).name == f"{name}-port"
+    finally:
+        _delete(served, name)

@@ -75,9 +75,13 @@ class EngineNestedStacks:
     def update(self, stack_id: str, template: Mapping[str, Any] | str,
                parameters: Mapping[str, Any], *, outside_traversal: bool = False,
                registry: Mapping[str, str] | None = None) -> None:
+        args = self._args(outside_traversal=outside_traversal)
+        if not outside_traversal and self._deps.caches.graph(
+                self._parent.id, self._parent.current_traversal).converge:
+            args["converge"] = True  # the parent's update converges: so does the child's
         self._call("update_stack", stack_identity=stack_id, template=template,
                    params=self._environment(parameters, registry), files=self._files(),
-                   args=self._args(outside_traversal=outside_traversal))
+                   args=args)
 
     def delete(self, stack_id: str) -> None:
         with contextlib.suppress(EntityNotFound):
