@@ -245,39 +245,41 @@ def test_server_drift(served: Serving, user_conn: Any) -> None:
         _delete(served, name)
 
 
+INNER = """heat_template_version: 2021-04-16
+parameters:
+  prefix: {type: string}
+resources:
+  net:
+    type: OS::Neutron::Net
+  port:
+    type: OS::Neutron::Port
+    properties:
+      name: {list_join: ["-", [{get_param: prefix}, port]]}
+      network: {get_resource: net}
+outputs:
+  port: {value: {get_resource: port}}
+"""
+
 NESTED = """heat_template_version: 2021-04-16
 parameters:
   prefix: {type: string}
 resources:
   inner:
-    type: OS::Heat::Stack
-    properties:
-      parameters: {prefix: {get_param: prefix}}
-      template: |
-        heat_template_version: 2021-04-16
-        parameters:
-          prefix: {type: string}
-        resources:
-          net:
-            type: OS::Neutron::Net
-          port:
-            type: OS::Neutron::Port
-            properties:
-              name: {list_join: ["-", [{get_param: prefix}, port]]}
-              network: {get_resource: net}
-        outputs:
-          port: {value: {get_resource: port}}
+    type: @INNER@
+    properties: {prefix: {get_param: prefix}}
 outputs:
-  port: {value: {get_attr: [inner, outputs, port]}}
+  port: {value: {get_attr: [inner, port]}}
 """
 
 
 def test_converge_reaches_nested_stacks(served: Serving, user_conn: Any) -> None:
-    """A nested stack is not checked by the parent's drift (its own drift reads it);
-    an update of the parent that converges converges the nested stack too, as Heat's
-    passes ``converge`` on to it."""
+    """A nested stack (a template resource's) is not checked by the parent's drift (its
+    own drift reads it); an update of the parent that converges converges the nested
+    stack too, as Heat's StackResource passes ``converge`` on to it."""
     name = f"dr-{uuid.uuid4().hex[:8]}"
-    template = _template(served, NESTED)
+    inner = served.tmp / f"inner-{uuid.uuid4().hex[:8]}.yaml"
+    inner.write_text(INNER)
+    template = _template(served, NESTED.replace("@INNER@", inner.name))
     try:
         created = _stack(served, "create", "-t", template, "--parameter", f"prefix={name}",
                          name, stack=name)

@@ -26,12 +26,14 @@ LEAK_PREFIX = "hpd-"
 IDENTITY = """heat_template_version: 2021-04-16
 parameters:
   prefix: {type: string}
+  domain_enabled: {type: boolean, default: true}
 resources:
   domain:
     type: OS::Keystone::Domain
     properties:
       name: {list_join: ['-', [{get_param: prefix}, dom]]}
       description: first
+      enabled: {get_param: domain_enabled}
   project:
     type: OS::Keystone::Project
     properties:
@@ -78,5 +80,10 @@ def test_keystone_drift(served: Serving, admin_conn: Any) -> None:
         assert updated == "UPDATE_COMPLETE", _shown(served, name, admin)
         assert admin_conn.identity.get_project(ids["project"]).description == "first"
         assert admin_conn.identity.get_user(ids["user"]).email == "someone@example.test"
+
+        # Keystone deletes only a disabled domain (so does Heat's template author).
+        disabled = _stack(served, "update", "--existing", "--parameter",
+                          "domain_enabled=false", name, stack=name, cloud=admin)
+        assert disabled == "UPDATE_COMPLETE", _shown(served, name, admin)
     finally:
         _delete(served, name, admin)
