@@ -82,12 +82,13 @@ def engine_args(body: dict[str, Any], *, update: bool = False) -> dict[str, Any]
             raise bad_request(f"Only integer is acceptable by 'timeout_mins'. ({timeout!r})")
         if args["timeout_mins"] < 0:
             raise bad_request("Only non-negative integer is acceptable by 'timeout_mins'.")
-    rollback = args.get("disable_rollback")
-    if isinstance(rollback, str):
-        if rollback.lower() not in ("true", "false"):
-            raise bad_request(f'Unrecognized value "{rollback}" for "disable_rollback", '
-                              "acceptable values are: true, false.")
-        args["disable_rollback"] = rollback.lower() == "true"
+    for flag in ("disable_rollback", "converge"):
+        given = args.get(flag)
+        if isinstance(given, str):
+            if given.lower() not in ("true", "false"):
+                raise bad_request(f'Unrecognized value "{given}" for "{flag}", '
+                                  "acceptable values are: true, false.")
+            args[flag] = given.lower() == "true"
     tags = args.get("tags")
     if isinstance(tags, str):
         args["tags"] = [t for t in tags.split(",") if t]

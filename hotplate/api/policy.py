@@ -85,6 +85,7 @@ RULES: dict[str, frozenset[str]] = {
     "stacks:validate_template": MEMBER,
     "stacks:list_outputs": READER,
     "stacks:show_output": READER,
+    "stacks:drift": READER,  # hotplate's own route (stack drift): a read
 }
 """Heat 27.0.1's default rule of each API policy, by its name."""
 
@@ -108,6 +109,7 @@ ROUTE_RULES: dict[str, str | None] = {
     "list_outputs": "stacks:list_outputs",
     "show_output": "stacks:show_output",
     "get_template": "stacks:template",
+    "stack_drift": "stacks:drift",
     "stack_action": None,  # the body names the action: actions:<action>, in the route
     "build_info": "build_info:build_info",
     "get_environment": "stacks:environment",

@@ -1,4 +1,8 @@
-"""Routes under one stack: resources, events, outputs, template, actions."""
+"""Routes under one stack: resources, events, outputs, template, actions, drift.
+
+``GET .../drift`` is hotplate's own (Heat has no such route): each resource's
+live state against its template (engine/service/drift.py), policy ``stacks:drift``.
+"""
 
 from __future__ import annotations
 
@@ -166,6 +170,15 @@ async def stack_action(request: Request, project_id: str, stack_name: str,
     await engine(request, project_id, "stack_cancel_update", stack_identity=identity,
                  cancel_with_rollback=action == "cancel_update")
     return JSONResponse(None)
+
+
+# -- drift (not one of Heat's routes) ---------------------------------------
+@router.get(STACK + "/drift")
+async def stack_drift(request: Request, project_id: str, stack_name: str,
+                      stack_id: str) -> JSONResponse:
+    identity = await _identity(request, project_id, stack_name, stack_id)
+    return JSONResponse(await engine(request, project_id, "stack_drift",
+                                     stack_identity=identity))
 
 
 # -- service information --------------------------------------------------

@@ -22,7 +22,7 @@ from hotplate.api.faults import HTTPError, bad_request
 
 router = APIRouter(prefix="/v1/{project_id}")
 
-LOOKUP_GET = ("resources", "events", "template", "actions", "environment", "files")
+LOOKUP_GET = ("resources", "events", "template", "actions", "environment", "files", "drift")
 LOOKUP_POST = ("resources", "events", "template", "actions")
 SORT_KEYS = {"stack_name": "name", "stack_status": "status", "creation_time": "created_at",
              "updated_time": "updated_at"}

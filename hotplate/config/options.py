@@ -104,6 +104,10 @@ ENGINE_OPTS = [
     cfg.BoolOpt(
         "enable_stack_adopt", default=False,
         help="Enable the preview Stack Adopt feature."),
+    cfg.BoolOpt(
+        "observe_on_update", default=False,
+        help="On update, enables heat to collect existing resource properties from "
+             "reality and converge to updated template."),
     cfg.URIOpt(
         "heat_metadata_server_url", schemes=["http", "https"],
         sample_default="<the CFN API's listening address>/v1/",

@@ -76,8 +76,10 @@ def build_traversal_graph(
     return graph
 
 
-def graph_to_json(graph: Graph[NodeKey]) -> dict[str, Any]:
-    """Heat's ``current_deps`` form: ``{"edges": [[[id, is_update], [id, is_update]|null]]}``."""
+def graph_to_json(graph: Graph[NodeKey], *, converge: bool = False) -> dict[str, Any]:
+    """Heat's ``current_deps`` form: ``{"edges": [[[id, is_update], [id, is_update]|null]]}``,
+    with ``"converge": true`` for an update that converges on the live state (Heat carries
+    that flag in each node's message; ours carry keys only, so the traversal keeps it)."""
     edges: list[list[Any]] = []
     for node in graph.nodes:
         reqs = graph.requires(node)
@@ -85,7 +87,7 @@ def graph_to_json(graph: Graph[NodeKey]) -> dict[str, Any]:
             edges.append([[node.resource_id, node.is_update], None])
         for req in sorted(reqs):
             edges.append([[node.resource_id, node.is_update], [req.resource_id, req.is_update]])
-    return {"edges": edges}
+    return {"edges": edges, "converge": True} if converge else {"edges": edges}
 
 
 def graph_from_json(data: Mapping[str, Any]) -> Graph[NodeKey]:

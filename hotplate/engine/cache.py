@@ -134,6 +134,8 @@ class TraversalGraph:
     traversal_id: TraversalId
     graph: Graph[NodeKey]
     roots: frozenset[NodeKey]
+    converge: bool = False
+    """The traversal is an update with ``converge`` (graph_build.graph_to_json)."""
 
 
 CACHED_PER_KIND = 2048
@@ -267,7 +269,8 @@ class EngineCaches:
             if found is None or found[0] != traversal_id or found[1] is None:
                 raise _GraphNotStored
             graph = graph_from_json(found[1])
-            return TraversalGraph(stack_id, traversal_id, graph, frozenset(graph.roots()))
+            return TraversalGraph(stack_id, traversal_id, graph, frozenset(graph.roots()),
+                                  converge=bool(found[1].get("converge")))
 
         # Loaded once however many workers miss it together: a batch's first nodes
         # each parsed the whole graph (a 4000-node update's, sixteen times an engine).
@@ -277,12 +280,14 @@ class EngineCaches:
             return TraversalGraph(stack_id, traversal_id, Graph(), frozenset())
 
     def remember_graph(
-        self, stack_id: StackId, traversal_id: TraversalId, graph: Graph[NodeKey]
+        self, stack_id: StackId, traversal_id: TraversalId, graph: Graph[NodeKey], *,
+        converge: bool = False,
     ) -> None:
         """Seed the cache with a graph this engine just built (saves a reload)."""
         self._graphs.get_or_load(
             (stack_id, traversal_id),
-            lambda: TraversalGraph(stack_id, traversal_id, graph, frozenset(graph.roots())),
+            lambda: TraversalGraph(stack_id, traversal_id, graph, frozenset(graph.roots()),
+                                   converge=converge),
         )
 
 

@@ -27,6 +27,9 @@ class EngineOptions:
     """Abandon and export (both off by default in Heat: they expose stored secrets)."""
     enable_stack_adopt: bool = False
     """Create from ``adopt_stack_data`` (off by default in Heat)."""
+    observe_on_update: bool = False
+    """Every update compares the template with each resource's live state, not with the
+    stored properties, as an update with ``converge`` does (engine/worker/observed.py)."""
     environment_dir: str | None = None
     """Heat's global environment directory (``engine/global_env.py``); None: none."""
     periodic_interval: int = 60

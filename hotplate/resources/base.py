@@ -42,6 +42,7 @@ from typing import Any, ClassVar, Protocol
 from hotplate.model.errors import NotSupported
 from hotplate.ports import Clock
 from hotplate.resources.attributes import SHOW, SHOW_ATTRIBUTE, Attribute, InvalidTemplateAttribute
+from hotplate.resources.live_state import LiveState
 from hotplate.resources.properties import (
     PropertyPath,
     Schema,
@@ -147,8 +148,8 @@ FIRST_TRY = Attempt("", False)
 """Before the engine says otherwise (previews, validation): a first try, no token."""
 
 
-class Resource:
-    """Base class of every resource type; the defaults do nothing and finish at once."""
+class Resource(LiveState):
+    """Every resource type's base (live-state hooks: live_state.py); defaults do nothing."""
 
     properties_schema: ClassVar[Mapping[str, Schema]] = {}
     attributes_schema: ClassVar[Mapping[str, Attribute]] = {}

@@ -24,7 +24,8 @@ READS = frozenset({
     "list_software_deployments", "list_stack_resources", "list_stacks",
     "list_template_functions", "list_template_versions", "metadata_software_deployments",
     "preview_stack", "preview_update_stack", "resource_schema", "show_output",
-    "show_software_config", "show_software_deployment", "show_stack", "validate_template",
+    "show_software_config", "show_software_deployment", "show_stack", "stack_drift",
+    "validate_template",
 })
 """Engine-topic methods that change nothing: safe to ask again at any time."""
 

@@ -13,6 +13,7 @@ from hotplate.cli.remote import (
     login,
     resource_commands,
     stack_actions,
+    stack_drift,
     stack_read,
     stack_write,
 )
@@ -28,6 +29,7 @@ def add_commands(subparsers: Subparsers) -> None:
     stack_write.register(stack)
     stack_read.register(stack)
     stack_actions.register(stack)
+    stack_drift.register(stack)
     event_commands.register(stack)
     resource_commands.register(stack)
     login.register(subparsers)

@@ -160,6 +160,10 @@ class HeatClient:
     def template(self, ref: StackRef) -> dict[str, Any]:
         return dict(self.call("GET", ref.path + "/template"))
 
+    def drift(self, ref: StackRef) -> dict[str, Any]:
+        """hotplate's own ``GET .../drift``: each resource's live state against its template."""
+        return dict(self.call("GET", ref.path + "/drift"))
+
     def environment(self, ref: StackRef) -> dict[str, Any]:
         return dict(self.call("GET", ref.path + "/environment"))
 

@@ -75,9 +75,12 @@ class EngineNestedStacks:
     def update(self, stack_id: str, template: Mapping[str, Any] | str,
                parameters: Mapping[str, Any], *, outside_traversal: bool = False,
                registry: Mapping[str, str] | None = None) -> None:
+        args = self._args(outside_traversal=outside_traversal)
+        if self._converges(stack_id, outside_traversal):
+            args["converge"] = True
         self._call("update_stack", stack_identity=stack_id, template=template,
                    params=self._environment(parameters, registry), files=self._files(),
-                   args=self._args(outside_traversal=outside_traversal))
+                   args=args)
 
     def delete(self, stack_id: str) -> None:
         with contextlib.suppress(EntityNotFound):
@@ -145,6 +148,16 @@ class EngineNestedStacks:
         return row_instance(self._deps, row, stack).get_attribute(attribute)
 
     # -- helpers -----------------------------------------------------------------------
+    def _converges(self, stack_id: str, outside_traversal: bool) -> bool:
+        """Whether the child's update converges: the parent's does, and the child is
+        nested in it (Heat's StackResource passes ``converge`` on; a stack of its own,
+        OS::Heat::Stack's, is updated as Heat's RemoteStack updates it, without)."""
+        if outside_traversal or not self._deps.caches.graph(
+                self._parent.id, self._parent.current_traversal).converge:
+            return False
+        child = self._child(stack_id)
+        return child is not None and child.owner_id is not None
+
     def _child(self, stack_id: str) -> StackRecord | None:
         return self._deps.store.get_stack(StackId(stack_id))
 

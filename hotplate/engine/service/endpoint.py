@@ -23,6 +23,7 @@ from hotplate.engine.hosting.adopt import (
 )
 from hotplate.engine.hosting.nested import MAX_NESTED_DEPTH
 from hotplate.engine.service import abandon as abandoning
+from hotplate.engine.service.drift import DriftMethods
 from hotplate.engine.service.lookups import identity_of, project_of, request_environment
 from hotplate.engine.service.outputs import OutputResolver
 from hotplate.engine.service.preview_create import preview_create
@@ -53,7 +54,7 @@ from hotplate.template.parameter_values import (
 LOG = logging.getLogger(__name__)
 
 
-class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods):
+class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods, DriftMethods):
     STACK_METHODS = frozenset({
         "create_stack", "update_stack", "delete_stack", "show_stack", "list_stacks",
         "identify_stack", "list_events", "stack_cancel_update", "show_output", "list_outputs",
@@ -61,7 +62,8 @@ class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods):
         "abandon_stack", "export_stack", "stack_suspend", "stack_resume", "stack_check",
     })
     ALLOWED = (STACK_METHODS | ResourceMethods.RESOURCE_METHODS
-               | CatalogMethods.CATALOG_METHODS | SoftwareMethods.SOFTWARE_METHODS)
+               | CatalogMethods.CATALOG_METHODS | SoftwareMethods.SOFTWARE_METHODS
+               | DriftMethods.DRIFT_METHODS)
 
     def __init__(self, deps: EngineDeps, worker: WorkerService) -> None:
         super().__init__(deps)
@@ -207,7 +209,8 @@ class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods):
             stack = self._get_stack(ctxt, stack.id)
         started = trav.converge_stack(deps, stack, tid, Action.UPDATE,
                                       prev_template_id=stack.raw_template_id,
-                                      started_as=start_mark(ctxt, stack.id))
+                                      started_as=start_mark(ctxt, stack.id),
+                                      converge=bool(args.get("converge")))
         if started is None:
             deps.store.delete_raw_template(tid)
         return identity_of(stack)

@@ -25,6 +25,7 @@ from hotplate.engine.hosting.adopt import AdoptsItself, resource_entry
 from hotplate.engine.hosting.resource_context import EngineResourceContext
 from hotplate.engine.worker.breakpoints import Breakpoints
 from hotplate.engine.worker.node_work import LockLost, NodeWork, Reporter, replace_reason
+from hotplate.engine.worker.observed import observed_properties, observes
 from hotplate.engine.worker.plugin_runs import PluginRuns
 from hotplate.engine.worker.replacement_hooks import ReplacementHooks
 from hotplate.engine.worker.resolve import required_ids
@@ -231,6 +232,12 @@ class ResourceOps(PluginRuns, ReplacementHooks):
             values = {"current_template_id": work.template_id}
             return self._fail_before_running(work, row, Action.UPDATE, values, exc)
         old_props = row.properties_data or {}
+        if not resuming and observes(self._deps, work, cls):  # observed.py
+            seen = observed_properties(cls(row.name, old_props, self._context(row, work.stack),
+                                           resource_id=row.physical_resource_id), old_props)
+            if seen is None:  # gone from the cloud, or never made: a new one
+                return self.replace(work)
+            old_props = seen
         kept = {k: v for k, v in (row.metadata or {}).items() if k in cls.managed_metadata}
         metadata = {**metadata, **kept}  # the plugin's own keys survive the template's
         allowed = {k for k, s in cls.properties_schema.items() if s.update_allowed}

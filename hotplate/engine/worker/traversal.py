@@ -53,6 +53,7 @@ def converge_stack(
     *,
     prev_template_id: TemplateId | None,
     started_as: str | None = None,
+    converge: bool = False,
 ) -> TraversalId | None:
     """Start a traversal taking ``stack`` to ``template_id``; None if another request won.
 
@@ -63,7 +64,8 @@ def converge_stack(
     id finds, when asked again, whether its first asking started the action.
 
     The stack lifecycle plugins' pre-ops run first (lifecycle.py); one that
-    refuses fails the action at once, and None is returned.
+    refuses fails the action at once, and None is returned. ``converge``: an
+    update that compares the template with the live state (kept with the graph).
     """
     refused = lifecycle.before_action(deps, stack, str(action), template_id)
     if refused is not None:
@@ -88,7 +90,7 @@ def converge_stack(
     notify.stack_changed(deps, stack, values)
     deps.store.delete_sync_points(stack.id, keep_traversal=traversal)
     try:
-        _build_and_start(deps, stack, traversal, template_id, prev_template_id)
+        _build_and_start(deps, stack, traversal, template_id, prev_template_id, converge)
     except Exception as exc:  # never leave a stack IN_PROGRESS with nothing running
         LOG.exception("stack %s: could not start %s", stack.id, action)
         started = deps.store.get_stack(stack.id)
@@ -142,6 +144,7 @@ def _build_and_start(
     traversal: TraversalId,
     template_id: TemplateId,
     prev_template_id: TemplateId | None,
+    converge: bool = False,
 ) -> None:
     store = deps.store
     stack_id = stack.id
@@ -166,10 +169,10 @@ def _build_and_start(
     row_ids.update(zip(choice.missing, new_ids, strict=True))
     graph = build_traversal_graph(name_graph, row_ids, existing)
     if not store.update_stack_if_traversal(
-        stack_id, traversal, {"current_deps": graph_to_json(graph)}
+        stack_id, traversal, {"current_deps": graph_to_json(graph, converge=converge)}
     ):
         return
-    deps.caches.remember_graph(stack_id, traversal, graph)
+    deps.caches.remember_graph(stack_id, traversal, graph, converge=converge)
     counts = sync_counts(graph)
     roots = graph.roots()
     points = [NewSyncPoint(str(n.resource_id), n.is_update, c) for n, c in counts.items()]

@@ -49,9 +49,14 @@ def limits_of(props: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class QuotaResource(Resource):
-    """A project's quota in one service; types say how to set, read and reset it."""
+    """A project's quota in one service; types say how to set, read and reset it.
+
+    Its live state is the project's quota set as the service reads it (``read``), each
+    limit under its property's name. (Heat asks for the quota of the resource's id,
+    which is its physical name, not the project's.)"""
 
     translation_rules = (TranslationRule.resolve((PROJECT,), "project"),)
+    live_state = True
 
     @classmethod
     def check_properties(cls, props: Mapping[str, Any], path: PropertyPath) -> None:
@@ -66,6 +71,9 @@ class QuotaResource(Resource):
 
     def read(self, project: str) -> Any:
         raise NotImplementedError
+
+    def get_live_resource_data(self) -> Any:
+        return self.read(str(self.properties[PROJECT]))
 
     def handle_create(self) -> Any:
         self.set_limits(str(self.properties[PROJECT]), limits_of(self.properties))

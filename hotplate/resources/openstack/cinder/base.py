@@ -15,6 +15,7 @@ class CinderEntity(Resource):
     ``show`` (the GET's answer, under ``show_key`` when Cinder wraps it)."""
 
     default_client_name = "cinder"
+    live_state = True  # Heat's default reading of the entity's GET (gone: EntityNotFound)
     show_key: ClassVar[str | None] = None
 
     def cinder(self) -> CinderApi:

@@ -133,3 +133,9 @@ class CinderQuota(CinderEntity):
 
     def delete_path(self) -> str:
         return f"/os-quota-sets/{self.properties['project']}"
+
+    def get_live_resource_data(self) -> Any:
+        """The project's quota set (the entity path names the physical name, as Heat's
+        does; the live state is the project's)."""
+        found = self.cinder().get(f"/os-quota-sets/{self.properties['project']}?usage=False")
+        return found["quota_set"]

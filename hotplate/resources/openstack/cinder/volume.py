@@ -79,6 +79,7 @@ class CinderVolume(BaseVolume):
     """
 
     heat_class_name = "CinderVolume"
+    live_state = True
     creating_statuses = frozenset({"creating", "restoring-backup", "downloading"})
 
     properties_schema = {
@@ -322,6 +323,29 @@ class CinderVolume(BaseVolume):
             return True
         found = self.cinder().volume_or_none(str(self.resource_id))
         return found is None or found.get("status") in ("error", "deleting")
+
+    # -- live state -----------------------------------------------------------------------
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any],
+                                 resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        """Heat's reading of a volume: size, name, description and metadata (less
+        hotplate's mark and the ``readonly`` key, read as ``read_only``); the volume
+        type when it is no longer the one the volume was made with; the backup only
+        when Cinder says it. ``name`` and ``description`` only when the template gave
+        them (the volume otherwise carries the physical name)."""
+        metadata = metadata_without_marks(resource_data.get("metadata"))
+        result: dict[str, Any] = {"size": resource_data.get("size"), "metadata": metadata}
+        readonly = metadata.pop("readonly", None)
+        if readonly is not None:
+            result["read_only"] = str(readonly).lower() == "true"
+        for key in ("name", "description"):
+            if resource_properties.get(key) is not None:
+                result[key] = resource_data.get(key)
+        live_type = resource_data.get("volume_type")
+        if live_type is not None and live_type != self.data().get("volume_type"):
+            result["volume_type"] = live_type
+        if "backup_id" in resource_data:
+            result["backup_id"] = resource_data["backup_id"]
+        return result
 
     # -- attributes -----------------------------------------------------------------------
     def _show_resource(self) -> Any:

@@ -120,6 +120,25 @@ class CinderVolumeType(CinderEntity):
         super().handle_update(new_properties, prop_diff)
         return None
 
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any],
+                                 resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        """Heat's reading of a volume type: name, description, its extra specs as
+        ``metadata``, ``is_public``, and for a private one the projects that may use it
+        (as the template named them when they are the same projects)."""
+        is_public = resource_data.get("is_public",
+                                      resource_data.get("os-volume-type-access:is_public"))
+        result = {"name": resource_data.get("name"),
+                  "description": resource_data.get("description"),
+                  "metadata": dict(resource_data.get("extra_specs") or {}),
+                  "is_public": is_public}
+        if not is_public:
+            listed = self.cinder().get(f"{self.entity_path()}/os-volume-type-access")
+            live = sorted(str(a["project_id"]) for a in listed.get("volume_type_access") or [])
+            given = resource_properties.get("projects") or []
+            same = sorted(str(self._found("project", str(p))) for p in given) == live
+            result["projects"] = list(given) if same else live
+        return result
+
     def _update_access(self, api: CinderApi, new: list[str]) -> None:
         listed = api.get(f"{self.entity_path()}/os-volume-type-access")
         old = [a["project_id"] for a in listed.get("volume_type_access") or []]

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hotplate.model.errors import StackValidationFailed
+from hotplate.model.errors import EntityNotFound, StackValidationFailed
 from hotplate.resources.base import CheckResult, Resource
 from hotplate.resources.constraints import AllowedPattern, AllowedValues, Range
 from hotplate.resources.none import NoneResource
@@ -70,6 +70,7 @@ class WebImage(Resource):
     support_status = SupportStatus(version="12.0.0")
     heat_class_name = "GlanceWebImage"
     default_client_name = "glance"
+    live_state = True
 
     properties_schema = {
         "name": Schema(Schema.STRING, "Name for the image. The name of an image is not unique "
@@ -247,6 +248,31 @@ class WebImage(Resource):
         if self.resource_id is None:
             return None
         return self.glance().image(str(self.resource_id))
+
+    # -- live state ---------------------------------------------------------------------
+    def get_live_resource_data(self) -> Any:
+        """Glance's image; one ``deleted`` or ``killed`` is gone, as Heat reads it."""
+        found = super().get_live_resource_data()
+        if isinstance(found, Mapping) and found.get("status") in ("deleted", "killed"):
+            raise EntityNotFound("Resource", self.name)
+        return found
+
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any],
+                                 resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        """Heat's reading of an image: every property Glance shows under its own name
+        (not ``location``; ``id`` when the template chose it), of ``extra_properties``
+        the keys the template gave, and ``active`` from the status. ``members`` are
+        not read back."""
+        skipped = {"location", "id", "extra_properties", "active", "members"}
+        result = {key: resource_data.get(key) for key in self.properties_schema
+                  if key not in skipped and key in resource_data}
+        if resource_properties.get("id") is not None:
+            result["id"] = resource_data.get("id")
+        given = resource_properties.get("extra_properties") or {}
+        result["extra_properties"] = {k: resource_data.get(k) for k in given}
+        if "status" in resource_data:
+            result["active"] = resource_data["status"] != "deactivated"
+        return result
 
 
 class GlanceImage(NoneResource):

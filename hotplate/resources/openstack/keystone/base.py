@@ -12,6 +12,11 @@
 - delete: DELETE, a 404 meaning already gone (Heat's ``ignore_not_found``).
 - the ``show`` attribute: Keystone's view of the object (a GET), as Heat's
   ``entity`` types show it; declared attributes read from that same view.
+- the live state (Heat's ``parse_live_resource_data`` of each type): the
+  update-allowed properties Keystone's view has under their own names, and those
+  it holds as ids under another key (``live_ids``: a project's ``domain`` is its
+  ``domain_id``), read as the template named the object when it is the same one.
+  Role assignments are not read back.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from hotplate.model.errors import EntityNotFound
 from hotplate.resources.base import Resource
 from hotplate.resources.openstack.cloud_errors import is_not_found
 from hotplate.resources.openstack.keystone.api import KeystoneApi, quoted
@@ -44,6 +50,10 @@ class KeystoneResource(Resource):
     """Whether an unset ``name`` becomes the physical name (Heat's handle_create)."""
     domain_scoped: ClassVar[bool] = False
     """Whether names are unique within a domain (the ``domain`` property), not globally."""
+    live_state = True
+    live_ids: ClassVar[Mapping[str, tuple[str, str]]] = {}
+    """Properties Keystone's view holds as an id under another key: property ->
+    (the view's key, the finder's kind), e.g. ``{"domain": ("domain_id", "domain")}``."""
 
     def keystone(self) -> KeystoneApi:
         return KeystoneApi(self.cloud)
@@ -114,6 +124,25 @@ class KeystoneResource(Resource):
         if self.resource_id is not None:
             self.keystone().delete(self.path())
         return None
+
+    # -- live state ---------------------------------------------------------------------
+    def get_live_resource_data(self) -> Any:
+        if self.resource_id is None:
+            return None
+        try:
+            return self.show()
+        except Exception as exc:
+            if is_not_found(exc):
+                raise EntityNotFound("Resource", self.name) from exc
+            raise
+
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any],
+                                 resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        result = super().parse_live_resource_data(resource_properties, resource_data)
+        for key, (field, kind) in self.live_ids.items():
+            result[key] = self.as_given(kind, resource_properties.get(key),
+                                        resource_data.get(field))
+        return result
 
     # -- attributes ---------------------------------------------------------------------
     def _show_resource(self) -> Any:

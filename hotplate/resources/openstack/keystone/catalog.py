@@ -35,6 +35,7 @@ class Region(KeystoneResource):
     support_status = keystone_status("6.0.0")
     heat_class_name = "KeystoneRegion"
     collection, entity = "regions", "region"
+    live_ids = {"parent_region": ("parent_region_id", "region")}
     names_itself = False
 
     properties_schema = {
@@ -97,6 +98,8 @@ class Endpoint(KeystoneResource):
     support_status = keystone_status("5.0.0")
     heat_class_name = "KeystoneEndpoint"
     collection, entity = "endpoints", "endpoint"
+    live_ids = {"service": ("service_id", "service"),
+                "region": ("region_id", "region")}
 
     properties_schema = {
         "name": Schema(Schema.STRING, "Name of keystone endpoint.", update_allowed=True),

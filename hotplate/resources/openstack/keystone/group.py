@@ -32,6 +32,7 @@ class Group(KeystoneResource, RoleAssignments):
     support_status = keystone_status("2015.1")
     heat_class_name = "KeystoneGroup"
     collection, entity = "groups", "group"
+    live_ids = {"domain": ("domain_id", "domain")}
     domain_scoped = True
     actor_kind = "group"
 

@@ -39,6 +39,7 @@ class Project(KeystoneResource):
     support_status = keystone_status("2015.1")
     heat_class_name = "KeystoneProject"
     collection, entity = "projects", "project"
+    live_ids = {"domain": ("domain_id", "domain")}
     domain_scoped = True
 
     properties_schema = {

@@ -202,6 +202,8 @@ class _Assignment(RoleAssignments):
         self.delete_assignment()
         return None
 
+    live_state = False  # nothing of its own to read back (nor in Heat)
+
     def _show_resource(self) -> Any:
         return None
 

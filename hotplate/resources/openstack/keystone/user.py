@@ -53,6 +53,8 @@ class User(KeystoneResource, RoleAssignments):
     support_status = keystone_status("2015.1")
     heat_class_name = "KeystoneUser"
     collection, entity = "users", "user"
+    live_ids = {"domain": ("domain_id", "domain"),
+                "default_project": ("default_project_id", "project")}
     domain_scoped = True
     actor_kind = "user"
 
@@ -120,6 +122,20 @@ class User(KeystoneResource, RoleAssignments):
             self._join(joined)
             self._leave(left)
         self.update_assignment(prop_diff)
+
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any],
+                                 resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        """The base's reading and, when the template names groups, the user's groups
+        (as the template named them when they are the same groups)."""
+        result = super().parse_live_resource_data(resource_properties, resource_data)
+        given = resource_properties.get("groups")
+        if given is not None:
+            found = self.keystone().request("GET", f"/users/{quoted(str(self.resource_id))}"
+                                                   "/groups")
+            live = sorted(str(g["id"]) for g in (found or {}).get("groups", []))
+            same = sorted(str(self._found("group", str(g))) for g in given) == live
+            result["groups"] = list(given) if same else live
+        return result
 
     def _membership(self, group: str) -> str:
         return f"/groups/{quoted(group)}/users/{quoted(str(self.resource_id))}"

@@ -26,7 +26,9 @@
   in use, say by ports a server being deleted still holds) is asked again, up to
   ``DELETE_CONFLICT_RETRIES`` times, as Heat retries a delete on a conflict.
 - the ``show`` attribute and every attribute: the cloud's view (a GET), less
-  the mark among its tags.
+  the mark among its tags; the live state (Heat's ``parse_live_resource_data``):
+  each update-allowed property the object has under its own name, ``tags``
+  without hotplate's marks, and of ``value_specs`` the keys the template gave.
 """
 
 from __future__ import annotations
@@ -104,6 +106,7 @@ class NeutronResource(Resource):
     """A Neutron object of one collection (``networks``), by its ``entity`` (``network``)."""
 
     default_client_name = "neutron"
+    live_state = True
     entity: ClassVar[str] = ""
     collection: ClassVar[str] = ""
     list_key: ClassVar[str] = ""
@@ -347,3 +350,13 @@ class NeutronResource(Resource):
         if self.resource_id is None:
             return None
         return self.show().get(name)
+
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any],
+                                 resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        result = super().parse_live_resource_data(resource_properties, resource_data)
+        if "tags" in result:
+            result["tags"] = tags_without_marks(result["tags"])
+        if "value_specs" in self.properties_schema:
+            given = resource_properties.get("value_specs") or {}
+            result["value_specs"] = {k: resource_data[k] for k in given if k in resource_data}
+        return result

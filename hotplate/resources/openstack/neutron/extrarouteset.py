@@ -139,6 +139,8 @@ class ExtraRouteSet(NeutronResource):
     def check_delete_complete(self, data: Any) -> CheckResult:
         return True
 
+    live_state = False  # no object of its own to read back
+
     def _show_resource(self) -> Any:
         return None
 

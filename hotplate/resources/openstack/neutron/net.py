@@ -129,6 +129,26 @@ class Net(NeutronResource):
             with ignoring(is_conflict, is_not_found):
                 api.request("DELETE", f"/agents/{agent}/dhcp-networks/{self.resource_id}")
 
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any],
+                                 resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        """Heat's reading of a network: not ``shared`` (an RBAC matter), the QoS
+        policy by id, and the DHCP agents hosting it where the caller may list them
+        (asked only when the template names agents: otherwise they are the cloud's)."""
+        result = super().parse_live_resource_data(resource_properties, resource_data)
+        result.pop("shared", None)
+        result["qos_policy"] = self.as_given("qos_policy", resource_properties.get("qos_policy"),
+                                             resource_data.get("qos_policy_id"))
+        if resource_properties.get("dhcp_agent_ids") is None:
+            return result
+        try:
+            hosting = self.neutron().request("GET", f"/networks/{self.resource_id}/dhcp-agents")
+        except Exception as exc:
+            if getattr(exc, "status", None) != 403:
+                raise
+        else:
+            result["dhcp_agent_ids"] = sorted(a["id"] for a in hosting.get("agents", []))
+        return result
+
     def _resolve_attribute(self, name: str) -> Any:
         if self.resource_id is None:
             return None

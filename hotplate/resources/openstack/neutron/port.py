@@ -329,6 +329,31 @@ class Port(NeutronResource):
     def _set_fixed_ips(self, port: str, fixed_ips: list[Any]) -> None:
         self.neutron().update(self.collection, self.entity, port, {"fixed_ips": fixed_ips})
 
+    # -- live state ------------------------------------------------------------------
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any],
+                                 resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        """Heat's reading of a port: the QoS policy by id, each fixed IP as its subnet
+        and address. Security groups and the QoS policy read as the template named
+        them when they are the same objects; ``device_id`` and ``device_owner`` only
+        when the template set them (a server binding the port sets them otherwise)."""
+        result = super().parse_live_resource_data(resource_properties, resource_data)
+        result["qos_policy"] = self.as_given("qos_policy", resource_properties.get("qos_policy"),
+                                             resource_data.get("qos_policy_id"))
+        result["fixed_ips"] = [
+            {"subnet": ip.get("subnet_id"), "subnet_id": ip.get("subnet_id"),
+             "ip_address": ip.get("ip_address")}
+            for ip in resource_data.get("fixed_ips") or []]
+        groups = resource_properties.get("security_groups")
+        live_groups = result.get("security_groups")
+        if groups is not None and isinstance(live_groups, list):
+            ids = sorted(self.cloud.find("security_group", str(g)) for g in groups)
+            if ids == sorted(live_groups):
+                result["security_groups"] = list(groups)
+        for key in ("device_id", "device_owner"):
+            if not resource_properties.get(key):
+                result.pop(key, None)
+        return result
+
     # -- attributes ------------------------------------------------------------------
     def _resolve_attribute(self, name: str) -> Any:
         if self.resource_id is None:

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from hotplate.model.errors import StackValidationFailed
 from hotplate.resources.attributes import Attribute
 from hotplate.resources.constraints import AllowedValues, CustomConstraint
+from hotplate.resources.openstack.attempt_marks import tags_without_marks
 from hotplate.resources.openstack.neutron.net import Net
 from hotplate.resources.properties import PropertyPath, Schema
 from hotplate.resources.support import SupportStatus
@@ -106,3 +107,19 @@ class ProviderNet(Net):
 
     def update_body(self, prop_diff: Mapping[str, Any]) -> dict[str, Any]:
         return provider_body(super().update_body(prop_diff))
+
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any],
+                                 resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        """Heat's reading of a provider network (not a plain network's): the
+        ``provider:*`` and ``router:external`` attributes under the properties' names,
+        and every other property the network has but ``shared``."""
+        result: dict[str, Any] = {key: resource_data.get(f"provider:{key}")
+                                  for key in _PROVIDER}
+        result["router_external"] = resource_data.get("router:external")
+        skipped = {*_PROVIDER, "router_external", "shared"}
+        for key in self.properties_schema:
+            if key not in skipped and key in resource_data:
+                result[key] = resource_data[key]
+        if "tags" in result:
+            result["tags"] = tags_without_marks(result["tags"])
+        return result

@@ -164,6 +164,24 @@ class Router(NeutronResource):
             body["external_gateway_info"] = {}
         return super().update_body(body)
 
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any],
+                                 resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        """Heat's reading of a router: its gateway's network and SNAT flag, and the L3
+        agents hosting it (asked only when the template names agents)."""
+        result = super().parse_live_resource_data(resource_properties, resource_data)
+        gateway = _live_gateway(resource_data.get("external_gateway_info"))
+        if gateway is not None:
+            result["external_gateway_info"] = gateway
+        if resource_properties.get("l3_agent_ids") is not None:
+            try:
+                hosting = self.neutron().request("GET", f"/routers/{self.resource_id}/l3-agents")
+            except Exception as exc:
+                if getattr(exc, "status", None) != 403:
+                    raise
+            else:
+                result["l3_agent_ids"] = [a["id"] for a in hosting.get("agents", [])]
+        return result
+
     def _replace_agents(self, agents: list[str]) -> None:
         api = self.neutron()
         hosting = api.request("GET", f"/routers/{self.resource_id}/l3-agents")
@@ -172,6 +190,13 @@ class Router(NeutronResource):
         for agent_id in agents:
             api.request("POST", f"/agents/{agent_id}/l3-routers",
                         {"router_id": self.resource_id})
+
+
+def _live_gateway(shown: Any) -> dict[str, Any] | None:
+    """Heat's live reading of a router's gateway: its network and SNAT flag."""
+    if not isinstance(shown, Mapping):
+        return None
+    return {"network": shown.get("network_id"), "enable_snat": shown.get("enable_snat")}
 
 
 def _gateway(given: Mapping[str, Any]) -> dict[str, Any]:
@@ -195,6 +220,7 @@ class _RouterChange(NeutronResource):
     """A change to a router undone on delete; no object of its own to show or wait on."""
 
     required_service_extension = "router"
+    live_state = False
 
     def _show_resource(self) -> Any:
         return None

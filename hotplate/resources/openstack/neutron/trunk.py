@@ -108,6 +108,22 @@ class Trunk(NeutronResource):
         return None
 
 
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any],
+                                 resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        """The base's reading, with each sub-port as the template writes one (``port``,
+        not Neutron's ``port_id``), in the template's order where it names the port."""
+        result = super().parse_live_resource_data(resource_properties, resource_data)
+        if "sub_ports" in result:
+            order = [str(s.get("port")) for s in resource_properties.get("sub_ports") or []]
+            subports = [{"port": s.get("port_id"), "segmentation_type": s.get(
+                "segmentation_type"), "segmentation_id": s.get("segmentation_id")}
+                for s in result["sub_ports"] or []]
+            subports.sort(key=lambda s: order.index(str(s["port"]))
+                          if str(s["port"]) in order else len(order))
+            result["sub_ports"] = subports
+        return result
+
+
 def _subport(given: Mapping[str, Any]) -> dict[str, Any]:
     return {"port_id": given["port"], "segmentation_type": given["segmentation_type"],
             "segmentation_id": given["segmentation_id"]}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from hotplate.model.errors import HotplateError
+from hotplate.model.errors import EntityNotFound, HotplateError
 from hotplate.resources.base import CheckResult, Resource
 from hotplate.resources.openstack.cloud_errors import is_not_found
 from hotplate.resources.openstack.nova.api import NovaApi
@@ -26,6 +26,7 @@ class NovaResource(Resource):
     """A Nova object at ``<path>/<resource_id>`` answered as ``{<entity>: {...}}``."""
 
     default_client_name = "nova"
+    live_state = True
     path: ClassVar[str] = ""
     entity: ClassVar[str] = ""
 
@@ -47,6 +48,17 @@ class NovaResource(Resource):
 
     def check_delete_complete(self, data: Any) -> CheckResult:
         return True
+
+    def get_live_resource_data(self) -> Any:
+        """The object as Nova has it; gone is ``EntityNotFound`` (where ``show`` is None)."""
+        if self.resource_id is None:
+            return None
+        try:
+            return self.show()
+        except Exception as exc:
+            if is_not_found(exc):
+                raise EntityNotFound("Resource", self.name) from exc
+            raise
 
     def _show_resource(self) -> Any:
         if self.resource_id is None:

@@ -137,6 +137,15 @@ class Flavor(NovaResource):
                 self._access("addTenantAccess", tenant)
         return super().handle_update(new_properties, prop_diff)
 
+    def get_live_resource_data(self) -> Any:
+        """Heat reads a flavor's extra specs only (a flavor changes no other way)."""
+        super().get_live_resource_data()  # gone: EntityNotFound
+        return {"extra_specs": self.nova().get(self._specs_path())["extra_specs"]}
+
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any],
+                                 resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        return dict(resource_data)
+
     def _resolve_attribute(self, name: str) -> Any:
         if self.resource_id is None:
             return None

@@ -95,6 +95,17 @@ class HostAggregate(NovaResource):
             self.nova().put(f"{self.path}/{self.resource_id}", {"aggregate": fields})
         return super().handle_update(new_properties, prop_diff)
 
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any],
+                                 resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        """Heat's reading of an aggregate: each property under its own name; the zone
+        Nova also keeps among the metadata is not metadata the template gave."""
+        result = {key: resource_data.get(key) for key in self.properties_schema}
+        metadata = dict(resource_data.get("metadata") or {})
+        if "availability_zone" not in (resource_properties.get("metadata") or {}):
+            metadata.pop("availability_zone", None)
+        result["metadata"] = metadata
+        return result
+
     def handle_delete(self) -> Any:
         if self.resource_id is None:
             return None

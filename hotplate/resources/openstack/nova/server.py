@@ -65,6 +65,7 @@ from hotplate.resources.openstack.nova.server_create import (
     meta_serialize,
     ports_held_by_predecessor,
 )
+from hotplate.resources.openstack.nova.server_live import live_data, parse_live_data
 from hotplate.resources.openstack.nova.server_ports import EXTERNAL, ServerPorts
 from hotplate.resources.openstack.nova.server_schema import ATTRIBUTES, PROPERTIES, RULES
 from hotplate.resources.openstack.nova.server_update import InPlaceUpdate, Step, replaced_by_policy
@@ -377,6 +378,14 @@ class Server(NovaResource):
         if self.resource_id is None:
             return
         self.ports.take_back()
+
+    # -- live state (server_live.py) ------------------------------------------------------
+    def get_live_resource_data(self) -> Any:
+        return live_data(self) if self.resource_id is not None else None
+
+    def parse_live_resource_data(self, resource_properties: Mapping[str, Any],
+                                 resource_data: Mapping[str, Any]) -> dict[str, Any]:
+        return parse_live_data(self, resource_properties, resource_data)
 
     # -- attributes ------------------------------------------------------------------------
     def _resolve_attribute(self, name: str) -> Any:
