@@ -119,6 +119,36 @@ class Cloud:
             return False
         return True
 
+    def endpoint_url(self, client: str, service_type: str) -> str:
+        """The catalog's URL of ``service_type`` at ``client``'s interface in this region,
+        as the catalog gives it (a project id already in it).
+
+        Raises:
+            EndpointNotFound: the catalog lists none there (or there is no catalog).
+        """
+        from keystoneauth1 import exceptions as ks_exc
+
+        if self.credentials is None:
+            raise EndpointNotFound()
+        try:
+            catalog = self.call(self._access_info).service_catalog
+            url = catalog.url_for(service_type=service_type,
+                                  interface=self.settings.interface(client),
+                                  region_name=self.region)
+        except (ks_exc.EndpointNotFound, ks_exc.EmptyCatalog):
+            raise EndpointNotFound() from None
+        return str(url).rstrip("/")
+
+    def session(self, client: str) -> Any:
+        """keystoneauth's session for ``client``'s services (its TLS settings), for a
+        service spoken as plain JSON at a URL from ``endpoint_url``."""
+        return self._sessions.connection(self._session_entry(), client).session
+
+    def in_region(self, region: str) -> Cloud:
+        """The same credentials in another region (Heat's context with its
+        ``region_name`` replaced): the catalog and services of ``region``."""
+        return Cloud(self._sessions, self.credentials, region)
+
     def has_extension(self, client: str, alias: str) -> bool:
         """Whether ``client``'s service offers the API extension ``alias`` (asked once per
         ``Cloud``; Neutron's and Cinder's list them)."""

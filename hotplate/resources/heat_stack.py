@@ -1,21 +1,50 @@
 """OS::Heat::Stack: a stack created from a template given as a property.
 
-In Heat this type may create its stack in another region or cloud; here it
-is always this engine's (``context.region_name`` is accepted and has no
-effect). As in Heat, the stack is one of its own (not nested under the
-parent in listings) and is deleted with the resource.
+As in Heat, the stack is one of its own (not nested under the parent in
+listings) and is deleted with the resource. Where it is made:
+
+- ``context.region_name`` unset, or naming this engine's region
+  (``[DEFAULT] region_name_for_services``): this engine makes it, as any child
+  stack (``StackResource``, through the ``nested_stacks()`` port). So does an
+  engine that is not told its region (no ``region_name_for_services``): it
+  cannot tell its own region from another.
+- another region: that region's Heat makes it, as Heat's RemoteStack does
+  (``remote_heat``): created, updated, suspended, resumed, checked and deleted
+  through the orchestration endpoint of that region in the stack owner's
+  catalog, with the stack's own credentials (its trust), and polled between
+  parked checks. Its physical id is the remote stack's id; ``outputs`` and
+  ``stack_name`` are read from the remote stack when asked. The region is
+  recorded with the stack (resource data ``region``), so the stack is deleted
+  where it was made whatever the engine's configuration says later.
+
+A remote stack that fails fails the resource with Heat's text
+(``ResourceInError: resources.<name>: Went to status CREATE_FAILED due to
+"<the remote reason>"``), a refusal of the remote API with heatclient's
+(``HTTPBadRequest: resources.<name>: ERROR: <message>``). One deleted out of
+band is gone for the delete (404 ignored, as Heat does); an update of it fails
+with the remote API's ``HTTPNotFound``. A region whose catalog has no
+orchestration endpoint is refused when the stack is validated, in Heat's words
+(``engine/service/nested_validation.py``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from hotplate.resources.attributes import Attribute
+from hotplate.resources.base import Resource
 from hotplate.resources.properties import Schema
+from hotplate.resources.remote_heat import RemoteHeat, action_done
 from hotplate.resources.stack_resource import StackResource
 from hotplate.resources.support import SupportStatus
 
 __all__ = ["HeatStack"]
+
+REGION_KEY = "region"
+"""Resource data: the region whose Heat holds the stack (absent: this engine's own)."""
+CREATED = "CREATE"
+"""What an update that had to create the remote stack hands its check."""
 
 
 class HeatStack(StackResource):
@@ -49,9 +78,137 @@ class HeatStack(StackResource):
     def child_parameters(self) -> dict[str, Any]:
         return dict(self.properties.get("parameters") or {})
 
+    # -- where the stack lives ------------------------------------------------------
+    def _own_region(self) -> str | None:
+        """This engine's region: the region of the stack's own cloud."""
+        try:
+            cloud = self.ctx.cloud  # type: ignore[attr-defined]
+        except (AttributeError, RuntimeError):  # a context with no cloud
+            return None
+        region = getattr(cloud, "region", None)
+        return str(region) if region else None
+
+    def remote_region(self) -> str | None:
+        """The region whose Heat holds (or is to make) the stack; None: this engine.
+
+        A stack already made stays where it was made (its recorded region); a new
+        one goes to ``context.region_name`` when that names another region than
+        this engine's."""
+        if self.resource_id is not None:
+            return self.data().get(REGION_KEY) or None
+        wanted = (self.properties.get("context") or {}).get("region_name")
+        own = self._own_region()
+        if wanted and own and str(wanted) != own:
+            return str(wanted)
+        return None
+
+    def _remote(self) -> RemoteHeat | None:
+        region = self.remote_region()
+        return RemoteHeat(self.cloud, region) if region is not None else None
+
+    def _remote_body(self, *, create: bool) -> dict[str, Any]:
+        """The create/update request Heat's RemoteStack sends: the template, the
+        parameters, what the parent hands its children (files, environment), and no
+        rollback on create (on update, the parent's choice)."""
+        parameters = self.child_parameters()
+        inherited = self._stacks().inherited(parameters)
+        body: dict[str, Any] = {
+            "template": self.child_template(), "parameters": parameters,
+            "files": inherited["files"], "environment": inherited["environment"],
+            "disable_rollback": True if create else bool(inherited["disable_rollback"])}
+        if self.properties.get("timeout") is not None:
+            body["timeout_mins"] = self.properties["timeout"]
+        return body
+
+    # -- handlers -------------------------------------------------------------------
+    def handle_create(self) -> Any:
+        remote = self._remote()
+        if remote is None:
+            return super().handle_create()
+        body = {**self._remote_body(create=True), "stack_name": self.physical_resource_name()}
+        stack_id = remote.create(body)
+        self.resource_id_set(stack_id)
+        self.data_set(REGION_KEY, remote.region)
+        return stack_id
+
+    def handle_update(self, new_properties: Mapping[str, Any],
+                      prop_diff: Mapping[str, Any]) -> Any:
+        if self.resource_id is not None and self.remote_region() is None:
+            return super().handle_update(new_properties, prop_diff)
+        Resource.handle_update(self, new_properties, prop_diff)
+        if self.resource_id is None:  # its create failed before there was a stack
+            self.handle_create()
+            return CREATED if self.remote_region() is not None else None
+        body = self._remote_body(create=False)
+        RemoteHeat(self.cloud, str(self.remote_region())).update(str(self.resource_id), body)
+        return None
+
+    def check_update_complete(self, data: Any) -> bool:
+        return self._done("CREATE" if data == CREATED else "UPDATE")
+
+    def _done(self, action: str) -> bool:
+        remote = self._remote()
+        if remote is None:
+            return super()._done(action)
+        return action_done(remote.get(str(self.resource_id)), action)
+
+    def _child_action(self, action: str) -> None:
+        remote = self._remote()
+        if remote is None:
+            super()._child_action(action)
+            return
+        if self.resource_id is None:
+            raise Exception(f"Cannot {action.lower()} {self.name}, resource not found")
+        remote.action(str(self.resource_id), action.lower())
+
+    def handle_delete(self) -> Any:
+        remote = self._remote()
+        if remote is None:
+            return super().handle_delete()
+        if self.resource_id is not None:
+            remote.delete(str(self.resource_id))
+        return self.resource_id
+
+    def check_delete_complete(self, data: Any) -> bool:
+        remote = self._remote()
+        if remote is None:
+            return super().check_delete_complete(data)
+        if self.resource_id is None:
+            return True
+        try:
+            stack = remote.get(str(self.resource_id))
+        except Exception as exc:
+            if getattr(exc, "status", None) == 404:
+                return True
+            raise
+        return action_done(stack, "DELETE")
+
+    def handle_preempt(self) -> None:
+        """A remote stack's update is left to run (Heat's RemoteStack cancels nothing)."""
+        if self.remote_region() is None:
+            super().handle_preempt()
+
+    def wake_key(self) -> str | None:
+        """A remote stack's end wakes nothing here: the back-off alone asks again."""
+        return super().wake_key() if self.remote_region() is None else None
+
+    # -- attributes -------------------------------------------------------------------
+    def child_outputs(self) -> dict[str, Any]:
+        remote = self._remote()
+        if remote is None or self.resource_id is None:
+            return super().child_outputs()
+        outputs = remote.get(str(self.resource_id)).get("outputs") or []
+        return {o["output_key"]: o.get("output_value") for o in outputs}
+
     def _resolve_attribute(self, name: str) -> Any:
+        if self.resource_id is None:
+            return None
+        remote = self._remote()
         if name == "stack_name":
-            return self.physical_resource_name() if self.resource_id else None
+            if remote is not None:
+                found = remote.get(str(self.resource_id)).get("stack_name")
+                return found or self.physical_resource_name()
+            return self.physical_resource_name()
         if name == "outputs":
             return self.child_outputs()
         return None
