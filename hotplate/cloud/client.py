@@ -29,7 +29,7 @@ import tenacity
 from hotplate.cloud import constraints, finders
 from hotplate.cloud.credentials import Credentials, TokenCredentials, from_context
 from hotplate.cloud.errors import CloudTransient, EndpointNotFound, classify
-from hotplate.cloud.sessions import CloudSessions, SessionEntry
+from hotplate.cloud.sessions import CloudSessions, SessionEntry, ca_bundle
 from hotplate.cloud.settings import CloudSettings
 
 __all__ = ["SERVICE_PROXIES", "Cloud", "Clouds"]
@@ -139,10 +139,18 @@ class Cloud:
             raise EndpointNotFound() from None
         return str(url).rstrip("/")
 
-    def session(self, client: str) -> Any:
-        """keystoneauth's session for ``client``'s services (its TLS settings), for a
-        service spoken as plain JSON at a URL from ``endpoint_url``."""
-        return self._sessions.connection(self._session_entry(), client).session
+    def session(self, client: str, *, ca_cert: str | None = None,
+                insecure: bool = False) -> Any:
+        """keystoneauth's session for ``client``'s services, for a service spoken as plain
+        JSON at a URL from ``endpoint_url``: with the client's TLS settings, or the
+        caller's (Heat's RemoteStack ``context``): ``insecure`` verifies no certificate,
+        ``ca_cert`` (a PEM certificate, not a path) is the one to verify against."""
+        verify: bool | str | None = None
+        if insecure:
+            verify = False
+        elif ca_cert:
+            verify = ca_bundle(ca_cert)
+        return self._sessions.connection(self._session_entry(), client, verify).session
 
     def in_region(self, region: str) -> Cloud:
         """The same credentials in another region (Heat's context with its

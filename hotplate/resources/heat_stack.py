@@ -12,7 +12,11 @@ listings) and is deleted with the resource. Where it is made:
   (``remote_heat``): created, updated, suspended, resumed, checked and deleted
   through the orchestration endpoint of that region in the stack owner's
   catalog, with the stack's own credentials (its trust), and polled between
-  parked checks. Its physical id is the remote stack's id; ``outputs`` and
+  parked checks, verifying the endpoint's certificate against ``context.ca_cert``
+  (not at all with ``context.insecure``; else as ``[clients_heat]`` says). A new
+  ``region_name`` is a new stack; new TLS settings update in place. Heat's
+  ``credential_secret_id`` (another cloud's credentials, from Barbican) is not
+  implemented. Its physical id is the remote stack's id; ``outputs`` and
   ``stack_name`` are read from the remote stack when asked. The region is
   recorded with the stack (resource data ``region``), so the stack is deleted
   where it was made whatever the engine's configuration says later.
@@ -55,9 +59,14 @@ class HeatStack(StackResource):
     owned = False
     support_status = SupportStatus(version="6.0.0")
     properties_schema = {
-        "context": Schema(Schema.MAP, "Context for this stack.", schema={
+        "context": Schema(Schema.MAP, "Context for this stack.", update_allowed=True, schema={
             "region_name": Schema(Schema.STRING, "Region name in which this stack "
                                   "will be created."),
+            "ca_cert": Schema(Schema.STRING, "CA Cert for SSL.", update_allowed=True,
+                              support_status=SupportStatus(version="12.0.0")),
+            "insecure": Schema(Schema.BOOLEAN, "If set, then the server's certificate will "
+                               "not be verified.", default=False, update_allowed=True,
+                               support_status=SupportStatus(version="12.0.0")),
         }),
         "template": Schema(Schema.STRING, "Template that specifies the stack to be created "
                            "as a resource.", required=True, update_allowed=True),
@@ -104,7 +113,19 @@ class HeatStack(StackResource):
 
     def _remote(self) -> RemoteHeat | None:
         region = self.remote_region()
-        return RemoteHeat(self.cloud, region) if region is not None else None
+        if region is None:
+            return None
+        context = self.properties.get("context") or {}
+        return RemoteHeat(self.cloud, region, ca_cert=context.get("ca_cert") or None,
+                          insecure=bool(context.get("insecure")))
+
+    @classmethod
+    def needs_replace_with_prop_diff(cls, changed: frozenset[str], new: Mapping[str, Any],
+                                     old: Mapping[str, Any]) -> bool:
+        """A new region is a new stack (Heat's rule); new TLS settings update in place."""
+        return "context" in changed and (
+            (new.get("context") or {}).get("region_name")
+            != (old.get("context") or {}).get("region_name"))
 
     def _remote_body(self, *, create: bool) -> dict[str, Any]:
         """The create/update request Heat's RemoteStack sends: the template, the
@@ -139,8 +160,9 @@ class HeatStack(StackResource):
         if self.resource_id is None:  # its create failed before there was a stack
             self.handle_create()
             return CREATED if self.remote_region() is not None else None
-        body = self._remote_body(create=False)
-        RemoteHeat(self.cloud, str(self.remote_region())).update(str(self.resource_id), body)
+        remote = self._remote()
+        assert remote is not None  # a remote stack's region is recorded
+        remote.update(str(self.resource_id), self._remote_body(create=False))
         return None
 
     def check_update_complete(self, data: Any) -> bool:

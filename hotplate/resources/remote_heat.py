@@ -6,8 +6,9 @@ trust), and polls it. Here the requests go as Heat API v1 JSON to that
 region's ``orchestration`` endpoint in the stack owner's catalog, through the
 stack's ``Cloud`` moved to the region (``Cloud.in_region``: the same trust,
 the other region's catalog) and ``Cloud.call`` (transient failures retried,
-errors classified). Nothing here waits: the engine parks the resource between
-two looks at the remote stack.
+errors classified), with the resource's TLS choices (``context.insecure``,
+``context.ca_cert``) or else ``[clients_heat]``'s. Nothing here waits: the engine
+parks the resource between two looks at the remote stack.
 
 A refusal reads as Heat shows heatclient's: the class named after the status
 (``HTTPBadRequest``, ``HTTPNotFound``...; it also derives from the client
@@ -105,9 +106,11 @@ class RemoteHeat:
     CLIENT = "heat"
     SERVICE_TYPE = "orchestration"
 
-    def __init__(self, cloud: Any, region: str) -> None:
+    def __init__(self, cloud: Any, region: str, *, ca_cert: str | None = None,
+                 insecure: bool = False) -> None:
         self._cloud = cloud.in_region(region)
         self.region = region
+        self._tls = {"ca_cert": ca_cert, "insecure": insecure}
 
     def request(self, method: str, path: str, body: Any = None) -> Any:
         """The decoded answer to ``method path`` (None for an empty one).
@@ -117,7 +120,7 @@ class RemoteHeat:
             CloudError: the classified failure, renamed as heatclient names it.
         """
         base = self._cloud.endpoint_url(self.CLIENT, self.SERVICE_TYPE)
-        session = self._cloud.session(self.CLIENT)
+        session = self._cloud.session(self.CLIENT, **self._tls)
 
         def send() -> Any:
             kwargs: dict[str, Any] = {"json": body} if body is not None else {}

@@ -251,3 +251,45 @@ def test_a_failing_remote_stack_fails_the_parent_with_its_reason(regions: Region
         assert shown.stack_status_reason == f"Resource CREATE failed: {expected}"
     finally:
         _delete(regions, name)
+
+
+def test_suspend_and_resume_reach_the_remote_stack(regions: Regions) -> None:
+    name = _name()
+    try:
+        assert _create(regions, name).stack_status == "CREATE_COMPLETE", regions.logs()
+        remote_id = regions.one.resources.get(name, "remote").physical_resource_id
+        for action in ("suspend", "resume"):
+            getattr(regions.one.actions, action)(name)
+            done = f"{action.upper()}_COMPLETE"
+            shown = _settled(regions.one, name, (done, f"{action.upper()}_FAILED"),
+                             regions.logs())
+            assert shown.stack_status == done, shown.stack_status_reason
+            assert regions.two.stacks.get(remote_id).stack_status == done
+    finally:
+        _delete(regions, name)
+
+
+def test_a_remote_stack_deleted_out_of_band(regions: Regions) -> None:
+    """As Heat's RemoteStack: an update of it fails with the remote API's 404, and the
+    parent's delete goes through (the remote stack's absence is its delete)."""
+    name = _name()
+    try:
+        assert _create(regions, name).stack_status == "CREATE_COMPLETE", regions.logs()
+        remote_id = regions.one.resources.get(name, "remote").physical_resource_id
+        regions.two.stacks.delete(remote_id)
+        assert _gone(regions.two, remote_id)
+
+        regions.one.stacks.update(name, template=PARENT,
+                                  parameters={"child": CHILD, "length": 16})
+        shown = _settled(regions.one, name, ("UPDATE_COMPLETE", "UPDATE_FAILED"),
+                         regions.logs())
+        assert shown.stack_status == "UPDATE_FAILED"
+        reason = regions.one.resources.get(name, "remote").resource_status_reason
+        assert reason.startswith("HTTPNotFound: resources.remote: ERROR: The Stack ("), reason
+        assert reason.endswith(") could not be found."), reason
+
+        stack_id = regions.one.stacks.get(name).id
+        regions.one.stacks.delete(stack_id)
+        assert _gone(regions.one, stack_id), regions.logs()
+    finally:
+        _delete(regions, name)
