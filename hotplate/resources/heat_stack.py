@@ -27,8 +27,10 @@ A remote stack that fails fails the resource with Heat's text
 (``HTTPBadRequest: resources.<name>: ERROR: <message>``). One deleted out of
 band is gone for the delete (404 ignored, as Heat does); an update of it fails
 with the remote API's ``HTTPNotFound``. A region whose catalog has no
-orchestration endpoint is refused when the stack is validated, in Heat's words
-(``engine/service/nested_validation.py``).
+orchestration endpoint is refused when the stack is validated, and another
+region's template is validated by that region's Heat, in Heat's words
+(``engine/service/nested_validation.py``). A create retried after its engine
+died finds the remote stack it made by its name (which carries the row's id).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from typing import Any
 
 from hotplate.resources.attributes import Attribute
 from hotplate.resources.base import Resource
+from hotplate.resources.openstack.cloud_errors import is_conflict, is_not_found
 from hotplate.resources.properties import Schema
 from hotplate.resources.remote_heat import RemoteHeat, action_done
 from hotplate.resources.stack_resource import StackResource
@@ -91,8 +94,8 @@ class HeatStack(StackResource):
     def _own_region(self) -> str | None:
         """This engine's region: the region of the stack's own cloud."""
         try:
-            cloud = self.ctx.cloud  # type: ignore[attr-defined]
-        except (AttributeError, RuntimeError):  # a context with no cloud
+            cloud = self.cloud
+        except RuntimeError:  # a context with no cloud
             return None
         region = getattr(cloud, "region", None)
         return str(region) if region else None
@@ -146,8 +149,15 @@ class HeatStack(StackResource):
         remote = self._remote()
         if remote is None:
             return super().handle_create()
-        body = {**self._remote_body(create=True), "stack_name": self.physical_resource_name()}
-        stack_id = remote.create(body)
+        name = self.physical_resource_name()
+        try:
+            stack_id = remote.create({**self._remote_body(create=True), "stack_name": name})
+        except Exception as exc:
+            if not is_conflict(exc):
+                raise
+            # A retry of this very resource (its engine died before the id was kept):
+            # the name carries the row's own id, so the stack there is this one's.
+            stack_id = str(remote.get(name)["id"])
         self.resource_id_set(stack_id)
         self.data_set(REGION_KEY, remote.region)
         return stack_id
@@ -200,7 +210,7 @@ class HeatStack(StackResource):
         try:
             stack = remote.get(str(self.resource_id))
         except Exception as exc:
-            if getattr(exc, "status", None) == 404:
+            if is_not_found(exc):
                 return True
             raise
         return action_done(stack, "DELETE")

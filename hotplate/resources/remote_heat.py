@@ -146,6 +146,16 @@ class RemoteHeat:
         made = self.request("POST", "/stacks", dict(body))
         return str(made["stack"]["id"])
 
+    def validate(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """The endpoint's template validation (``template``, ``files``, ``environment``).
+
+        Raises:
+            CloudError: renamed as heatclient names it (``HTTPBadRequest``: the
+                template is refused, ``ERROR: <why>``).
+        """
+        found: dict[str, Any] = self.request("POST", "/validate", dict(body))
+        return found
+
     def get(self, stack_id: str) -> dict[str, Any]:
         """The stack's view (``stack_status``, ``outputs``, ...); its outputs resolved."""
         shown = self.request("GET", self._path(stack_id))

@@ -293,3 +293,20 @@ def test_a_remote_stack_deleted_out_of_band(regions: Regions) -> None:
         assert _gone(regions.one, stack_id), regions.logs()
     finally:
         _delete(regions, name)
+
+
+def test_the_other_region_validates_the_template(regions: Regions) -> None:
+    """As Heat's RemoteStack: the remote template is validated by the region's Heat, and
+    its refusal is the parent's 400 in Heat's words."""
+    from heatclient.exc import HTTPBadRequest
+
+    name = _name()
+    before = regions.two_log.read_text().count("/validate HTTP/1.1")
+    with pytest.raises(HTTPBadRequest) as refused:
+        regions.one.stacks.create(stack_name=name, template=PARENT, parameters={
+            "child": CHILD.replace("resources:", "resource:")})
+    assert str(refused.value) == (
+        'ERROR: Failed validating stack template using Heat endpoint at region "RegionTwo" '
+        'due to "ERROR: The template section is invalid: resource"')
+    assert regions.two_log.read_text().count("/validate HTTP/1.1") == before + 1
+    assert not any(s.stack_name == name for s in regions.one.stacks.list())
