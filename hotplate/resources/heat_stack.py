@@ -45,6 +45,7 @@ from hotplate.resources.properties import Schema
 from hotplate.resources.remote_heat import RemoteHeat, action_done
 from hotplate.resources.stack_resource import StackResource
 from hotplate.resources.support import SupportStatus
+from hotplate.template.yaml_loader import load_text
 
 __all__ = ["HeatStack"]
 
@@ -131,13 +132,14 @@ class HeatStack(StackResource):
             != (old.get("context") or {}).get("region_name"))
 
     def _remote_body(self, *, create: bool) -> dict[str, Any]:
-        """The create/update request Heat's RemoteStack sends: the template, the
-        parameters, what the parent hands its children (files, environment), and no
-        rollback on create (on update, the parent's choice)."""
+        """The create/update request Heat's RemoteStack sends: the template (parsed, as
+        Heat sends it: the remote's errors then carry no line numbers), the parameters,
+        what the parent hands its children (files, environment), and no rollback on
+        create (on update, the parent's choice)."""
         parameters = self.child_parameters()
         inherited = self._stacks().inherited(parameters)
         body: dict[str, Any] = {
-            "template": self.child_template(), "parameters": parameters,
+            "template": load_text(self.child_template()), "parameters": parameters,
             "files": inherited["files"], "environment": inherited["environment"],
             "disable_rollback": True if create else bool(inherited["disable_rollback"])}
         if self.properties.get("timeout") is not None:

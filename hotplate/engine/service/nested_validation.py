@@ -29,6 +29,7 @@ from hotplate.template import parse_environment, parse_template, resolve_paramet
 from hotplate.template.definitions import ResourceDefinition
 from hotplate.template.functions import Node, iter_functions
 from hotplate.template.functions.base import OMITTED
+from hotplate.template.yaml_loader import load_text
 
 NO_RESOURCE = "\0"
 """A resource name no template can use: resolving a type under it sees only the
@@ -169,7 +170,7 @@ def _validate_remotely(access: TypeAccess, region: str, template: str,
     validates it: that endpoint's answer, in heatclient's words, is the reason."""
     remote = RemoteHeat(access.cloud, region)
     try:
-        remote.validate({"template": template, "files": dict(files),
+        remote.validate({"template": load_text(template), "files": dict(files),
                          "environment": dict(environment)})
     except Exception as exc:
         raise StackValidationFailed(
