@@ -2,6 +2,8 @@
 
   bootstrap.py keystone    projects, users, roles, services, endpoints,
                            heat stack-user domain (keystone must be up)
+  bootstrap.py catalog     only the regions, services and endpoints (what a running
+                           cloud lacks after the catalog grew)
   bootstrap.py resources   flavors, image, external network (all APIs up)
 """
 import os
@@ -50,6 +52,15 @@ HEAT_SERVICES = [
       for name, kind, url in SERVICES if not name.startswith('hotplate')],
     ('heat', 'orchestration', f"{H}:{P['HEAT_PORT']}/v1/%(tenant_id)s"),
     ('heat-cfn', 'cloudformation', f"{H}:{P['HEAT_CFN_PORT']}/v1"),
+]
+REGION_TWO = 'RegionTwo'
+# A second hotplate's region (its suite runs it on HOTPLATE_REGION2_PORT): only an
+# orchestration endpoint, under a service of its own, so that nothing looking for another
+# service type finds this region, and a client asking for RegionOne's orchestration never
+# gets it.
+REGION_TWO_SERVICES = [
+    ('hotplate-region-two', 'orchestration',
+     f"{H}:{P['HOTPLATE_REGION2_PORT']}/v1/%(tenant_id)s"),
 ]
 SERVICE_USERS = ['placement', 'nova', 'glance', 'neutron', 'cinder', 'heat']
 
@@ -100,10 +111,25 @@ def keystone():
     admin = ident.find_user('admin', domain_id=default.id)
     ident.assign_project_role_to_user(projects['demo'], admin, roles['admin'])
 
-    # services + endpoints (public, internal, admin)
+    catalog(c)
+
+    # Heat stack-user domain, as heat's install guide describes
+    hd = ident.find_domain('heat') or ident.create_domain(
+        name='heat', description='Stack projects and users')
+    hda = user('heat_domain_admin', PASS, domain=hd)
+    ident.assign_domain_role_to_user(hd, hda, roles['admin'])
+    print('keystone bootstrap ok')
+
+
+def catalog(c=None):
+    """The regions, services and endpoints (public, internal, admin); adding only."""
+    ident = (c or conn()).identity
     if not ident.find_region(HEAT_REGION):
         ident.create_region(id=HEAT_REGION, description='real Heat, beside hotplate')
-    for region, services in ((REGION, SERVICES), (HEAT_REGION, HEAT_SERVICES)):
+    if not ident.find_region(REGION_TWO):
+        ident.create_region(id=REGION_TWO, description='a second hotplate')
+    for region, services in ((REGION, SERVICES), (HEAT_REGION, HEAT_SERVICES),
+                             (REGION_TWO, REGION_TWO_SERVICES)):
         for sname, stype, url in services:
             svc = ident.find_service(sname)
             if not svc:
@@ -115,13 +141,7 @@ def keystone():
                 if iface not in have:
                     ident.create_endpoint(service_id=svc.id, interface=iface,
                                           url=url, region_id=region)
-
-    # Heat stack-user domain, as heat's install guide describes
-    hd = ident.find_domain('heat') or ident.create_domain(
-        name='heat', description='Stack projects and users')
-    hda = user('heat_domain_admin', PASS, domain=hd)
-    ident.assign_domain_role_to_user(hd, hda, roles['admin'])
-    print('keystone bootstrap ok')
+    print('catalog ok')
 
 
 def resources():
@@ -159,4 +179,4 @@ def resources():
 
 
 if __name__ == '__main__':
-    {'keystone': keystone, 'resources': resources}[sys.argv[1]]()
+    {'keystone': keystone, 'catalog': catalog, 'resources': resources}[sys.argv[1]]()

@@ -30,7 +30,7 @@ from hotplate.cloud import constraints, finders
 from hotplate.cloud.batched_waits import StatusBoard
 from hotplate.cloud.credentials import Credentials, TokenCredentials, from_context
 from hotplate.cloud.errors import CloudTransient, CloudUnavailable, EndpointNotFound, classify
-from hotplate.cloud.sessions import CloudSessions, SessionEntry
+from hotplate.cloud.sessions import CloudSessions, SessionEntry, ca_bundle
 from hotplate.cloud.settings import CloudSettings
 
 __all__ = ["SERVICE_PROXIES", "Cloud", "Clouds"]
@@ -134,6 +134,44 @@ class Cloud:
         except (ks_exc.EndpointNotFound, ks_exc.EmptyCatalog):
             return False
         return True
+
+    def endpoint_url(self, client: str, service_type: str) -> str:
+        """The catalog's URL of ``service_type`` at ``client``'s interface in this region,
+        as the catalog gives it (a project id already in it).
+
+        Raises:
+            EndpointNotFound: the catalog lists none there (or there is no catalog).
+        """
+        from keystoneauth1 import exceptions as ks_exc
+
+        if self.credentials is None:
+            raise EndpointNotFound()
+        try:
+            catalog = self.call(self._access_info).service_catalog
+            url = catalog.url_for(service_type=service_type,
+                                  interface=self.settings.interface(client),
+                                  region_name=self.region)
+        except (ks_exc.EndpointNotFound, ks_exc.EmptyCatalog):
+            raise EndpointNotFound() from None
+        return str(url).rstrip("/")
+
+    def session(self, client: str, *, ca_cert: str | None = None,
+                insecure: bool = False) -> Any:
+        """keystoneauth's session for ``client``'s services, for a service spoken as plain
+        JSON at a URL from ``endpoint_url``: with the client's TLS settings, or the
+        caller's (Heat's RemoteStack ``context``): ``insecure`` verifies no certificate,
+        ``ca_cert`` (a PEM certificate, not a path) is the one to verify against."""
+        verify: bool | str | None = None
+        if insecure:
+            verify = False
+        elif ca_cert:
+            verify = ca_bundle(ca_cert)
+        return self._sessions.connection(self._session_entry(), client, verify).session
+
+    def in_region(self, region: str) -> Cloud:
+        """The same credentials in another region (Heat's context with its
+        ``region_name`` replaced): the catalog and services of ``region``."""
+        return Cloud(self._sessions, self.credentials, region)
 
     def has_extension(self, client: str, alias: str) -> bool:
         """Whether ``client``'s service offers the API extension ``alias`` (asked once per

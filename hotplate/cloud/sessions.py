@@ -13,10 +13,14 @@ first, so the number of sessions stays bounded whatever the number of stacks.
 
 from __future__ import annotations
 
+import hashlib
+import os
+import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hotplate.cloud.credentials import Credentials, TokenCredentials, TrustCredentials
@@ -28,7 +32,7 @@ if TYPE_CHECKING:  # the libraries are imported when a cloud is first used
     from keystoneauth1.identity.base import BaseIdentityPlugin
     from openstack.connection import Connection
 
-__all__ = ["APP_NAME", "CloudSessions", "MissingCredentials", "SessionEntry"]
+__all__ = ["APP_NAME", "CloudSessions", "MissingCredentials", "SessionEntry", "ca_bundle"]
 
 APP_NAME = "hotplate"
 MAX_ENTRIES = 256
@@ -107,12 +111,15 @@ class CloudSessions:
                 self._entries.popitem(last=False)
         return found
 
-    def connection(self, entry: SessionEntry, client: str) -> Connection:
-        """The connection serving ``client``'s services for this entry (its TLS setting)."""
+    def connection(self, entry: SessionEntry, client: str,
+                   verify: bool | str | None = None) -> Connection:
+        """The connection serving ``client``'s services for this entry (its TLS setting;
+        ``verify``, when given, instead of the client's: False, True or a CA bundle)."""
         from keystoneauth1 import session
         from openstack import connection
 
-        tls = (self.settings.verify(client), self.settings.cert(client))
+        tls = (self.settings.verify(client) if verify is None else verify,
+               self.settings.cert(client))
         with self._lock:
             found = entry.connections.get(tls)
         if found is not None:
@@ -138,6 +145,20 @@ class CloudSessions:
 
 _SDK_ALIASES = {"cinder": ("block-storage",), "neutron": ("network",)}
 """The service types openstacksdk knows a client's service by, beside Heat's."""
+
+
+def ca_bundle(pem: str) -> str:
+    """A file holding the CA certificate ``pem`` (requests verifies against a path), made
+    once per certificate in a directory of this user's only, and kept: as many files as
+    distinct certificates, however many sessions use them."""
+    folder = Path(tempfile.gettempdir()) / f"hotplate-ca-{os.getuid()}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    path = folder / f"{hashlib.sha256(pem.encode()).hexdigest()}.pem"
+    if not path.exists():
+        partial = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}")
+        partial.write_text(pem)
+        partial.replace(path)
+    return str(path)
 
 
 def _v3(url: str) -> str:

@@ -78,6 +78,13 @@ class NestedStacks(Protocol):
         ``RESUME`` or ``CHECK``); nothing for a child already suspended (or resumed)."""
         ...
 
+    def inherited(self, parameters: Mapping[str, Any]) -> dict[str, Any]:
+        """What a child given ``parameters`` inherits from its parent, for a stack made
+        elsewhere (another region's Heat): ``files`` (the parent's), ``environment``
+        (the parameters, the parent's ``parameter_defaults``, ``resource_registry`` and
+        ``event_sinks``) and ``disable_rollback`` (the parent's)."""
+        ...
+
     def state(self, stack_id: str) -> ChildState | None:
         """The child's action, status and reason; None once it is gone for good."""
         ...

@@ -36,9 +36,10 @@ class Serving:
     cloud: Cloud
     log: Path
     tmp: Path
+    port: int = PORT
 
     def url(self, project: str, path: str = "/stacks") -> str:
-        return f"http://127.0.0.1:{PORT}/v1/{project}{path}"
+        return f"http://127.0.0.1:{self.port}/v1/{project}{path}"
 
 
 def port_free(port: int) -> bool:
@@ -57,34 +58,36 @@ def authtoken_section(cloud: Cloud) -> str:
             f"region_name = {cloud.region}\n")
 
 
-def _wait_for_ports() -> None:
+def _wait_for_ports(port: int, cfn_port: int) -> None:
     deadline = time.monotonic() + PORT_WAIT
-    while not (port_free(PORT) and port_free(CFN_PORT)):
+    while not (port_free(port) and (not cfn_port or port_free(cfn_port))):
         if time.monotonic() > deadline:
-            pytest.fail(f"ports {PORT}/{CFN_PORT}, the catalog's orchestration and "
+            pytest.fail(f"ports {port}/{cfn_port}, the catalog's orchestration and "
                         "cloudformation, stayed taken")
         time.sleep(2.0)
 
 
 @contextmanager
 def keystone_serve(cloud: Cloud, tmp: Path, *, extra: str = "",
-                   env: Mapping[str, str] | None = None) -> Iterator[Serving]:
-    """``hotplate serve --auth keystone --verbose`` on 8004/8000, stopped afterwards."""
+                   env: Mapping[str, str] | None = None, port: int = PORT,
+                   cfn_port: int = CFN_PORT) -> Iterator[Serving]:
+    """``hotplate serve --auth keystone --verbose`` on 8004/8000 (or ``port`` and
+    ``cfn_port``, 0: no CFN API), stopped afterwards."""
     conf = tmp / "hotplate.conf"
     conf.write_text(authtoken_section(cloud) + extra)
     conf.chmod(0o600)
     log = tmp / "serve.log"
-    _wait_for_ports()
+    _wait_for_ports(port, cfn_port)
     with log.open("w") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "hotplate.cli.main", "--verbose", "serve",
-             "--auth", "keystone", "--config-file", str(conf), "--port", str(PORT),
-             "--cfn-port", str(CFN_PORT), "--data-dir", str(tmp / "var")],
+             "--auth", "keystone", "--config-file", str(conf), "--port", str(port),
+             "--cfn-port", str(cfn_port), "--data-dir", str(tmp / "var")],
             stdout=out, stderr=subprocess.STDOUT, text=True, env={**os.environ, **(env or {})})
         try:
-            wait_until_serving(f"http://127.0.0.1:{PORT}/", proc, timeout=60,
+            wait_until_serving(f"http://127.0.0.1:{port}/", proc, timeout=60,
                                log=log.read_text)
-            yield Serving(cloud, log, tmp)
+            yield Serving(cloud, log, tmp, port)
         finally:
             proc.terminate()
             proc.wait(30)

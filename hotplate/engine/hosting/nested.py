@@ -96,6 +96,10 @@ class EngineNestedStacks:
             raise ValueError(f"not a stack action: {action!r}")
         self._call(f"stack_{action.lower()}", stack_identity=stack_id)
 
+    def inherited(self, parameters: Mapping[str, Any]) -> dict[str, Any]:
+        return {"files": self._files(), "environment": self._environment(parameters),
+                "disable_rollback": bool(self._parent.disable_rollback)}
+
     def state(self, stack_id: str) -> ChildState | None:
         stack = self._deps.store.get_stack(StackId(stack_id), include_deleted=True)
         if stack is None:

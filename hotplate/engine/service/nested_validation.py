@@ -22,12 +22,14 @@ from hotplate.engine.service.type_access import TypeAccess
 from hotplate.model.errors import ResourceTypeUnavailable, StackValidationFailed
 from hotplate.resources.base import Resource
 from hotplate.resources.heat_stack import HeatStack
+from hotplate.resources.remote_heat import RemoteHeat
 from hotplate.resources.stack_resource import StackResource
 from hotplate.resources.template_resource import TemplateResource
 from hotplate.template import parse_environment, parse_template, resolve_parameters
 from hotplate.template.definitions import ResourceDefinition
 from hotplate.template.functions import Node, iter_functions
 from hotplate.template.functions.base import OMITTED
+from hotplate.template.yaml_loader import load_text
 
 NO_RESOURCE = "\0"
 """A resource name no template can use: resolving a type under it sees only the
@@ -138,8 +140,9 @@ def _validate_heat_stack(deps: EngineDeps, props: Mapping[str, Any],
                          depth: int, access: TypeAccess | None) -> None:
     """OS::Heat::Stack as Heat's RemoteStack validates itself: the orchestration
     endpoint of its region must be in the catalog, and its template must pass that
-    endpoint's template validation; either failure is worded as Heat words it, naming
-    the region."""
+    endpoint's template validation (another region's Heat is asked; this engine's own
+    validation stands for its own region's); either failure is worded as Heat words it,
+    naming the region."""
     region = (props.get("context") or {}).get("region_name")
     if region and access is not None:
         missing = access.region_endpoint("heat", "orchestration", str(region))
@@ -154,12 +157,32 @@ def _validate_heat_stack(deps: EngineDeps, props: Mapping[str, Any],
                      key: target for key, target in
                      dict(environment.get("resource_registry") or {}).items()
                      if key != "resources"}}
+    template = props.get("template")
+    own = deps.clouds.settings.region_name_for_services
+    remote = region and own and str(region) != own  # as HeatStack.remote_region decides
+    if remote and access is not None and access.has_credentials and isinstance(template, str):
+        _validate_remotely(access, str(region), template, child_env, files)
+        return
     try:
-        _validate_stack(deps, props.get("template"), child_env, files, depth, access)
+        _validate_stack(deps, template, child_env, files, depth, access)
     except StackValidationFailed as exc:
         raise StackValidationFailed(
             f'Failed validating stack template using Heat endpoint at region "{where}" '
             f'due to "ERROR: {exc}"') from None
+
+
+def _validate_remotely(access: TypeAccess, region: str, template: str,
+                       environment: Mapping[str, Any], files: Mapping[str, Any]) -> None:
+    """A stack another region's Heat is to make is validated there, as Heat's RemoteStack
+    validates it: that endpoint's answer, in heatclient's words, is the reason."""
+    remote = RemoteHeat(access.cloud, region)
+    try:
+        remote.validate({"template": load_text(template), "files": dict(files),
+                         "environment": dict(environment)})
+    except Exception as exc:
+        raise StackValidationFailed(
+            f'Failed validating stack template using Heat endpoint at region "{region}" '
+            f'due to "{exc}"') from None
 
 
 def _validate_stack(deps: EngineDeps, template: Any, environment: Mapping[str, Any],
