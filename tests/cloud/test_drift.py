@@ -22,6 +22,10 @@ from typing import Any
 
 import pytest
 
+from hotplate.resources.openstack.attempt_marks import (
+    ATTEMPT_METADATA_KEY,
+    metadata_without_marks,
+)
 from tests.cloud import test_neutron_types
 from tests.cloud.leaks import cloud_leaks  # noqa: F401  (a fixture)
 from tests.cloud.serving import PORT, Serving
@@ -150,7 +154,9 @@ def test_drift_listed_then_converged(served: Serving, user_conn: Any) -> None:
         assert user_conn.network.get_network(ids["net"]).is_admin_state_up is True
         volume = user_conn.block_storage.get_volume(ids["vol"])
         assert volume.name == f"{name}-vol"
-        assert volume.metadata == {"purpose": "test"}
+        # The template's metadata back, and the create's mark kept (attempt_marks.py).
+        assert metadata_without_marks(volume.metadata) == {"purpose": "test"}
+        assert ATTEMPT_METADATA_KEY in volume.metadata, volume.metadata
 
         code, report, err = _drift(served, user_conn, name)
         assert code == 0, err
