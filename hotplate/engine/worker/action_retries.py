@@ -96,8 +96,13 @@ class CreateRetries:
 
     def __init__(self, instance: Resource, first: Callable[[], Any], *, limit: int,
                  clock: Clock, record: Record, token: Callable[[int], str],
-                 rng: random.Random | None = None) -> None:
+                 rng: random.Random | None = None,
+                 superseded: Callable[[], bool] = lambda: False) -> None:
         self._instance = instance
+        self._superseded = superseded
+        """Whether a newer traversal (a rollback, a cancel, another update) took the
+        stack over: then a failed create is not made again, it fails at once, so that
+        the newer traversal is not held up by tries the stack no longer wants."""
         self._first = first
         self._limit = max(limit, 0)
         self._clock = clock
@@ -173,7 +178,7 @@ class CreateRetries:
 
     def _failure(self, action: Action, exc: Exception) -> CheckResult:
         """Count a failed create or delete; raise unless Heat would try again."""
-        if not retryable(exc):
+        if not retryable(exc) or (action is Action.CREATE and self._superseded()):
             raise exc
         self._failed[action] += 1
         if self._first_failure is None:

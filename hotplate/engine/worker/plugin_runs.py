@@ -144,8 +144,13 @@ class PluginRuns(RowBookkeeping):
         def token(retry: int) -> str:
             return idempotency_token(row.uuid, f"{Action.CREATE}#{retry}", work.traversal_id)
 
+        def superseded() -> bool:
+            latest = self._deps.store.get_stack(work.stack.id)
+            return latest is not None and latest.current_traversal != work.traversal_id
+
         retries = CreateRetries(instance, first, limit=self._deps.options.action_retry_limit,
-                                clock=self._deps.clock, record=record, token=token)
+                                clock=self._deps.clock, record=record, token=token,
+                                superseded=superseded)
         return retries.handle, retries.check
 
     def _retried_delete(self, instance: Resource, handler: Callable[[], Any],

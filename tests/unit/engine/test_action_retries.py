@@ -105,6 +105,22 @@ def test_limit_zero_fails_at_once_and_other_failures_are_not_retried() -> None:
     assert log == []
 
 
+def test_a_create_whose_traversal_was_superseded_is_not_made_again() -> None:
+    # A cancelled update's replacement: its port still held by the server the rollback
+    # keeps, every try would meet the same conflict and hold the rollback up.
+    clock, log = FakeClock(), Log()
+    plugin = Scripted({"check_create": [CloudConflict("Port p is still in use.", 409)]})
+    plugin.attempt = Attempt("t0")
+    retries = CreateRetries(plugin, plugin.handle_create, limit=5, clock=clock,
+                            record=lambda a, s, r: log.append((a, s, r)),
+                            token=lambda n: f"t{n}", superseded=lambda: True)
+    retries.handle()
+    with pytest.raises(CloudConflict):
+        retries.check(None)
+    assert log == []
+    assert [step for step, _, _ in plugin.calls] == ["create", "check_create"]
+
+
 def test_what_heat_retries() -> None:
     assert retryable(_error(1))
     assert retryable(CloudConflict("in use", 409))
