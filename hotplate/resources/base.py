@@ -36,11 +36,11 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 from hotplate.model.errors import NotSupported
 from hotplate.ports import Clock
+from hotplate.resources.action_answers import FIRST_TRY, Attempt, CheckAgain, CheckResult
 from hotplate.resources.attributes import SHOW, SHOW_ATTRIBUTE, Attribute, InvalidTemplateAttribute
 from hotplate.resources.live_state import LiveState
 from hotplate.resources.properties import (
@@ -52,8 +52,8 @@ from hotplate.resources.properties import (
 from hotplate.resources.support import SupportStatus
 from hotplate.resources.translation import TranslationRule, has_resolve, resolve, translate
 
-__all__ = ["DEPLOYMENTS", "CheckAgain", "CheckResult", "Resource", "ResourceContext",
-           "heat_class_name", "select_path"]
+__all__ = ["DEPLOYMENTS", "FIRST_TRY", "Attempt", "CheckAgain", "CheckResult", "Resource",
+           "ResourceContext", "heat_class_name", "select_path"]
 
 DEPLOYMENTS = "deployments"
 """The metadata key holding a server's software deployments (their configs)."""
@@ -106,46 +106,6 @@ class ResourceContext(Protocol):
         ...
 
     def data_delete(self, key: str) -> None: ...
-
-
-@dataclass(frozen=True, slots=True)
-class CheckAgain:
-    """What a ``check_*_complete`` may answer instead of ``False``: not done yet,
-    and not worth asking again for ``after`` seconds (a server that builds for
-    minutes, a cloud that says "retry after").
-
-    It is falsy, so code written for Heat's protocol (``if not check(data)``)
-    reads it as "not done". The engine asks again after that long rather than
-    on its back-off; a cancel, the stack's deadline or a wake-up (``wake_key``)
-    still bring the next check sooner.
-    """
-
-    after: float
-
-    def __bool__(self) -> bool:
-        return False
-
-
-CheckResult = bool | CheckAgain
-"""What ``check_*_complete`` answers: done (True), not yet (False, or CheckAgain)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Attempt:
-    """Which try of an action a handler runs, set by the engine before each handle_*.
-
-    ``token`` is the same on every try of one action of one resource in one
-    traversal: pass it to a cloud API as its client token (idempotency key),
-    so the cloud makes one thing however many engines tried. ``retry`` says
-    that an earlier try may have run (its engine died): look before making.
-    """
-
-    token: str
-    retry: bool = False
-
-
-FIRST_TRY = Attempt("", False)
-"""Before the engine says otherwise (previews, validation): a first try, no token."""
 
 
 class Resource(LiveState):
