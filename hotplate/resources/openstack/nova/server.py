@@ -374,10 +374,11 @@ class Server(NovaResource):
 
     def restore_prev_rsrc(self, convergence: bool = False) -> None:
         """Take this server's ports back on rollback: detached from whichever server holds
-        them now, attached here again."""
+        them now (the replacement, once built), attached here again."""
         if self.resource_id is None:
             return
-        self.ports.take_back()
+        other = self.replacement if convergence else None
+        self.ports.take_back(str(other.resource_id) if other and other.resource_id else None)
 
     # -- live state (server_live.py) ------------------------------------------------------
     def get_live_resource_data(self) -> Any:

@@ -17,9 +17,10 @@ one can take them, and taken back by the old one on rollback.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from hotplate.model.errors import HotplateError
 from hotplate.resources.openstack.attempt_marks import part_tag
 from hotplate.resources.openstack.neutron.api import NeutronApi, ignoring
 from hotplate.resources.openstack.nova.base import NovaResource, is_not_found
@@ -27,6 +28,10 @@ from hotplate.resources.openstack.nova.base import NovaResource, is_not_found
 __all__ = ["EXTERNAL", "INTERNAL", "ServerPorts", "without_empty"]
 
 INTERNAL, EXTERNAL = "internal_ports", "external_ports"
+HANDOVER_WAIT_SECS = 300.0
+"""How long a rollback waits for a replacement to finish building, and for each
+interface to be detached from it and attached back (Heat waits on Nova as long)."""
+HANDOVER_POLL_SECS = 1.0
 
 
 def without_empty(entry: Mapping[str, Any]) -> dict[str, Any]:
@@ -157,16 +162,58 @@ class ServerPorts:
             with ignoring(is_not_found):
                 nova.delete(f"/servers/{ident}/os-interface/{port}")
 
-    def take_back(self) -> None:
-        """Detach each port from whichever server holds it now, and attach it here again."""
+    def take_back(self, replacement: str | None) -> None:
+        """Detach each port from whichever server holds it now, and attach it here again
+        (Heat's restore_ports_after_rollback).
+
+        As Heat does, the replacement is first let finish building: a server in BUILD
+        cannot give an interface up, and one still scheduling binds the port later.
+        Each detach is seen through (the port let go) before the attach: Nova detaches
+        asynchronously, and an attach racing it finds the port still in use.
+        """
         ident = str(self._plugin.resource_id)
+        if replacement:
+            self._wait_built(replacement)
         for port in [*self.ids(), *self.ids(EXTERNAL)]:
-            found = self.neutron().show("ports", "port", port)
-            holder = found.get("device_id")
+            holder = self._holder(port)
             if holder == ident:
                 continue
             if holder:
+                if holder != replacement:
+                    self._wait_built(holder)
                 with ignoring(is_not_found):
                     self._plugin.nova().delete(f"/servers/{holder}/os-interface/{port}")
+                self._wait_port(port, lambda now, was=holder: now != was,
+                                f"Failed to detach interface ({port}) from server ({holder})")
             self._plugin.nova().post(f"/servers/{ident}/os-interface",
                                      {"interfaceAttachment": {"port_id": port}})
+            self._wait_port(port, lambda now: now == ident,
+                            f"Failed to attach interface ({port}) to server ({ident})")
+
+    def _holder(self, port: str) -> str | None:
+        found = self.neutron().show("ports", "port", port)
+        return str(found["device_id"]) if found.get("device_id") else None
+
+    def _wait_built(self, server: str) -> None:
+        """Wait while ``server`` builds (it may end ACTIVE, in ERROR, or gone)."""
+        nova, clock = self._plugin.nova(), self._plugin.ctx.clock
+        deadline = clock.now().timestamp() + HANDOVER_WAIT_SECS
+        while clock.now().timestamp() < deadline:
+            try:
+                status = str(nova.server(server).get("status") or "").split("(")[0]
+            except Exception as exc:
+                if is_not_found(exc):
+                    return
+                raise
+            if status != "BUILD":
+                return
+            clock.sleep(HANDOVER_POLL_SECS)
+
+    def _wait_port(self, port: str, done: Callable[..., bool], failed: str) -> None:
+        """Wait until the port's holder satisfies ``done``; Heat's text if it never does."""
+        clock = self._plugin.ctx.clock
+        deadline = clock.now().timestamp() + HANDOVER_WAIT_SECS
+        while not done(self._holder(port)):
+            if clock.now().timestamp() >= deadline:
+                raise HotplateError(failed)
+            clock.sleep(HANDOVER_POLL_SECS)
