@@ -12,7 +12,11 @@ Built in three steps, each for a reason:
    - ``cleanup(old)`` needs ``cleanup(replacement)``: on a rollback the newer
      row goes first.
 3. **Cleanup after update**: ``cleanup(row)`` needs ``update(row)`` when the
-   row is in both, so nothing is deleted before its dependants moved on.
+   row is in both, so nothing is deleted before its dependants moved on; and
+   ``cleanup(replacement)`` needs ``update(old)`` when the row it replaced is
+   chosen again (a rollback): the old row takes back what it handed over
+   (a server its ports, a port its addresses) from a replacement that still
+   stands, not from one deleted under it.
 
 Rows created for this traversal (born INIT) get no cleanup node.
 """
@@ -60,6 +64,10 @@ def add_cleanup_after_update(graph: Graph[NodeKey], existing: Iterable[ResourceR
         update = NodeKey(row.id, True)
         if update in graph.nodes:
             graph.add_edge(NodeKey(row.id, False), update)
+        if row.replaces is not None:
+            taken_back = NodeKey(row.replaces, True)
+            if taken_back in graph.nodes and update not in graph.nodes:
+                graph.add_edge(NodeKey(row.id, False), taken_back)
 
 
 def build_traversal_graph(

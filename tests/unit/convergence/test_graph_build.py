@@ -68,6 +68,29 @@ def test_rollback_deletes_the_replacement_before_the_old_row() -> None:
     assert "cleanup(1) -> cleanup(3), update(1)" in text(graph)
 
 
+def test_rollback_deletes_the_replacement_only_after_the_old_row_took_back() -> None:
+    # the old server takes its ports back from a replacement that still stands
+    old = row(1, "db", replaced_by=ResourceId(3), current_template_id=TemplateId(1))
+    new = row(3, "db", replaces=ResourceId(1), current_template_id=TemplateId(2))
+    graph = build_traversal_graph(names({"db": []}), {"db": ResourceId(1)}, [old, new])
+    assert text(graph) == "\n".join([
+        "cleanup(1) -> cleanup(3), update(1)",
+        "cleanup(3) -> update(1)",
+        "update(1)",
+    ])
+
+
+def test_forward_replacement_keeps_its_cleanup_order() -> None:
+    old = row(1, "db", replaced_by=ResourceId(3))
+    new = row(3, "db", replaces=ResourceId(1))
+    graph = build_traversal_graph(names({"db": []}), {"db": ResourceId(3)}, [old, new])
+    assert text(graph) == "\n".join([
+        "cleanup(1) -> cleanup(3)",
+        "cleanup(3) -> update(3)",
+        "update(3)",
+    ])
+
+
 def test_json_round_trip_is_heats_current_deps_form() -> None:
     existing = [row(1, "db"), row(2, "web", requires=(ResourceId(1),))]
     graph = build_traversal_graph(
