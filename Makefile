@@ -22,7 +22,7 @@ lint: $(STAMP)
 	$(BIN)/mypy hotplate
 
 test: lint
-	$(BIN)/pytest -q -p no:cacheprovider
+	$(BIN)/pytest -q -p no:cacheprovider --durations=30
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/converge.py
