@@ -114,6 +114,12 @@ class Cloud:
             project = self.call(lambda: self._access_info().project_id)
         return f"{project}@{self.region or ''}" if project else None
 
+    def role_names(self) -> list[str]:
+        """The roles these credentials carry (a trust's: the roles it delegates)."""
+        if self.credentials is None:
+            return []
+        return list(self.call(lambda: self._access_info().role_names) or [])
+
     def endpoint_exists(self, client: str, service_type: str) -> bool:
         """Whether the catalog lists ``service_type`` at ``client``'s interface in this
         region (Heat's ``does_endpoint_exist``); no credentials: nothing exists."""

@@ -178,6 +178,14 @@ class ServiceStore(StoreBase):
                  .order_by(uc.c.id).limit(limit))
         return [int(i) for i in self._tx.read(lambda conn: conn.execute(query).scalars().all())]
 
+    def user_creds_held_elsewhere(self, creds_id: int, stack_id: str) -> bool:
+        """Whether a live stack other than ``stack_id`` holds the credentials (a stack
+        an OS::Heat::Stack made in this region acts with its parent's)."""
+        st = s.stack
+        query = select(st.c.id).where(st.c.user_creds_id == creds_id, st.c.id != stack_id,
+                                      st.c.deleted_at.is_(None)).limit(1)
+        return self._tx.read(lambda conn: conn.execute(query).first()) is not None
+
     def delete_user_creds(self, creds_id: int) -> None:
         """Delete the credentials; stacks that pointed at them keep a NULL reference."""
         st, uc = s.stack, s.user_creds

@@ -161,6 +161,11 @@ class StackCredentials:
                     self._cache.popitem(last=False)
         return found
 
+    def creds_id_of(self, stack: StackRecord) -> int | None:
+        """The id of the credentials the stack acts with (its root's for a nested one)."""
+        found = self.user_creds(stack)
+        return found.id if found is not None else None
+
     def credentials_of(self, stack: Any) -> TrustCredentials | None:
         """What the stack's later work acts with: its trust (None: it holds none)."""
         if not isinstance(stack, StackRecord):
@@ -205,8 +210,10 @@ class StackCredentials:
         servers keep their stack users' credentials), its stack domain project."""
         if stack.owner_id is not None:
             return
-        if stack.user_creds_id is not None:
-            self._delete_creds(stack.user_creds_id)
+        creds_id = stack.user_creds_id
+        if creds_id is not None and not self._store.user_creds_held_elsewhere(
+                creds_id, str(stack.id)):
+            self._delete_creds(creds_id)
         if abandon:
             return
         if stack.stack_user_project_id and stack.stack_user_project_id != stack.project_id:

@@ -4,7 +4,8 @@ Few stacks, many checks each: the demo user's address scope, subnet pool, RBAC
 policy, trunk and extra routes (create, update in place, one replacement, a
 refused update, delete); the admin's QoS policy with its four kinds of rule and
 a provider network (admin-only types, as in Heat's policy: the demo user is
-refused them); the segment type where the cloud offers segments.
+refused them); the segment type where the cloud offers segments; and a Neutron network made by the
+stack of an ``OS::Heat::Stack`` in this region, which acts with its parent's trust.
 ``network_leaks`` / ``admin_network_leaks`` fail a test that leaves a Neutron
 object behind.
 """
@@ -311,3 +312,69 @@ def test_segment_where_the_cloud_offers_segments(served: Serving, admin_conn: An
     finally:
         _delete(served, name, admin)
 
+
+INLINE = """heat_template_version: 2016-10-14
+parameters:
+  net_name: {type: string}
+resources:
+  child:
+    type: OS::Heat::Stack
+    properties:
+      parameters: {net_name: {get_param: net_name}}
+      template: |
+        heat_template_version: 2016-10-14
+        parameters:
+          net_name: {type: string}
+        resources:
+          net:
+            type: OS::Neutron::Net
+            properties: {name: {get_param: net_name}}
+        outputs:
+          net_id: {value: {get_resource: net}}
+outputs:
+  net_id: {value: {get_attr: [child, outputs, net_id]}}
+"""
+
+WITHOUT_CHILD = """heat_template_version: 2016-10-14
+parameters:
+  net_name: {type: string}
+resources:
+  own:
+    type: OS::Neutron::Net
+    properties: {name: {get_param: net_name}}
+"""
+
+
+def _output(shown: dict[str, Any], key: str) -> Any:
+    return next(o["output_value"] for o in shown.get("outputs") or []
+                if o["output_key"] == key)
+
+
+def test_a_child_stack_makes_its_network_in_the_owners_project(
+        served: Serving, user_conn: Any) -> None:
+    name = f"nc-{uuid.uuid4().hex[:8]}"
+    net_name = f"{name}-net"
+    try:
+        created = _stack(served, "create", "-t", _template(served, INLINE), "--parameter",
+                         f"net_name={net_name}", name, stack=name)
+        assert created == "CREATE_COMPLETE", _shown(served, name).get("stack_status_reason")
+        net_id = _output(_shown(served, name), "net_id")
+        net = user_conn.network.get_network(net_id)
+        assert net.name == net_name
+        assert net.project_id == user_conn.current_project_id
+        assert "child" in _physical(served, name)
+
+        # The child goes; the trust it shared stays the parent's, which acts with it next.
+        updated = _stack(served, "update", "-t", _template(served, WITHOUT_CHILD),
+                         "--parameter", f"net_name={net_name}-own", name, stack=name)
+        assert updated == "UPDATE_COMPLETE", _shown(served, name).get("stack_status_reason")
+        assert not list(user_conn.network.networks(name=net_name))
+        again = _stack(served, "update", "-t", _template(served, WITHOUT_CHILD),
+                       "--parameter", f"net_name={net_name}-own2", name, stack=name)
+        assert again == "UPDATE_COMPLETE", _shown(served, name).get("stack_status_reason")
+        own = user_conn.network.get_network(_physical(served, name)["own"])
+        assert own.name == f"{net_name}-own2"
+    finally:
+        _delete(served, name)
+    assert not list(user_conn.network.networks(name=net_name))
+    assert not list(user_conn.network.networks(name=f"{net_name}-own2"))

@@ -388,6 +388,19 @@ def test_orphan_user_creds_are_those_no_stack_holds_made_before_the_time(
     assert store.orphan_user_creds(made - timedelta(seconds=1)) == []
 
 
+def test_user_creds_held_elsewhere_counts_live_stacks_but_the_one_asking(
+        store: SqlStore, clock: FakeClock) -> None:
+    shared = store.create_user_creds({"trust_id": "t-shared"})
+    parent = make_stack(store, clock, user_creds_id=shared)
+    child = make_stack(store, clock, user_creds_id=shared)
+    assert store.user_creds_held_elsewhere(shared, str(child.id))
+    store.soft_delete_stack(parent.id)
+    assert not store.user_creds_held_elsewhere(shared, str(child.id))
+    alone = store.create_user_creds({"trust_id": "t-alone"})
+    only = make_stack(store, clock, user_creds_id=alone)
+    assert not store.user_creds_held_elsewhere(alone, str(only.id))
+
+
 # -- the Protocol itself ---------------------------------------------------------
 def test_sql_store_has_every_store_method_with_its_signature() -> None:
     import inspect

@@ -65,8 +65,10 @@ class EngineNestedStacks:
                        "parent_resource_name": self._resource_name,
                        "user_creds_id": parent.user_creds_id,
                        "stack_user_project_id": parent.stack_user_project_id}
+        else:  # a stack of its own in this region acts as its parent does
+            kwargs["user_creds_id"] = self._deps.credentials.creds_id_of(parent)
         try:
-            identity = self._call("create_stack", **kwargs)
+            identity = self._call("create_stack", with_trust=not owned, **kwargs)
         except StackExists:
             # A retry of this very resource (the name carries the row's own id).
             identity = self._call("identify_stack", stack_name=name)
@@ -78,9 +80,10 @@ class EngineNestedStacks:
         args = self._args(outside_traversal=outside_traversal)
         if self._converges(stack_id, outside_traversal):
             args["converge"] = True
+        child = self._child(stack_id)
         self._call("update_stack", stack_identity=stack_id, template=template,
                    params=self._environment(parameters, registry), files=self._files(),
-                   args=args)
+                   args=args, with_trust=child is not None and child.owner_id is None)
 
     def delete(self, stack_id: str) -> None:
         with contextlib.suppress(EntityNotFound):
@@ -168,10 +171,18 @@ class EngineNestedStacks:
     def _rows(self, stack: StackRecord) -> dict[str, ResourceRecord]:
         return current_rows(self._deps, stack)
 
-    def _call(self, method: str, **kwargs: Any) -> Any:
+    def _call(self, method: str, *, with_trust: bool = False, **kwargs: Any) -> Any:
+        """Call the engine as the parent's owner. ``with_trust``: for a stack of its own
+        (OS::Heat::Stack in this region), whose template the engine checks against the
+        catalog the stack will act in: the parent's trust goes with the call."""
         parent = self._parent
-        ctxt = {"project_id": parent.project_id, "tenant_id": parent.project_id,
-                "user_id": parent.user_id, "username": parent.username, "is_admin": False}
+        ctxt: dict[str, Any] = {
+            "project_id": parent.project_id, "tenant_id": parent.project_id,
+            "user_id": parent.user_id, "username": parent.username, "is_admin": False}
+        if with_trust:
+            trust = self._deps.credentials.credentials_of(parent)
+            if trust is not None:  # its types checked against the catalog it acts in
+                ctxt["trust_id"] = trust.trust_id
         return self._deps.transport.call(ctxt, ENGINE_TOPIC, method, kwargs)
 
     def _loaded(self) -> Any:

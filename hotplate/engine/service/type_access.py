@@ -53,7 +53,18 @@ class TypeAccess:
         self._ctxt = ctxt
         self._clouds = clouds
         self._cloud: Cloud | None = None
-        self.admin = is_admin(ctxt)
+        self._admin: bool | None = None
+
+    @property
+    def admin(self) -> bool:
+        """Heat's ``project_admin``. A parent stack's own call (OS::Heat::Stack making its
+        stack in this region) comes with the stack's trust and no roles: the roles are
+        the ones the trust delegates, read from its token once asked."""
+        if self._admin is None:
+            self._admin = is_admin(self._ctxt) or (
+                bool(self._ctxt.get("trust_id")) and not self._ctxt.get("roles")
+                and "admin" in self.cloud.role_names())
+        return self._admin
 
     @classmethod
     def for_context(cls, ctxt: Mapping[str, Any] | None, clouds: Clouds) -> TypeAccess:
