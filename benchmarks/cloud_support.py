@@ -200,6 +200,11 @@ stack_user_domain_name = heat
 stack_domain_admin = heat_domain_admin
 stack_domain_admin_password = {password}
 
+[cache]
+# As real Heat has it on this cloud (cloud/write-configs.sh, as devstack sets it): ids found
+# by name or id (the image, the flavor, the network) kept an hour, per project.
+enabled = true
+
 [clients_keystone]
 auth_uri = {keystone}
 

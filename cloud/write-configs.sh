@@ -317,9 +317,19 @@ stack_domain_admin_password = $SERVICE_PASS
 heat_metadata_server_url = http://127.0.0.1:$HEAT_CFN_PORT
 heat_waitcondition_server_url = http://127.0.0.1:$HEAT_CFN_PORT/v1/waitcondition
 auth_encryption_key = 0123456789abcdef0123456789abcdef
+# A nested stack is made by an RPC call that parses and validates it before answering: a
+# ResourceGroup of 100 nested members on 2 cores kept its calls waiting past the default 60 s
+# (MessagingTimeout); operators of large stacks raise it.
+rpc_response_timeout = ${HEAT_RPC_RESPONSE_TIMEOUT:-600}
 
 [paste_deploy]
 api_paste_config = $VETC/heat/api-paste.ini
+
+[cache]
+# As devstack sets it: Heat's finders (image, flavor, network by name) and constraint checks
+# are memoised only with oslo.cache on; without it each member looks each of them up again.
+enabled = true
+backend = dogpile.cache.memory
 
 [database]
 connection = $(dburl heat)

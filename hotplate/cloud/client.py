@@ -30,6 +30,7 @@ from hotplate.cloud import constraints, finders
 from hotplate.cloud.batched_waits import StatusBoard
 from hotplate.cloud.credentials import Credentials, TokenCredentials, from_context
 from hotplate.cloud.errors import CloudTransient, CloudUnavailable, EndpointNotFound, classify
+from hotplate.cloud.finder_cache import FinderCache
 from hotplate.cloud.sessions import CloudSessions, SessionEntry, ca_bundle
 from hotplate.cloud.settings import CloudSettings
 
@@ -69,13 +70,16 @@ class Cloud:
     """A cloud as one set of credentials in one region sees it."""
 
     def __init__(self, sessions: CloudSessions, credentials: Credentials | None,
-                 region: str | None, board: StatusBoard | None = None) -> None:
+                 region: str | None, board: StatusBoard | None = None,
+                 found: FinderCache | None = None) -> None:
         self._sessions = sessions
         self.credentials = credentials
         self.region = region
         self.board = board if board is not None else StatusBoard()
         """The engine's batched waits (``batched_waits``): checks read what they wait on
         there instead of asking the cloud one object at a time."""
+        self.found = found if found is not None else FinderCache()
+        """The engine's ids found by name (``finder_cache``; keeps none unless configured)."""
         self._entry: SessionEntry | None = None
         self._access: Any = None
         self._endpoints: dict[tuple[str, str], bool] = {}
@@ -177,7 +181,7 @@ class Cloud:
     def in_region(self, region: str) -> Cloud:
         """The same credentials in another region (Heat's context with its
         ``region_name`` replaced): the catalog and services of ``region``."""
-        return Cloud(self._sessions, self.credentials, region)
+        return Cloud(self._sessions, self.credentials, region, found=self.found)
 
     def has_extension(self, client: str, alias: str) -> bool:
         """Whether ``client``'s service offers the API extension ``alias`` (asked once per
@@ -286,8 +290,14 @@ class Cloud:
             raise error from exc
 
     def find(self, kind: str, name_or_id: str) -> str:
-        """The id of the ``kind`` object named or identified ``name_or_id`` (finders)."""
-        return self.call(finders.find, self, kind, name_or_id)
+        """The id of the ``kind`` object named or identified ``name_or_id`` (finders),
+        from the engine's finder cache when it keeps that kind."""
+        def ask() -> str:
+            return self.call(finders.find, self, kind, name_or_id)
+
+        if self.found.ttl is None or self.credentials is None:
+            return ask()
+        return self.found.lookup(self.project_identity(), kind, name_or_id, ask)
 
     def check_constraint(self, name: str, value: Any) -> str | None:
         """A cloud custom constraint's check (``resources.custom_constraints``)."""
@@ -330,6 +340,8 @@ class Clouds:
         self.stack_credentials = stack_credentials
         self.board = StatusBoard()
         """One per engine: every ``Cloud`` built here waits through it."""
+        self.found = FinderCache(self.settings.finder_cache_ttl)
+        """One per engine too: the ids found by name, shared by every ``Cloud``."""
 
     @property
     def settings(self) -> CloudSettings:
@@ -342,7 +354,8 @@ class Clouds:
 
     def for_context(self, ctxt: Mapping[str, Any]) -> Cloud:
         """The cloud as the caller of a request sees it (cheap: nothing is asked yet)."""
-        return Cloud(self.sessions, from_context(ctxt), self.region_for(ctxt), self.board)
+        return Cloud(self.sessions, from_context(ctxt), self.region_for(ctxt), self.board,
+                     self.found)
 
     def for_stack(self, stack: Any) -> Cloud:
         """The cloud as a stack's owner sees it, through the credentials the stack holds."""
@@ -352,4 +365,4 @@ class Clouds:
     def for_credentials(self, credentials: Credentials | None,
                         region: str | None = None) -> Cloud:
         return Cloud(self.sessions, credentials,
-                     region or self.settings.region_name_for_services, self.board)
+                     region or self.settings.region_name_for_services, self.board, self.found)

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from hotplate.cloud.errors import CloudError, CloudNotFound, CloudOverLimit, CloudTransient
 from hotplate.cloud.errors import EndpointNotFound as _EndpointNotFound
-from hotplate.cloud.finders import find
 
 if TYPE_CHECKING:
     from hotplate.cloud.client import Cloud
@@ -67,7 +66,7 @@ def check_constraint(cloud: Cloud, name: str, value: Any) -> str | None:
     if kind is None:
         raise _EndpointNotFound()
     try:
-        cloud.call(find, cloud, kind, str(value))
+        cloud.find(kind, str(value))
     except _NOT_EXPECTED:
         raise
     except (CloudNotFound, CloudError) as exc:

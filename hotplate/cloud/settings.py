@@ -121,6 +121,10 @@ class CloudSettings:
     trustee: TrusteeSettings = TrusteeSettings()
     deferred_auth: DeferredAuth = DeferredAuth()
     stack_domain: StackDomain = StackDomain()
+    finder_cache_ttl: float | None = None
+    """Seconds an id found by name is kept (``[resource_finder_cache] expiration_time``
+    when ``[cache] enabled`` and ``[resource_finder_cache] caching``); None: not kept,
+    Heat's default."""
 
     def option(self, client: str, name: str) -> Any:
         """``[clients_<client>] name`` if set, else ``[clients] name`` (Heat's lookup)."""

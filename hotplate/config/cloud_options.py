@@ -1,7 +1,8 @@
 """The options about reaching a cloud, under Heat's names: ``region_name_for_services``,
 ``[clients]``, ``[clients_<client>]``, ``[trustee]``, deferred authentication
 (``deferred_auth_method``, ``trusts_delegated_roles``...) and the stack domain
-(``stack_user_domain_id``/``_name``, ``stack_domain_admin``...), read into
+(``stack_user_domain_id``/``_name``, ``stack_domain_admin``...), and the finder cache
+(``[cache] enabled``, ``[resource_finder_cache]``), read into
 ``hotplate.cloud.settings.CloudSettings``."""
 
 from __future__ import annotations
@@ -20,11 +21,14 @@ from hotplate.cloud.settings import (
     TrusteeSettings,
 )
 
-__all__ = ["CLIENT_GROUPS", "CLIENTS", "DEFAULT_OPTS", "TRUSTEE", "TRUSTEE_OPTS",
-           "StackDomainMisconfigured", "cloud_settings", "client_opts", "env_sections"]
+__all__ = ["CACHE", "CACHE_OPTS", "CLIENT_GROUPS", "CLIENTS", "DEFAULT_OPTS", "FINDER_CACHE",
+           "FINDER_CACHE_OPTS", "TRUSTEE", "TRUSTEE_OPTS", "StackDomainMisconfigured",
+           "cloud_settings", "client_opts", "env_sections"]
 
 CLIENTS = "clients"
 TRUSTEE = "trustee"
+CACHE = "cache"
+FINDER_CACHE = "resource_finder_cache"
 _ENDPOINT_TYPES = ["publicURL", "internalURL", "adminURL", "public", "internal", "admin"]
 
 DEFAULT_OPTS: list[cfg.Opt] = [
@@ -114,10 +118,29 @@ TRUSTEE_OPTS: list[cfg.Opt] = [
     cfg.StrOpt("user_domain_name", help="The trustee's domain, by name."),
 ]
 
+CACHE_OPTS: list[cfg.Opt] = [
+    cfg.BoolOpt("enabled", default=False,
+                help="Global toggle for caching (oslo.cache's option, as Heat reads it): "
+                     "on, ids found by name or id are kept for the expiration_time of "
+                     "[resource_finder_cache], in each engine's memory (as Heat's "
+                     "dogpile.cache.memory backend keeps them); the other options of this "
+                     "section are not read."),
+]
+
+FINDER_CACHE_OPTS: list[cfg.Opt] = [
+    cfg.IntOpt("expiration_time", default=3600, min=1,
+               help="Seconds an id found by name or id (an image, a flavor, a Neutron "
+                    "object) is kept before the cloud is asked again (Heat's option)."),
+    cfg.BoolOpt("caching", default=True,
+                help="Whether ids found by name or id are kept at all; only with [cache] "
+                     "enabled (Heat's option)."),
+]
+
 
 def env_sections() -> dict[str, str]:
     """The variable prefix of each section added here (``HOTPLATE_CLIENTS_NOVA_...``)."""
-    sections = {CLIENTS: "CLIENTS_", TRUSTEE: "TRUSTEE_"}
+    sections = {CLIENTS: "CLIENTS_", TRUSTEE: "TRUSTEE_", CACHE: "CACHE_",
+                FINDER_CACHE: "RESOURCE_FINDER_CACHE_"}
     sections.update({group: f"{group.upper()}_" for group in CLIENT_GROUPS})
     return sections
 
@@ -143,6 +166,9 @@ def cloud_settings(value: Callable[[str, str], Any]) -> CloudSettings:
             reauthentication_method=value("DEFAULT", "reauthentication_auth_method") or "",
             allow_redelegation=bool(value("DEFAULT", "allow_trusts_redelegation"))),
         stack_domain=stack_domain(value),
+        finder_cache_ttl=(float(value(FINDER_CACHE, "expiration_time"))
+                          if value(CACHE, "enabled") and value(FINDER_CACHE, "caching")
+                          else None),
     )
 
 

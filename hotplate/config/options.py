@@ -243,6 +243,8 @@ GROUPS: list[tuple[str, list[cfg.Opt]]] = [
        + (cloud_options.KEYSTONE_OPTS if group == "clients_keystone" else []))
       for group in cloud_options.CLIENT_GROUPS if group != CLIENTS_HEAT],
     (cloud_options.TRUSTEE, cloud_options.TRUSTEE_OPTS),
+    (cloud_options.CACHE, cloud_options.CACHE_OPTS),
+    (cloud_options.FINDER_CACHE, cloud_options.FINDER_CACHE_OPTS),
 ]
 """Every option, by section, in the order the sample lists them."""
 

@@ -272,3 +272,16 @@ def test_a_stack_domain_without_its_admin_is_refused_as_heat_refuses_it(
     cloud = load([str(conf)], environ={}, search=()).cloud
     assert cloud.stack_domain.configured and cloud.stack_domain.user_role == "heat_stack_user"
     assert cloud.deferred_auth.trusts and cloud.deferred_auth.delegated_roles == ("member", "x")
+
+
+def test_ids_found_by_name_are_kept_only_with_heats_cache_on(tmp_path: Path) -> None:
+    conf = tmp_path / "heat.conf"
+    assert load(environ={}, search=[str(tmp_path)]).cloud.finder_cache_ttl is None
+    conf.write_text("[cache]\nenabled = true\n")
+    assert load([str(conf)], environ={}, search=()).cloud.finder_cache_ttl == 3600
+    conf.write_text("[cache]\nenabled = true\n[resource_finder_cache]\nexpiration_time = 60\n")
+    assert load([str(conf)], environ={}, search=()).cloud.finder_cache_ttl == 60
+    conf.write_text("[cache]\nenabled = true\n[resource_finder_cache]\ncaching = false\n")
+    assert load([str(conf)], environ={}, search=()).cloud.finder_cache_ttl is None
+    conf.write_text("[resource_finder_cache]\ncaching = true\n")
+    assert load([str(conf)], environ={}, search=()).cloud.finder_cache_ttl is None

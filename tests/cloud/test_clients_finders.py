@@ -125,3 +125,25 @@ def test_deleting_a_network_in_use_is_classified_conflict(caller: CallerCloud,
         caller.call(caller.network.delete_network, network_in_use.id)
     assert caught.value.status == 409
     assert caller.find("network", network_in_use.id) == network_in_use.id
+
+
+def test_with_heats_cache_on_an_id_found_is_kept_and_a_miss_is_not(
+        cloud: Cloud, user_conn: Any, caller: CallerCloud) -> None:
+    """[cache] enabled: a network found by name is answered from the engine's memory
+    (still after it is gone, as Heat's memoised finder answers), for every caller of that
+    project; a name not found is asked again, so one made since is found."""
+    keeping = Clouds(CloudSettings(region_name_for_services=cloud.region,
+                                   finder_cache_ttl=60))
+    name = _name()
+    with pytest.raises(CloudNotFound):
+        keeping.for_context(token_context(cloud, user_conn)).find("network", name)
+    network = user_conn.network.create_network(name=name)
+    try:
+        assert keeping.for_context(token_context(cloud, user_conn)).find(
+            "network", name) == network.id
+    finally:
+        user_conn.network.delete_network(network)
+    assert keeping.for_context(token_context(cloud, user_conn)).find(
+        "network", name) == network.id
+    with pytest.raises(CloudNotFound):
+        caller.find("network", name)  # no cache: the cloud says it is gone

@@ -1,0 +1,108 @@
+"""Names already looked up, for one engine: Heat's ``[resource_finder_cache]``.
+
+With oslo.cache on (``[cache] enabled``; off by default, devstack turns it on)
+Heat memoises its finders, an image, a flavor or a Neutron object by name or id
+to its id, per project for ``[resource_finder_cache] expiration_time`` seconds
+(3600). The same here, in the engine's memory, keyed by project, region, kind
+and the value looked up: a group of a hundred servers booting one image by name
+asks Glance once instead of once per member (and again before each update's
+diff). What Heat keeps, and only that::
+
+    kept        image, flavor, network, subnet, port, router, security_group,
+                subnetpool, address_scope, qos_policy    (Heat's memoised finders)
+    not kept    a miss, an ambiguous name, any failure   (a name made after a miss
+                                                          is found at once)
+                every other kind (volume, keypair, server, keystone's...)
+                callers with no project (the standalone mode)
+
+The price is Heat's too: within the TTL a renamed or deleted object still
+resolves to the id it had, and the call handed that id fails at its service.
+Concurrent lookups of one key wait for the first (dogpile's lock does this for
+Heat) rather than all asking the cloud at once.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+
+__all__ = ["CACHED_KINDS", "FinderCache", "Key"]
+
+CACHED_KINDS = frozenset(
+    {
+        "image",
+        "flavor",
+        "network",
+        "subnet",
+        "port",
+        "router",
+        "security_group",
+        "subnetpool",
+        "address_scope",
+        "qos_policy",
+    }
+)
+"""The finder kinds Heat memoises (glance's, nova's flavor, neutronclient's by name or id)."""
+
+MAX_ENTRIES = 10_000
+"""Past this many entries, expired ones are dropped, then the oldest."""
+
+Key = tuple[str, str, str]
+"""(project@region, kind, value looked up)."""
+
+
+class FinderCache:
+    """Ids found by name or id, each kept ``ttl`` seconds; ``ttl`` None keeps none."""
+
+    def __init__(
+        self, ttl: float | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.ttl = ttl
+        self._clock = clock
+        self._ids: dict[Key, tuple[str, float]] = {}
+        self._pending: dict[Key, Future[str]] = {}
+        self._lock = threading.Lock()
+
+    def lookup(self, scope: str | None, kind: str, value: str, find: Callable[[], str]) -> str:
+        """The id ``find()`` gives, kept for ``scope`` (the caller's project@region)
+        when the kind is one Heat memoises; a failure of ``find`` is raised, not kept."""
+        if self.ttl is None or scope is None or kind not in CACHED_KINDS:
+            return find()
+        key = (scope, kind, value)
+        while True:
+            with self._lock:
+                hit = self._ids.get(key)
+                if hit is not None and hit[1] > self._clock():
+                    return hit[0]
+                waiting = self._pending.get(key)
+                if waiting is None:
+                    mine: Future[str] = Future()
+                    self._pending[key] = mine
+                    break
+            try:
+                return waiting.result()
+            except Exception:  # the first caller's failure: this one asks the cloud itself
+                continue
+        try:
+            found = find()
+        except BaseException as exc:
+            with self._lock:
+                del self._pending[key]
+            mine.set_exception(exc)
+            raise
+        with self._lock:
+            del self._pending[key]
+            self._keep(key, found)
+        mine.set_result(found)
+        return found
+
+    def _keep(self, key: Key, found: str) -> None:
+        assert self.ttl is not None
+        now = self._clock()
+        if len(self._ids) >= MAX_ENTRIES:
+            self._ids = {k: v for k, v in self._ids.items() if v[1] > now}
+            while len(self._ids) >= MAX_ENTRIES:
+                del self._ids[next(iter(self._ids))]
+        self._ids[key] = (found, now + self.ttl)
