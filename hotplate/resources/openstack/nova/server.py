@@ -44,6 +44,7 @@ from hotplate.model.errors import HotplateError
 from hotplate.resources.base import DEPLOYMENTS, CheckAgain, CheckResult
 from hotplate.resources.deployed_server import DeployedServer
 from hotplate.resources.openstack.attempt_marks import tags_without_marks
+from hotplate.resources.openstack.cloud_errors import is_conflict
 from hotplate.resources.openstack.neutron.api import NeutronApi, ignoring
 from hotplate.resources.openstack.nova import server_checks as checks
 from hotplate.resources.openstack.nova import status as st
@@ -177,9 +178,14 @@ class Server(NovaResource):
     def handle_create(self) -> Any:
         checks.check_versions(self.nova(), self.properties)
         made = self._made_before() if self.attempt.retry else None
-        if made is None and self._ports_held_by_predecessor():
-            return {"started": self._now(), "waiting_for_ports": True}
-        self._create(made)
+        try:
+            self._create(made)
+        except Exception as exc:
+            # Nova refuses a port still bound (409); asked only then: the port may be
+            # the one this server's predecessor is letting go of.
+            if made is None and is_conflict(exc) and self._ports_held_by_predecessor():
+                return {"started": self._now(), "waiting_for_ports": True}
+            raise
         return {"started": self._now()}
 
     def _made_before(self) -> dict[str, Any] | None:
@@ -223,8 +229,13 @@ class Server(NovaResource):
                     every=every, until_gone=purpose == "delete")
 
     def store_external_ports(self) -> None:
-        """Record the ports Nova made for the server (Heat's ``external_ports``)."""
-        self.ports.store_external()
+        """Record the ports Nova made for the server (Heat's ``external_ports``): with a
+        port given for every network, those ports, known without asking Neutron."""
+        networks = list(self.properties.get("networks") or [])
+        if networks and all(net.get("port") for net in networks):
+            self.ports.record_given([str(net["port"]) for net in networks])
+        else:
+            self.ports.store_external()
 
     # -- update ----------------------------------------------------------------------------
     def handle_update(self, new_properties: Mapping[str, Any],

@@ -153,6 +153,12 @@ class ServerPorts:
         external = sorted(str(p["id"]) for p in ports if str(p["id"]) not in internal)
         self.record(EXTERNAL, external)
 
+    def record_given(self, given: list[str]) -> None:
+        """Record the ports the template gave as the server's external ones (those not
+        made here), as Neutron would list them on the server."""
+        internal = set(self.ids())
+        self.record(EXTERNAL, sorted({p for p in given if p not in internal}))
+
     # -- handing them over on a replacement ------------------------------------------------
     def detach_all(self) -> None:
         """Let go of every port, for the replacement to take (Heat's
