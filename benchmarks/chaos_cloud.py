@@ -51,7 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.chaos_kills import Kill, kill_figures, kill_one
 from benchmarks.chaos_record import THREADS, Record, engine_env
-from benchmarks.cloud import HOTPLATE_CONF, User, bench_user, clean_project
+from benchmarks.cloud_support import HOTPLATE_CONF, User, bench_user, clean_project
 from benchmarks.engine_cluster import Cluster, private_vhost, scratch_database
 from hotplate.api.rpc import EngineRpc
 from hotplate.app import api_transport
@@ -219,8 +219,8 @@ def run(args: argparse.Namespace, admin: Any, logs: Path) -> dict[str, Any]:
         (home / ".hotplate").mkdir(parents=True)
         conf = HOTPLATE_CONF.format(keystone=user.auth_url,
                                     password=args.service_password)
-        conf = conf.replace("[DEFAULT]\n", f"[DEFAULT]\nregion_name_for_services = "
-                                           f"{args.region}\n", 1)
+        conf = conf.replace("region_name_for_services = RegionOne\n",
+                            f"region_name_for_services = {args.region}\n", 1)
         (home / ".hotplate" / "hotplate.conf").write_text(conf)
         env = {**engine_env(db_url, broker_url, args), "HOME": str(home),
                "HOTPLATE_AUTH_ENCRYPTION_KEY": KEY}
