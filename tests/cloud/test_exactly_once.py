@@ -2,7 +2,8 @@
 what the first try made by the attempt's mark, which goes with the object (a
 Cinder volume's metadata key; a Neutron port's tag set at create, the ports a
 server makes too), and makes nothing; a network, which Neutron 29 cannot tag at
-create, is found by its physical name.
+create, is found by its physical name; a volume's attachment, which Nova cannot mark,
+by the server and volume it joins (Nova refuses a second attach of them).
 
 A port takes tags at create only where Neutron's ML2 runs the extension driver
 ``tag_ports_during_bulk_creation`` (cloud/write-configs.sh enables it); on a
@@ -40,6 +41,7 @@ from hotplate.resources.openstack.attempt_marks import (
     part_tag,
 )
 from hotplate.resources.openstack.cinder.volume import CinderVolume
+from hotplate.resources.openstack.cinder.volume_attachment import CinderVolumeAttachment
 from hotplate.resources.openstack.neutron.api import NeutronApi
 from hotplate.resources.openstack.neutron.net import Net
 from hotplate.resources.openstack.neutron.port import Port
@@ -248,3 +250,40 @@ def test_a_retried_server_create_takes_the_port_its_first_try_made(
         _wait(gone.check_delete_complete, gone.handle_delete(), "the server's delete")
         _delete(subnet)
         _delete(net)
+
+
+def test_a_retried_attachment_create_takes_the_attachment_its_first_try_made(
+        ctx: PluginContext, user_conn: Any) -> None:
+    raw = {"flavor": "m1.tiny", "image": "cirros-fake",
+           "networks": [{"allocate_network": "none"}]}
+    props = Server.resolve_properties(Server.validate(raw, _where("server")), ctx.cloud)
+    server = Server("server", props, dataclasses.replace(ctx, resource_name="server"))
+    volume = CinderVolume("vol", CinderVolume.validate({"size": 1}, _where("vol")),
+                          dataclasses.replace(ctx, resource_name="vol"))
+    _wait(server.check_create_complete, server.handle_create(), "the server's create")
+    _wait(volume.check_create_complete, volume.handle_create(), "the volume's create")
+    raw = {"instance_uuid": server.resource_id, "volume_id": volume.resource_id}
+    try:
+        # The first try's engine died once Nova took the attach, before its id was kept.
+        first, again = _tries(CinderVolumeAttachment, "attach", raw, ctx, "attach-token")
+        assert first.resource_id == volume.resource_id
+        assert again.resource_id == volume.resource_id
+        _wait(again.check_create_complete, None, "the attachment's create")
+        attached = user_conn.block_storage.get_volume(volume.resource_id)
+        assert attached.status == "in-use"
+        assert [a["server_id"] for a in attached.attachments] == [server.resource_id]
+        _delete(again)
+        assert user_conn.block_storage.get_volume(volume.resource_id).attachments == []
+    finally:
+        _wait(server.check_delete_complete, server.handle_delete(), "the server's delete")
+        _not_listed(user_conn, str(server.resource_id))
+        _delete(volume)
+
+
+def _not_listed(user_conn: Any, server: str) -> None:
+    """Wait until Nova no longer lists the server: it shows DELETED (done, for Heat and
+    hotplate alike) a moment before it stops listing it, and the leak check lists."""
+    deadline = time.monotonic() + 120
+    while server in {s.id for s in user_conn.compute.servers()}:
+        assert time.monotonic() < deadline, f"server {server} is still listed"
+        time.sleep(0.5)

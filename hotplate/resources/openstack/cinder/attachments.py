@@ -15,6 +15,12 @@ volume available, and a reattach at once would fail)::
                 else ResourceUnknownStatus ("Volume detachment failed ...")
                 Nova: the attachment gone (404): done
 
+A retried create (its engine died, perhaps after Nova took the attach) looks
+first: the volume already attached to the server is what the first try made
+(``attached_before``). Nova keeps no mark on an attachment, but a template attaches
+one volume to one server once, so the pair names it; asking again would be
+refused ("volume ... already attached", a 400) and fail the create.
+
 Each step is a small record the resource keeps between checks; ``advance``
 does the next call and says whether the whole step is done. A Nova failure
 other than these reads as Heat's: ``Failed to attach volume <v> to server <s> -
@@ -38,7 +44,8 @@ Watch = Callable[[], Look]
 """The volume through the engine's batched waits (``waiting.look`` for it)."""
 
 __all__ = ["Attaching", "Detaching", "Watch", "attach", "attached", "attached_as_shown",
-           "cinder_detached", "detach", "detached_as_shown", "nova_detached"]
+           "attached_before", "cinder_detached", "detach", "detached_as_shown",
+           "nova_detached"]
 
 
 def _attachment_path(server: str, attachment: str | None = None) -> str:
@@ -62,6 +69,18 @@ def attach(nova: NovaApi, server: str, volume: str, device: str | None) -> str |
                         ) from exc
         raise
     return str(((made or {}).get("volumeAttachment") or {}).get("id") or volume)
+
+
+def attached_before(nova: NovaApi, server: str, volume: str) -> str | None:
+    """The attachment of ``volume`` to ``server`` that Nova holds (an earlier try's),
+    as its id (the volume's), or None when there is none."""
+    try:
+        found = nova.get(_attachment_path(server, volume))
+    except Exception as exc:
+        if is_not_found(exc):
+            return None
+        raise
+    return str(((found or {}).get("volumeAttachment") or {}).get("id") or volume)
 
 
 def detach(nova: NovaApi, server: str, attachment: str) -> bool:

@@ -3,7 +3,8 @@
 
 Create asks Nova to attach the volume to the server (at the device given, if
 any) and records Nova's id of the attachment (the volume's id); it is done when
-Cinder shows the volume in use (``attachments``). Delete detaches and waits
+Cinder shows the volume in use (``attachments``). A create retried after its
+engine died takes the attachment its first try made, if Nova holds one. Delete detaches and waits
 until both Cinder and Nova say it is gone; a server or volume already gone
 counts as detached.
 
@@ -21,7 +22,13 @@ from typing import Any, ClassVar
 from hotplate.resources.base import CheckAgain, CheckResult, Resource
 from hotplate.resources.constraints import CustomConstraint
 from hotplate.resources.openstack.cinder.api import CinderApi
-from hotplate.resources.openstack.cinder.attachments import Attaching, Detaching, Watch, attach
+from hotplate.resources.openstack.cinder.attachments import (
+    Attaching,
+    Detaching,
+    Watch,
+    attach,
+    attached_before,
+)
 from hotplate.resources.openstack.nova.api import NovaApi
 from hotplate.resources.openstack.status_lists import CINDER_VOLUMES
 from hotplate.resources.openstack.waiting import Look, look
@@ -65,7 +72,10 @@ class BaseVolumeAttachment(Resource):
     def handle_create(self) -> Any:
         server, volume, device = self._where(self.properties)
         state = Attaching(server, volume, device)
-        state.called = attach(self.nova(), server, volume, device)
+        if self.attempt.retry:
+            state.called = attached_before(self.nova(), server, volume)
+        if state.called is None:
+            state.called = attach(self.nova(), server, volume, device)
         if state.called is not None:
             self.resource_id_set(state.called)
         return state
