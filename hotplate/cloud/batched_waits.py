@@ -72,14 +72,15 @@ class StatusBoard:
         return state
 
     def watch(self, cloud: Any, lister: StatusLister, ident: str, *,
-              until_gone: bool = False) -> int | None:
+              until_gone: bool = False, patient: bool = False) -> int | None:
         """Wait on ``ident`` through the board; the ticket to read with, or None when the
         board cannot serve this cloud (the plugin then asks the cloud itself)."""
         key = self._key(cloud, lister)
         if key is None:
             return None
         with self._lock:
-            return self._state(key).register(ident, self._clock(), until_gone=until_gone)
+            return self._state(key).register(ident, self._clock(), until_gone=until_gone,
+                                             patient=patient)
 
     def look(self, cloud: Any, lister: StatusLister, ident: str, ticket: int,
              ) -> Sighting | None:

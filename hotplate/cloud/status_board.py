@@ -19,7 +19,11 @@ Rules, each with its why:
   still current, because the watermark's windows overlap.
 - **Never listed.** An id a changes list has not shown after ``UNSEEN_TICKS``
   fresh ticks (an object last changed before the watermark, a resumed wait) is
-  looked at once by itself (``probe``), at most ``PROBES_PER_TICK`` a tick.
+  looked at once by itself (``probe``), at most ``PROBES_PER_TICK`` a tick. A
+  patient wait (its check has just made the object, or asked it to change) waits
+  ``PATIENT_UNSEEN_TICKS``: what it waits for is a change, which the changes list
+  will show; a new volume Cinder has not touched yet is not listed until then,
+  and probing it would cost one call per object for nothing.
 - **Exact answers for deletes.** A wait until gone asks for an exact answer
   (listed, or gone): services whose changes lists omit deleted objects cannot
   tell "unchanged" from "gone".
@@ -49,13 +53,14 @@ from hotplate.resources.openstack.status_listing import (
     changed_at,
 )
 
-__all__ = ["FIRST_INTERVAL", "MAX_INTERVAL", "KeyState", "Watch", "back_off",
-           "next_watermark"]
+__all__ = ["FIRST_INTERVAL", "MAX_INTERVAL", "PATIENT_UNSEEN_TICKS", "KeyState", "Watch",
+           "back_off", "next_watermark"]
 
 FIRST_INTERVAL = 1.0
 MAX_INTERVAL = 5.0
 GROWTH = 1.5
 UNSEEN_TICKS = 3
+PATIENT_UNSEEN_TICKS = 20
 PROBES_PER_TICK = 25
 FAILURES_TO_FALL_BACK = 3
 WATCH_TTL = 300.0
@@ -92,6 +97,12 @@ class Watch:
     until_gone: bool = False
     unseen: int = 0
     """Fresh ticks since registering that did not list the object."""
+    patient: bool = False
+    """The check has just acted on the object: its change will be listed."""
+
+    @property
+    def probe_due(self) -> bool:
+        return self.unseen >= (PATIENT_UNSEEN_TICKS if self.patient else UNSEEN_TICKS)
 
 
 @dataclass
@@ -114,9 +125,10 @@ class KeyState:
     """When the next tick is due (engine seconds)."""
 
     # -- waits ------------------------------------------------------------------------
-    def register(self, ident: str, now: float, *, until_gone: bool = False) -> int:
+    def register(self, ident: str, now: float, *, until_gone: bool = False,
+                 patient: bool = False) -> int:
         """Wait on ``ident`` from now on; the ticket that later reads must present."""
-        self.watches[ident] = Watch(self.started, now, until_gone)
+        self.watches[ident] = Watch(self.started, now, until_gone, patient=patient)
         self.gone.discard(ident)
         self.interval = FIRST_INTERVAL
         self.due = min(self.due, now + FIRST_INTERVAL) if self.completed else now
@@ -151,7 +163,7 @@ class KeyState:
         self.started += 1
         waiting = {i: w for i, w in self.watches.items() if i not in self.gone}
         probe = sorted(i for i, w in waiting.items()
-                       if w.unseen >= UNSEEN_TICKS and i not in self.records)
+                       if w.probe_due and i not in self.records)
         exact = frozenset(i for i, w in waiting.items() if w.until_gone)
         return self.started, ListPlan(self.watermark, exact,
                                       frozenset(probe[:PROBES_PER_TICK]),

@@ -24,9 +24,10 @@ from typing import Any
 
 from hotplate.resources.openstack.status_listing import StatusLister
 
-__all__ = ["Look", "done_waiting", "look"]
+__all__ = ["Look", "acted", "done_waiting", "look"]
 
 _TICKETS = "_board_tickets"
+_ACTED = "_board_acted"
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +45,18 @@ def _tickets(plugin: Any) -> dict[str, int]:
     return found
 
 
+def acted(plugin: Any, purpose: str) -> None:
+    """The plugin has just asked the cloud to make or change the object it will wait on
+    for ``purpose``: the wait is patient (the board lists the change when it comes,
+    rather than looking at the object by itself early). A check resumed elsewhere
+    (another engine, a new plugin) has no such mark, and is probed as before."""
+    found: set[str] | None = getattr(plugin, _ACTED, None)
+    if found is None:
+        found = set()
+        setattr(plugin, _ACTED, found)
+    found.add(purpose)
+
+
 def look(plugin: Any, purpose: str, lister: StatusLister, ident: str,
          fetch: Callable[[], Mapping[str, Any] | None], *, every: float,
          until_gone: bool = False) -> Look:
@@ -55,7 +68,8 @@ def look(plugin: Any, purpose: str, lister: StatusLister, ident: str,
     tickets = _tickets(plugin)
     key = f"{purpose}:{ident}"
     if board is not None and key not in tickets:
-        ticket = board.watch(cloud, lister, ident, until_gone=until_gone)
+        ticket = board.watch(cloud, lister, ident, until_gone=until_gone,
+                             patient=purpose in getattr(plugin, _ACTED, ()))
         if ticket is not None:
             tickets[key] = ticket
     seen = None

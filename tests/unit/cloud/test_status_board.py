@@ -12,6 +12,7 @@ from hotplate.cloud.status_board import (
     FAILURES_TO_FALL_BACK,
     FIRST_INTERVAL,
     MAX_INTERVAL,
+    PATIENT_UNSEEN_TICKS,
     UNSEEN_TICKS,
     WATCH_TTL,
     KeyState,
@@ -131,6 +132,20 @@ def test_an_id_never_listed_is_probed_after_some_ticks() -> None:
         now = state.due
     _, plan = state.begin_tick(now)
     assert plan.probe == {"old"}
+
+
+def test_a_patient_wait_is_probed_only_much_later() -> None:
+    # a volume just made, not yet touched by Cinder: its change will be listed
+    state = KeyState()
+    state.register("new", 0.0, patient=True)
+    now = 0.0
+    for _ in range(PATIENT_UNSEEN_TICKS):
+        number, plan = state.begin_tick(now)
+        assert not plan.probe
+        state.end_tick(number, Listing({}), now)
+        now = state.due
+    _, plan = state.begin_tick(now)
+    assert plan.probe == {"new"}
 
 
 def test_a_failed_tick_is_no_news_and_backs_off() -> None:

@@ -31,7 +31,7 @@ from hotplate.resources.openstack.cinder.attachments import (
 )
 from hotplate.resources.openstack.nova.api import NovaApi
 from hotplate.resources.openstack.status_lists import CINDER_VOLUMES
-from hotplate.resources.openstack.waiting import Look, look
+from hotplate.resources.openstack.waiting import Look, acted, look
 from hotplate.resources.properties import Schema
 
 __all__ = ["BaseVolumeAttachment", "CinderVolumeAttachment"]
@@ -78,6 +78,7 @@ class BaseVolumeAttachment(Resource):
             state.called = attach(self.nova(), server, volume, device)
         if state.called is not None:
             self.resource_id_set(state.called)
+            acted(self, "attach")
         return state
 
     def check_create_complete(self, data: Any) -> CheckResult:

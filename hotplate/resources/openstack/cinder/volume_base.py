@@ -49,7 +49,7 @@ from hotplate.resources.openstack.cinder.errors import (
 from hotplate.resources.openstack.cloud_errors import is_not_found
 from hotplate.resources.openstack.nova.api import NovaApi
 from hotplate.resources.openstack.status_lists import CINDER_VOLUMES
-from hotplate.resources.openstack.waiting import Look, done_waiting, look
+from hotplate.resources.openstack.waiting import Look, acted, done_waiting, look
 
 POLL_SECS = 1.0
 """Between two looks of a check that asks Cinder itself (the board cannot serve)."""
@@ -133,6 +133,7 @@ class BaseVolume(Resource):
             if hints:
                 request["OS-SCH-HNT:scheduler_hints"] = hints
             found = api.post("/volumes", request)["volume"]
+            acted(self, "create")
         self.resource_id_set(str(found["id"]))
         return str(found["id"])
 

@@ -71,7 +71,7 @@ from hotplate.resources.openstack.nova.server_ports import EXTERNAL, ServerPorts
 from hotplate.resources.openstack.nova.server_schema import ATTRIBUTES, PROPERTIES, RULES
 from hotplate.resources.openstack.nova.server_update import InPlaceUpdate, Step, replaced_by_policy
 from hotplate.resources.openstack.status_lists import NOVA_SERVERS
-from hotplate.resources.openstack.waiting import Look, done_waiting, look
+from hotplate.resources.openstack.waiting import Look, acted, done_waiting, look
 from hotplate.resources.properties import PropertyPath
 from hotplate.resources.signal_responder import signal_endpoints
 from hotplate.template.implicit_deps import Peer
@@ -197,6 +197,7 @@ class Server(NovaResource):
             body = create_body(self.properties, self._server_name(), boot_data(self),
                                self.nova(), self.ports, self.attempt.token)
             made = self.nova().post("/servers", body)["server"]
+            acted(self, "create")
         self.resource_id_set(str(made["id"]))
 
     def _ports_held_by_predecessor(self) -> bool:
