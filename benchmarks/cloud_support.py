@@ -201,6 +201,8 @@ region_name_for_services = RegionOne
 stack_user_domain_name = heat
 stack_domain_admin = heat_domain_admin
 stack_domain_admin_password = {password}
+# A group of 500 members holds 2,503 resources in its tree, past Heat's default 1000.
+max_resources_per_stack = -1
 
 [cache]
 # As real Heat has it on this cloud (cloud/write-configs.sh, as devstack sets it): ids found
