@@ -1,8 +1,8 @@
 """A cloud API away in the middle of a create: how long the stack waits, what it leaves.
 
-The cloud suites stop nova-api for a minute (tests/cloud/test_cloud_outage.py); this
-does the same for any API of the project's cloud (``make cloud``), too slow to run in
-``make test`` for each: a stack of a network, a subnet, a port, a volume and two
+The cloud suites stop nova-api for 20 seconds (tests/cloud/test_cloud_outage.py); this
+stops any API of the project's cloud (``make cloud``) for a minute, or ``--secs``, too
+slow to run in ``make test`` for each: a stack of a network, a subnet, a port, a volume and two
 servers (one on the port), the second server and the volume held back by a
 10-second resource so that their creates fall in the outage, is created on an
 embedded engine with the demo user's token; ``--api`` is stopped ``--secs`` seconds

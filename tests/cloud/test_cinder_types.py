@@ -91,7 +91,7 @@ def _until(check: Callable[[], bool], what: str, wait: float = SETTLE) -> None:
     deadline = time.monotonic() + wait
     while not check():
         assert time.monotonic() < deadline, what
-        time.sleep(1.0)
+        time.sleep(0.25)
 
 
 def _reason(served: Serving, stack: str, cloud: str | None = None) -> str:
@@ -497,7 +497,7 @@ def _wait_status(served: Serving, stack: str) -> str:
     deadline = time.monotonic() + SETTLE
     while (status := str(hc.stacks.get(stack).stack_status)).endswith("IN_PROGRESS"):
         assert time.monotonic() < deadline, f"{stack} stayed {status}"
-        time.sleep(1.0)
+        time.sleep(0.25)
     return status
 
 

@@ -78,7 +78,7 @@ def test_cinder_backs_a_volume_up_and_restores_it(user_conn: Any) -> None:
         while (found := get(thing)).status != want:
             assert "error" not in found.status, found
             assert time.monotonic() < deadline, found.status
-            time.sleep(1)
+            time.sleep(0.25)
         return found
 
     volume = storage.create_volume(name=name, size=1)
@@ -94,8 +94,8 @@ def test_cinder_backs_a_volume_up_and_restores_it(user_conn: Any) -> None:
             deadline = time.monotonic() + 120
             while storage.get_backup(backup).status not in ("available", "error"):
                 assert time.monotonic() < deadline
-                time.sleep(1)
+                time.sleep(0.25)
             storage.delete_backup(backup, ignore_missing=True)
-            storage.wait_for_delete(backup)
+            storage.wait_for_delete(backup, interval=0.5)
         storage.delete_volume(volume, ignore_missing=True)
-        storage.wait_for_delete(volume)
+        storage.wait_for_delete(volume, interval=0.5)

@@ -73,7 +73,7 @@ def _create(engine: Engine, ctxt: Any, name: str, template: Any) -> tuple[Any, d
     while (shown := engine.service.show_stack(ctxt, identity)[0])["stack_status"] == \
             "IN_PROGRESS":
         assert time.monotonic() < deadline, shown
-        time.sleep(1.0)
+        time.sleep(0.25)
     return identity, shown
 
 
@@ -83,7 +83,7 @@ def _delete(engine: Engine, ctxt: Any, identity: Any) -> None:
     while (shown := engine.service.show_stack(ctxt, identity)[0])["stack_status"] == \
             "IN_PROGRESS":
         assert time.monotonic() < deadline, shown
-        time.sleep(1.0)
+        time.sleep(0.25)
     assert (shown["stack_action"], shown["stack_status"]) == ("DELETE", "COMPLETE"), shown
 
 

@@ -1,11 +1,12 @@
-"""Nova's API away for a minute in the middle of a create: the stack waits and completes.
+"""Nova's API away in the middle of a create: the stack waits and completes.
 
-A stack of two servers, the second held back by a 20-second resource so that its
+A stack of two servers, the second held back by an 8-second resource so that its
 create (its flavor looked up, the server made) falls in the outage, while the first
 one's checks do. nova-api (not nova-compute, whose fake servers live in its memory)
-is stopped for 60 seconds, under the cloud's lock, and started again even if the
-test fails. The stack then completes with one server per resource, and its delete
-leaves nothing.
+is stopped for 20 seconds, well past the client's own retries, under the cloud's
+lock, and started again even if the test fails. The stack then completes with one
+server per resource, and its delete leaves nothing. The minute-long outage of any
+of the cloud's APIs is ``benchmarks/cloud_outage.py`` (too slow for every run).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from tests.cloud.outage import api_away, has_api
 
 pytestmark = pytest.mark.usefixtures("cloud_leaks")
 LEAK_PREFIX = "co-"
-OUTAGE_SECS = 60
+OUTAGE_SECS = 20
 
 
 def _server(name: str) -> dict[str, Any]:
@@ -42,7 +43,7 @@ def _template(prefix: str) -> dict[str, Any]:
     second["depends_on"] = ["slow"]
     return {"heat_template_version": "2021-04-16", "resources": {
         "first": _server(f"{prefix}-1"),
-        "slow": {"type": "OS::Heat::TestResource", "properties": {"wait_secs": 20}},
+        "slow": {"type": "OS::Heat::TestResource", "properties": {"wait_secs": 8}},
         "second": second,
     }}
 
@@ -65,7 +66,7 @@ def _settled(engine: Engine, ctxt: Any, identity: Any, timeout: float) -> tuple[
     deadline = time.monotonic() + timeout
     while (state := _state(engine, ctxt, identity))[1] == "IN_PROGRESS":
         assert time.monotonic() < deadline, f"still {state} after {timeout} s"
-        time.sleep(1.0)
+        time.sleep(0.25)
     return state
 
 
@@ -92,7 +93,7 @@ def test_a_create_waits_out_nova_api_away(cloud: Cloud, user_conn: Any,
             while time.monotonic() < away_until:
                 state = _state(engine, ctxt, identity)
                 assert state[:2] == ("CREATE", "IN_PROGRESS"), _why(engine, ctxt, identity)
-                time.sleep(5.0)
+                time.sleep(2.0)
         assert _settled(engine, ctxt, identity, 300) == (
             "CREATE", "COMPLETE", "Stack CREATE completed successfully")
         rows = {r["resource_name"]: r["physical_resource_id"]
@@ -104,6 +105,6 @@ def test_a_create_waits_out_nova_api_away(cloud: Cloud, user_conn: Any,
         deadline = time.monotonic() + 300
         while engine.service.show_stack(ctxt, identity)[0]["stack_status"] == "IN_PROGRESS":
             assert time.monotonic() < deadline
-            time.sleep(1.0)
+            time.sleep(0.25)
     assert _state(engine, ctxt, identity)[:2] == ("DELETE", "COMPLETE")
     assert _servers(user_conn, prefix) == {}
