@@ -264,12 +264,20 @@ class BaseVolume(Resource):
         raise ResourceUnknownStatus(status, result="Volume backup failed")
 
     def _delete_volume(self, api: CinderApi) -> bool:
-        """Ask for the delete; True when the volume is already gone."""
-        found = api.volume_or_none(str(self.resource_id))
-        if found is None:
-            return True
-        if found.get("status") == "in-use":
-            raise Error("Volume in use")
-        if found.get("status") == "deleting":
-            return False
-        return not api.delete(f"/volumes/{self.resource_id}")
+        """Ask for the delete; True when the volume is already gone.
+
+        Asked at once: only when Cinder refuses (400, a volume not available) is the
+        volume read, for Heat's "Volume in use", or a delete already under way."""
+        try:
+            return not api.delete(f"/volumes/{self.resource_id}")
+        except Exception as exc:
+            if getattr(exc, "status", None) != 400:
+                raise
+            found = api.volume_or_none(str(self.resource_id))
+            if found is None:
+                return True
+            if found.get("status") == "in-use":
+                raise Error("Volume in use") from exc
+            if found.get("status") == "deleting":
+                return False
+            raise
