@@ -178,6 +178,8 @@ class Server(NovaResource):
     def handle_create(self) -> Any:
         checks.check_versions(self.nova(), self.properties)
         made = self._made_before() if self.attempt.retry else None
+        if made is None and self._makes_ports() and self._ports_held_by_predecessor():
+            return {"started": self._now(), "waiting_for_ports": True}
         try:
             self._create(made)
         except Exception as exc:
@@ -199,6 +201,13 @@ class Server(NovaResource):
             made = self.nova().post("/servers", body)["server"]
             acted(self, "create")
         self.resource_id_set(str(made["id"]))
+
+    def _makes_ports(self) -> bool:
+        """Whether the create makes ports of its own (a network entry with a subnet or
+        port_extra_properties): such a create asks first whether its given ports are
+        free, rather than make its ports, be refused, and make them again."""
+        return any(not net.get("port") and (net.get("subnet") or net.get("port_extra_properties"))
+                   for net in self.properties.get("networks") or [])
 
     def _ports_held_by_predecessor(self) -> bool:
         return ports_held_by_predecessor(list(self.properties.get("networks") or []),
