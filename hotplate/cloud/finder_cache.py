@@ -23,10 +23,10 @@ Heat) rather than all asking the cloud at once.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future
+
+from hotplate.single_flight import LruCache
 
 __all__ = ["CACHED_KINDS", "FinderCache", "Key"]
 
@@ -47,7 +47,7 @@ CACHED_KINDS = frozenset(
 """The finder kinds Heat memoises (glance's, nova's flavor, neutronclient's by name or id)."""
 
 MAX_ENTRIES = 10_000
-"""Past this many entries, expired ones are dropped, then the oldest."""
+"""Past this many entries, the least recently used is dropped."""
 
 Key = tuple[str, str, str]
 """(project@region, kind, value looked up)."""
@@ -60,49 +60,11 @@ class FinderCache:
         self, ttl: float | None = None, clock: Callable[[], float] = time.monotonic
     ) -> None:
         self.ttl = ttl
-        self._clock = clock
-        self._ids: dict[Key, tuple[str, float]] = {}
-        self._pending: dict[Key, Future[str]] = {}
-        self._lock = threading.Lock()
+        self._ids: LruCache[Key, str] = LruCache(MAX_ENTRIES, ttl=ttl, clock=clock)
 
     def lookup(self, scope: str | None, kind: str, value: str, find: Callable[[], str]) -> str:
         """The id ``find()`` gives, kept for ``scope`` (the caller's project@region)
         when the kind is one Heat memoises; a failure of ``find`` is raised, not kept."""
         if self.ttl is None or scope is None or kind not in CACHED_KINDS:
             return find()
-        key = (scope, kind, value)
-        while True:
-            with self._lock:
-                hit = self._ids.get(key)
-                if hit is not None and hit[1] > self._clock():
-                    return hit[0]
-                waiting = self._pending.get(key)
-                if waiting is None:
-                    mine: Future[str] = Future()
-                    self._pending[key] = mine
-                    break
-            try:
-                return waiting.result()
-            except Exception:  # the first caller's failure: this one asks the cloud itself
-                continue
-        try:
-            found = find()
-        except BaseException as exc:
-            with self._lock:
-                del self._pending[key]
-            mine.set_exception(exc)
-            raise
-        with self._lock:
-            del self._pending[key]
-            self._keep(key, found)
-        mine.set_result(found)
-        return found
-
-    def _keep(self, key: Key, found: str) -> None:
-        assert self.ttl is not None
-        now = self._clock()
-        if len(self._ids) >= MAX_ENTRIES:
-            self._ids = {k: v for k, v in self._ids.items() if v[1] > now}
-            while len(self._ids) >= MAX_ENTRIES:
-                del self._ids[next(iter(self._ids))]
-        self._ids[key] = (found, now + self.ttl)
+        return self._ids.get_or_load((scope, kind, value), find)

@@ -3,20 +3,16 @@
 Heat re-parses the stack, its template and environment for every node; that
 is most of its per-resource cost. Templates are immutable once stored and a
 traversal's graph never changes, so both are cached by id. Bounded LRU: a
-long-running engine does not grow with the number of stacks it has seen.
-A key missing from a cache is loaded once however many threads ask for it at
-the same moment (a traversal's first nodes all start together): the others
-wait for that load.
+long-running engine does not grow with the number of stacks it has seen, and a
+key missing is loaded once however many workers ask for it together
+(``hotplate.single_flight``).
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Protocol
 
 from hotplate.convergence.graph_build import graph_from_json
 from hotplate.graph.dag import Graph
@@ -25,6 +21,7 @@ from hotplate.model.ids import StackId, TemplateId, TraversalId
 from hotplate.model.nodes import NodeKey
 from hotplate.model.records import StackRecord
 from hotplate.ports import ResourceStorage, StackStorage, TemplateStorage
+from hotplate.single_flight import LruCache
 from hotplate.template import (
     Environment,
     Template,
@@ -32,73 +29,6 @@ from hotplate.template import (
     parse_template,
     resolve_parameters,
 )
-
-K = TypeVar("K")
-V = TypeVar("V")
-
-
-class LruCache(Generic[K, V]):
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._data: OrderedDict[K, V] = OrderedDict()
-        self._lock = threading.Lock()
-        self._loading: dict[K, Future[V]] = {}
-
-    def get_or_load(self, key: K, load: Callable[[], V]) -> V:
-        """The cached value, else ``load()``'s, run by one caller at a time per key;
-        a caller that waited on a load that failed loads for itself."""
-        with self._lock:
-            if key in self._data:
-                self._data.move_to_end(key)
-                return self._data[key]
-            loading = self._loading.get(key)
-            if loading is None:
-                mine: Future[V] = Future()
-                self._loading[key] = mine
-        if loading is not None:
-            try:
-                return loading.result()
-            except Exception:
-                return self.get_or_load(key, load)
-        try:
-            value = load()
-        except BaseException as exc:
-            with self._lock:
-                del self._loading[key]
-            mine.set_exception(exc)
-            raise
-        with self._lock:
-            del self._loading[key]
-            self._data[key] = value
-            self._data.move_to_end(key)
-            while len(self._data) > self._size:
-                self._data.popitem(last=False)
-        mine.set_result(value)
-        return value
-
-    def put(self, key: K, value: V) -> None:
-        with self._lock:
-            self._data[key] = value
-            self._data.move_to_end(key)
-            while len(self._data) > self._size:
-                self._data.popitem(last=False)
-
-    def discard_where(self, predicate: Callable[[K], bool]) -> None:
-        with self._lock:
-            for key in [k for k in self._data if predicate(k)]:
-                del self._data[key]
-
-    def peek(self, key: K) -> V | None:
-        with self._lock:
-            value = self._data.get(key)
-            if value is not None:
-                self._data.move_to_end(key)
-            return value
-
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
-
 
 FACADE = "OS::resource_facade"
 """Where a nested stack's parameter values carry its parent resource's facade

@@ -7,6 +7,8 @@ import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
+
 from hotplate.cloud.batched_waits import StatusBoard
 from hotplate.cloud.status_board import (
     FAILURES_TO_FALL_BACK,
@@ -121,31 +123,25 @@ def test_gone_from_an_exact_list_or_deleted_reads_as_gone() -> None:
     assert seen.gone and seen.record is None
 
 
-def test_an_id_never_listed_is_probed_after_some_ticks() -> None:
+@pytest.mark.parametrize(
+    ("patient", "ticks"),
+    [
+        (False, UNSEEN_TICKS),
+        # a volume just made, not yet touched by Cinder: its change will be listed
+        (True, PATIENT_UNSEEN_TICKS),
+    ],
+)
+def test_an_id_never_listed_is_probed_after_some_ticks(patient: bool, ticks: int) -> None:
     state = KeyState()
-    state.register("old", 0.0)
+    state.register("old", 0.0, patient=patient)
     now = 0.0
-    for _ in range(UNSEEN_TICKS):
+    for _ in range(ticks):
         number, plan = state.begin_tick(now)
         assert not plan.probe
         state.end_tick(number, Listing({}), now)
         now = state.due
     _, plan = state.begin_tick(now)
     assert plan.probe == {"old"}
-
-
-def test_a_patient_wait_is_probed_only_much_later() -> None:
-    # a volume just made, not yet touched by Cinder: its change will be listed
-    state = KeyState()
-    state.register("new", 0.0, patient=True)
-    now = 0.0
-    for _ in range(PATIENT_UNSEEN_TICKS):
-        number, plan = state.begin_tick(now)
-        assert not plan.probe
-        state.end_tick(number, Listing({}), now)
-        now = state.due
-    _, plan = state.begin_tick(now)
-    assert plan.probe == {"new"}
 
 
 def test_a_failed_tick_is_no_news_and_backs_off() -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import threading
 import time
 
-from hotplate.engine.cache import EngineCaches, LruCache
+from hotplate.engine.cache import EngineCaches
 from hotplate.model.ids import StackId, TraversalId
+from hotplate.single_flight import LruCache
 
 THREADS = 8
 
