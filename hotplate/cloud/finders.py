@@ -21,8 +21,11 @@ reads as Heat's does (its client library's words where Heat passes them on)::
     project, domain, group, role, user, region, service (keystone; 'name{domain}'
     names a domain)                    The KeystoneProject (x) could not be found.
 
-A lookup returns the object's id. Errors are ``CloudNotFound`` (misses) and
-``CloudError`` (several matches); the service's own failures are classified
+A lookup returns the object's id. A miss is a ``CloudNotFound`` and several
+matches a ``CloudError``, each a class named as the client Heat finds with names its
+exception (``NotFound``, ``EntityMatchNotFound``, ``NeutronClientNoUniqueMatch``...):
+a name resolved again when a resource is made, and gone since its validation, fails
+it with Heat's words. The service's own failures are classified
 (``errors.classify``) by the caller's ``Cloud.call``.
 """
 
@@ -62,8 +65,36 @@ def _ignore_missing(fetch: Callable[[], Any]) -> Any:
         raise
 
 
+class NotFound(CloudNotFound):
+    """novaclient's, cinderclient's and neutronclient's miss."""
+
+
+class NoUniqueMatch(CloudError):
+    """novaclient's and cinderclient's ``find`` matching several."""
+
+
+class NeutronClientNoUniqueMatch(CloudError):
+    """neutronclient's name matching several."""
+
+
+class EntityMatchNotFound(CloudNotFound):
+    """Heat's own finders' miss (Glance's images)."""
+
+
+class EntityUniqueMatchNotFound(CloudError):
+    """Heat's own finders' name matching several (Glance's images)."""
+
+
+class KeystoneServiceNameConflict(CloudError):
+    """Heat's: a service named, not given by id, that several services share."""
+
+
+class EntityNotFound(CloudNotFound):
+    """Heat's ``The <Entity> (<name>) could not be found.``"""
+
+
 def _entity(entity: str, name: str) -> CloudNotFound:
-    return CloudNotFound(f"The {entity} ({name}) could not be found.")
+    return EntityNotFound(f"The {entity} ({name}) could not be found.")
 
 
 def _flavor(cloud: Cloud, value: str) -> str:
@@ -73,9 +104,9 @@ def _flavor(cloud: Cloud, value: str) -> str:
         return str(found.id)
     matches = [f for f in compute.flavors() if f.name == value]
     if not matches:
-        raise CloudNotFound(f"No Flavor matching {{'name': {value!r}}}. (HTTP 404)")
+        raise NotFound(f"No Flavor matching {{'name': {value!r}}}. (HTTP 404)")
     if len(matches) > 1:
-        raise CloudError(f"No Flavor unique match found for {{'name': {value!r}}}.")
+        raise NoUniqueMatch(f"No Flavor unique match found for {{'name': {value!r}}}.")
     return str(matches[0].id)
 
 
@@ -87,9 +118,9 @@ def _image(cloud: Cloud, value: str) -> str:
             return str(found.id)
     matches = list(image.images(name=value))
     if not matches:
-        raise CloudNotFound(f"No images matching {{'name': {value!r}}}.")
+        raise EntityMatchNotFound(f"No images matching {{'name': {value!r}}}.")
     if len(matches) > 1:
-        raise CloudError(f"No images unique match found for {{'name': {value!r}}}.")
+        raise EntityUniqueMatchNotFound(f"No images unique match found for {{'name': {value!r}}}.")
     return str(matches[0].id)
 
 
@@ -114,7 +145,7 @@ def _host(cloud: Cloud, value: str) -> str:
     url = f"/os-hypervisors?hypervisor_hostname_pattern={quote(value, safe='')}"
     response = cloud.compute.get(url, microversion="2.53", raise_exc=False)
     if response.status_code == 404:
-        raise CloudNotFound(f"No hypervisor matching '{value}' could be found. (HTTP 404)",
+        raise NotFound(f"No hypervisor matching '{value}' could be found. (HTTP 404)",
                             404)
     if response.status_code >= 400:
         raise ks_exc.from_response(response, "GET", url)
@@ -137,9 +168,9 @@ def _qos_specs(cloud: Cloud, value: str) -> str:
         return str(found.id)
     matches = [q for q in storage.qos_specs() if q.name == value]
     if not matches:
-        raise CloudNotFound(f"No QoSSpecs matching {{'name': {value!r}}}. (HTTP 404)")
+        raise NotFound(f"No QoSSpecs matching {{'name': {value!r}}}. (HTTP 404)")
     if len(matches) > 1:
-        raise CloudError(f"No QoSSpecs unique match found for {{'name': {value!r}}}.")
+        raise NoUniqueMatch(f"No QoSSpecs unique match found for {{'name': {value!r}}}.")
     return str(matches[0].id)
 
 
@@ -156,10 +187,11 @@ def _neutron(resource: str, lister: str, extension: str | None = None,
                 return str(by_id[0].id)
         by_name = list(objects(name=value))
         if len(by_name) > 1:
-            raise CloudError(f"Multiple {resource} matches found for name '{value}', use an "
-                             "ID to be more specific.")
+            raise NeutronClientNoUniqueMatch(
+                f"Multiple {resource} matches found for name '{value}', use an "
+                "ID to be more specific.")
         if not by_name:
-            raise CloudNotFound(f"Unable to find {resource} with name or id '{value}'")
+            raise NotFound(f"Unable to find {resource} with name or id '{value}'")
         return str(by_name[0].id)
     return lookup
 
@@ -191,8 +223,9 @@ def _keystone(entity: str, getter: str, lister: str, *, domains: bool = True,
             filters["domain_id"] = domain
         matches = [obj for obj in getattr(identity, lister)(**filters) if obj.name == name]
         if unique and len(matches) > 1:
-            raise CloudError(f"Keystone has more than one service with same name {name}. "
-                             "Please use service id instead of name")
+            raise KeystoneServiceNameConflict(
+                f"Keystone has more than one service with same name {name}. "
+                "Please use service id instead of name")
         if not matches:
             raise _entity(entity, name)
         return str(matches[0].id)

@@ -5,6 +5,8 @@
   Heat's events, then the stack fails with Heat's text for the first failure.
 - Nova's quota exceeded (a flavor bigger than the project's RAM quota): POST
   /servers refused with 403, Heat's text, no retry.
+- A flavor or an image deleted between the stack's validation and the server's
+  create: the finder's text under its client's class name, no retry.
 
 The flavors are made by the admin for the test and deleted after it.
 """
@@ -135,3 +137,49 @@ def test_nova_quota_exceeded_fails_at_once_with_heats_text(
         assert list(user_conn.compute.servers(name=f"^{name}$")) == []
     finally:
         _delete(engine, ctxt, identity)
+
+
+@pytest.mark.parametrize("kind", ["flavor", "image"])
+def test_a_flavor_or_image_deleted_after_validation_fails_the_create_with_heats_text(
+        cloud: Cloud, user_conn: Any, engine: Engine, flavor: Any, admin_conn: Any,
+        kind: str) -> None:
+    # Validated while it exists, gone when the server is made: Heat resolves the name
+    # again at create, and its finder fails it (no retry: not ResourceInError).
+    name = f"{LEAK_PREFIX}{uuid.uuid4().hex[:8]}"
+    template = _server_stack(flavor(64) if kind == "flavor" else "m1.tiny", name)
+    if kind == "image":
+        image = user_conn.image.create_image(name=name, data=b"hotplate", disk_format="raw",
+                                             allow_duplicates=True,
+                                             container_format="bare")
+        template["resources"]["server"]["properties"]["image"] = name
+    doomed = template["resources"]["server"]["properties"][kind]
+    template["resources"]["gate"] = {"type": "OS::Heat::TestResource",
+                                     "properties": {"action_wait_secs": {"create": 3}}}
+    template["resources"]["server"]["depends_on"] = ["gate"]
+    ctxt = token_context(cloud, user_conn)
+    identity = engine.service.create_stack(ctxt, name, template, {}, {}, {})
+    try:
+        if kind == "flavor":
+            admin_conn.compute.delete_flavor(
+                admin_conn.compute.find_flavor(doomed, ignore_missing=False).id)
+        else:
+            user_conn.image.delete_image(image)
+        deadline = time.monotonic() + 240
+        while (shown := engine.service.show_stack(ctxt, identity)[0])["stack_status"] == \
+                "IN_PROGRESS":
+            assert time.monotonic() < deadline, shown
+            time.sleep(0.25)
+        assert shown["stack_status"] == "FAILED", shown
+        assert shown["stack_status_reason"] == {
+            "flavor": f"Resource CREATE failed: NotFound: resources.server: No Flavor "
+                      f"matching {{'name': '{doomed}'}}. (HTTP 404)",
+            "image": f"Resource CREATE failed: EntityMatchNotFound: resources.server: No "
+                     f"images matching {{'name': '{doomed}'}}.",
+        }[kind]
+        assert [state for state, _ in _events(engine, ctxt, identity)] == [
+            "CREATE_IN_PROGRESS", "CREATE_FAILED"]
+        assert list(user_conn.compute.servers(name=f"^{name}$")) == []
+    finally:
+        _delete(engine, ctxt, identity)
+        if kind == "image":
+            user_conn.image.delete_image(image, ignore_missing=True)
