@@ -12,34 +12,35 @@ test that leaves a flavor, aggregate or Keystone object named ``LEAK_PREFIX``.
 
 from __future__ import annotations
 
-import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.cloud import test_neutron_types
 from tests.cloud.admin_leaks import admin_leaks  # noqa: F401  (a fixture)
+from tests.cloud.locate import Cloud
 from tests.cloud.serving import Serving
-from tests.cloud.test_neutron_types import (
-    _cli,
-    _delete,
-    _gone,
-    _outputs,
-    _physical,
-    _shown,
-    _stack,
-    _template,
+from tests.cloud.stacks import (
+    cli,
+    delete_stack,
+    gone,
+    outputs_of,
+    physical_ids,
+    serve_on_catalog_ports,
+    show_stack,
+    stack_action,
+    template_file,
+    unique_name,
 )
 
-served = test_neutron_types.served
-"""hotplate serving in Keystone mode with Heat's trustee (a fixture)."""
+
+@pytest.fixture(scope="module")
+def served(cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
+    """hotplate serving in Keystone mode with Heat's trustee, as the suites' demo user."""
+    yield from serve_on_catalog_ports(cloud, tmp_path_factory, "admin-serve")
 
 pytestmark = pytest.mark.usefixtures("admin_leaks")
 LEAK_PREFIX = "hpa-"
-
-
-def _name() -> str:
-    return f"{LEAK_PREFIX}{uuid.uuid4().hex[:8]}"
 
 
 FLAVORS = """heat_template_version: 2021-04-16
@@ -80,14 +81,14 @@ def _specs(conn: Any, flavor: str) -> dict[str, str]:
 
 def test_flavors_public_and_private(served: Serving, admin_conn: Any) -> None:
     admin = served.cloud.admin
-    name = _name()
-    template = _template(served, FLAVORS)
+    name = unique_name(LEAK_PREFIX)
+    template = template_file(served, FLAVORS)
     ids: dict[str, str] = {}
     try:
-        created = _stack(served, "create", "-t", template, "--parameter", "tenants=", name,
-                         stack=name, cloud=admin)
-        assert created == "CREATE_COMPLETE", _shown(served, name, admin)
-        ids = _physical(served, name, admin)
+        created = stack_action(served, "create", "-t", template, "--parameter", "tenants=", name,
+                               stack=name, cloud=admin)
+        assert created == "CREATE_COMPLETE", show_stack(served, name, admin)
+        ids = physical_ids(served, name, admin)
         compute = admin_conn.compute
         public = compute.get_flavor(ids["public"])
         assert public.name.startswith(f"{name}-public-")
@@ -95,34 +96,34 @@ def test_flavors_public_and_private(served: Serving, admin_conn: Any) -> None:
         assert _specs(admin_conn, ids["public"]) == {"hw:cpu_policy": "shared", "hp:one": "1"}
         assert compute.get_flavor(ids["private"]).is_public is False
         assert _access(admin_conn, ids["private"]) == {ids["project"]}
-        outputs = _outputs(_shown(served, name, admin))
+        outputs = outputs_of(show_stack(served, name, admin))
         assert outputs["specs"] == {"hw:cpu_policy": "shared", "hp:one": "1"}
         assert outputs["public"] is True and outputs["private"] is False
 
         # In place: the extra specs replaced whole, one more tenant (by name).
-        updated = _stack(served, "update", "-t", template, "--parameter", "tenants=admin",
-                         "--parameter", 'specs={"hp:two": "2"}', name, stack=name,
-                         cloud=admin)
-        assert updated == "UPDATE_COMPLETE", _shown(served, name, admin)
-        assert _physical(served, name, admin) == ids
+        updated = stack_action(served, "update", "-t", template, "--parameter", "tenants=admin",
+                               "--parameter", 'specs={"hp:two": "2"}', name, stack=name,
+                               cloud=admin)
+        assert updated == "UPDATE_COMPLETE", show_stack(served, name, admin)
+        assert physical_ids(served, name, admin) == ids
         assert _specs(admin_conn, ids["public"]) == {"hp:two": "2"}
         admin_project = admin_conn.current_project_id
         assert _access(admin_conn, ids["private"]) == {ids["project"], admin_project}
 
         # A new amount of memory is a new flavor; the old one goes.
-        replaced = _stack(served, "update", "-t", template, "--parameter", "tenants=admin",
-                          "--parameter", 'specs={"hp:two": "2"}', "--parameter", "ram=128",
-                          name, stack=name, cloud=admin)
-        assert replaced == "UPDATE_COMPLETE", _shown(served, name, admin)
-        after = _physical(served, name, admin)
-        assert after["public"] != ids["public"] and _gone(compute.get_flavor, ids["public"])
+        replaced = stack_action(served, "update", "-t", template, "--parameter", "tenants=admin",
+                                "--parameter", 'specs={"hp:two": "2"}', "--parameter", "ram=128",
+                                name, stack=name, cloud=admin)
+        assert replaced == "UPDATE_COMPLETE", show_stack(served, name, admin)
+        after = physical_ids(served, name, admin)
+        assert after["public"] != ids["public"] and gone(compute.get_flavor, ids["public"])
         assert compute.get_flavor(after["public"]).ram == 128
         assert _specs(admin_conn, after["public"]) == {"hp:two": "2"}
         ids = after
     finally:
-        _delete(served, name, admin)
-    assert _gone(admin_conn.compute.get_flavor, ids["public"])
-    assert _gone(admin_conn.compute.get_flavor, ids["private"])
+        delete_stack(served, name, admin)
+    assert gone(admin_conn.compute.get_flavor, ids["public"])
+    assert gone(admin_conn.compute.get_flavor, ids["private"])
 
 
 AGGREGATES = """heat_template_version: 2021-04-16
@@ -150,51 +151,51 @@ outputs:
 
 def test_host_aggregates(served: Serving, admin_conn: Any) -> None:
     admin = served.cloud.admin
-    name = _name()
+    name = unique_name(LEAK_PREFIX)
     host = next(iter(admin_conn.compute.hypervisors())).name
-    template = _template(served, AGGREGATES)
+    template = template_file(served, AGGREGATES)
     ids: dict[str, str] = {}
     try:
-        created = _stack(served, "create", "-t", template, "--parameter", f"prefix={name}",
-                         "--parameter", f"hosts={host}", name, stack=name, cloud=admin)
-        assert created == "CREATE_COMPLETE", _shown(served, name, admin)
-        ids = _physical(served, name, admin)
+        created = stack_action(served, "create", "-t", template, "--parameter", f"prefix={name}",
+                               "--parameter", f"hosts={host}", name, stack=name, cloud=admin)
+        assert created == "CREATE_COMPLETE", show_stack(served, name, admin)
+        ids = physical_ids(served, name, admin)
         compute = admin_conn.compute
         hosted = compute.get_aggregate(ids["hosted"])
         assert (hosted.name, hosted.hosts, hosted.metadata) == (
             f"{name}-hosted-a", [host], {"hp-one": "1"})
         zoned = compute.get_aggregate(ids["zoned"])
         assert zoned.availability_zone == f"{name}-a" and not zoned.hosts
-        assert _outputs(_shown(served, name, admin))["show"]["hosts"] == [host]
+        assert outputs_of(show_stack(served, name, admin))["show"]["hosts"] == [host]
 
         # In place: new names and zone, the host leaves, the metadata key is swapped.
-        updated = _stack(served, "update", "-t", template, "--parameter", f"prefix={name}",
-                         "--parameter", "hosts=", "--parameter", "suffix=b", "--parameter",
-                         'metadata={"hp-two": "2"}', name, stack=name, cloud=admin)
-        assert updated == "UPDATE_COMPLETE", _shown(served, name, admin)
-        assert _physical(served, name, admin) == ids
+        updated = stack_action(served, "update", "-t", template, "--parameter", f"prefix={name}",
+                               "--parameter", "hosts=", "--parameter", "suffix=b", "--parameter",
+                               'metadata={"hp-two": "2"}', name, stack=name, cloud=admin)
+        assert updated == "UPDATE_COMPLETE", show_stack(served, name, admin)
+        assert physical_ids(served, name, admin) == ids
         hosted = compute.get_aggregate(ids["hosted"])
         assert (hosted.name, hosted.hosts, hosted.metadata) == (
             f"{name}-hosted-b", [], {"hp-two": "2"})
         assert compute.get_aggregate(ids["zoned"]).availability_zone == f"{name}-b"
 
         # The host back; the delete takes it out before it deletes the aggregate.
-        again = _stack(served, "update", "-t", template, "--parameter", f"prefix={name}",
-                       "--parameter", f"hosts={host}", "--parameter", "suffix=b",
-                       name, stack=name, cloud=admin)
-        assert again == "UPDATE_COMPLETE", _shown(served, name, admin)
+        again = stack_action(served, "update", "-t", template, "--parameter", f"prefix={name}",
+                             "--parameter", f"hosts={host}", "--parameter", "suffix=b",
+                             name, stack=name, cloud=admin)
+        assert again == "UPDATE_COMPLETE", show_stack(served, name, admin)
         assert compute.get_aggregate(ids["hosted"]).hosts == [host]
     finally:
-        _delete(served, name, admin)
+        delete_stack(served, name, admin)
     for key in ("hosted", "zoned"):
-        assert _gone(admin_conn.compute.get_aggregate, ids[key])
+        assert gone(admin_conn.compute.get_aggregate, ids[key])
 
 
 def test_unknown_host_is_refused(served: Serving) -> None:
-    name = _name()
-    refused = _cli(served, "stack", "create", "-t", _template(served, AGGREGATES),
-                   "--parameter", f"prefix={name}", "--parameter", "hosts=hp-no-such-host",
-                   name, check=False, cloud=served.cloud.admin)
+    name = unique_name(LEAK_PREFIX)
+    refused = cli(served, "stack", "create", "-t", template_file(served, AGGREGATES),
+                  "--parameter", f"prefix={name}", "--parameter", "hosts=hp-no-such-host",
+                  name, check=False, cloud=served.cloud.admin)
     assert refused.returncode != 0
     assert "Error validating value 'hp-no-such-host': No hypervisor matching " \
            "'hp-no-such-host' could be found. (HTTP 404)" in refused.stderr, refused.stderr
@@ -226,13 +227,13 @@ outputs:
 
 def test_quotas_on_a_project_of_their_own(served: Serving, admin_conn: Any) -> None:
     admin = served.cloud.admin
-    name = _name()
-    template = _template(served, QUOTAS)
+    name = unique_name(LEAK_PREFIX)
+    template = template_file(served, QUOTAS)
     ids: dict[str, str] = {}
     try:
-        created = _stack(served, "create", "-t", template, name, stack=name, cloud=admin)
-        assert created == "CREATE_COMPLETE", _shown(served, name, admin)
-        ids = _physical(served, name, admin)
+        created = stack_action(served, "create", "-t", template, name, stack=name, cloud=admin)
+        assert created == "CREATE_COMPLETE", show_stack(served, name, admin)
+        ids = physical_ids(served, name, admin)
         project = ids["project"]
         assert ids["nova"].startswith(f"{name}-nova-")  # the physical name, as in Heat
         nova_defaults = admin_conn.compute.get(
@@ -252,26 +253,27 @@ def test_quotas_on_a_project_of_their_own(served: Serving, admin_conn: Any) -> N
 
         assert (nova()["cores"], nova()["key_pairs"]) == (7, 11)
         assert (neutron()["network"], neutron()["port"]) == (3, 21)
-        assert _outputs(_shown(served, name, admin))["nova"] == 7
+        assert outputs_of(show_stack(served, name, admin))["nova"] == 7
 
-        updated = _stack(served, "update", "-t", template, "--parameter", "cores=9",
-                         "--parameter", "networks=-1", name, stack=name, cloud=admin)
-        assert updated == "UPDATE_COMPLETE", _shown(served, name, admin)
-        assert _physical(served, name, admin) == ids
+        updated = stack_action(served, "update", "-t", template, "--parameter", "cores=9",
+                               "--parameter", "networks=-1", name, stack=name, cloud=admin)
+        assert updated == "UPDATE_COMPLETE", show_stack(served, name, admin)
+        assert physical_ids(served, name, admin) == ids
         assert (nova()["cores"], nova()["key_pairs"]) == (9, 11)
         assert (neutron()["network"], neutron()["port"]) == (-1, 21)
 
         # The quotas' delete sets the project back to each service's defaults.
-        dropped = _stack(served, "update", "-t", template, "--parameter", "with_quotas=false",
-                         name, stack=name, cloud=admin)
-        assert dropped == "UPDATE_COMPLETE", _shown(served, name, admin)
+        dropped = stack_action(served, "update", "-t", template,
+                               "--parameter", "with_quotas=false", name, stack=name,
+                               cloud=admin)
+        assert dropped == "UPDATE_COMPLETE", show_stack(served, name, admin)
         assert (nova()["cores"], nova()["key_pairs"]) == (nova_defaults["cores"],
                                                           nova_defaults["key_pairs"])
         assert (neutron()["network"], neutron()["port"]) == (neutron_defaults["network"],
                                                              neutron_defaults["port"])
     finally:
-        _delete(served, name, admin)
-    assert _gone(admin_conn.identity.get_project, ids["project"])
+        delete_stack(served, name, admin)
+    assert gone(admin_conn.identity.get_project, ids["project"])
 
 
 def test_a_quota_needs_a_limit(served: Serving) -> None:
@@ -279,9 +281,9 @@ def test_a_quota_needs_a_limit(served: Serving) -> None:
 resources:
   quota: {type: OS::Neutron::Quota, properties: {project: admin}}
 """
-    name = _name()
-    refused = _cli(served, "stack", "create", "-t", _template(served, template), name,
-                   check=False, cloud=served.cloud.admin)
+    name = unique_name(LEAK_PREFIX)
+    refused = cli(served, "stack", "create", "-t", template_file(served, template), name,
+                  check=False, cloud=served.cloud.admin)
     assert refused.returncode != 0
     assert "At least one of the following properties must be specified: floatingip, " \
            "network, port, rbac_policy, router, security_group, security_group_rule, " \
@@ -295,8 +297,8 @@ resources:
 
 
 def test_demo_is_refused_the_admin_types(served: Serving) -> None:
-    refused = _cli(served, "stack", "create", "-t", _template(served, FORBIDDEN), _name(),
-                   check=False)
+    refused = cli(served, "stack", "create", "-t", template_file(served, FORBIDDEN),
+                  unique_name(LEAK_PREFIX), check=False)
     assert refused.returncode != 0
     assert "You are not authorized to use resource_types:OS::Nova::Flavor." in \
         refused.stderr, refused.stderr

@@ -17,7 +17,6 @@ import json
 import time
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
@@ -25,19 +24,17 @@ import httpx
 import pytest
 
 from tests.cloud.locate import Cloud
-from tests.cloud.serving import CFN_PORT, Serving, keystone_serve
-from tests.cloud.test_neutron_types import (
+from tests.cloud.serving import CFN_PORT, Serving
+from tests.cloud.stacks import (
     STACK_DOMAIN,
-    STARTS,
-    _answered_by,
-    _cli,
-    _delete,
-    _extra,
-    _outputs,
-    _physical,
-    _shown,
-    _stack,
-    _template,
+    cli,
+    delete_stack,
+    outputs_of,
+    physical_ids,
+    serve_on_catalog_ports,
+    show_stack,
+    stack_action,
+    template_file,
 )
 
 ec2_utils = pytest.importorskip("keystoneclient.contrib.ec2.utils")
@@ -73,15 +70,8 @@ Resources:
 
 @pytest.fixture(scope="module")
 def served(cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
-    """hotplate on the catalog's ports (as test_neutron_types' ``served``)."""
-    for _ in range(STARTS):
-        tmp = Path(tmp_path_factory.mktemp("iam-serve"))
-        with keystone_serve(cloud, tmp, extra=_extra(cloud)) as serving:
-            if _answered_by(serving):
-                yield serving
-                return
-        time.sleep(1.0)
-    pytest.fail(f"the catalog's ports stayed taken by other servers ({STARTS} starts)")
+    """hotplate on the catalog's ports, as the suites' demo user."""
+    yield from serve_on_catalog_ports(cloud, tmp_path_factory, "iam-serve")
 
 
 def _describe(access: str, secret: str, stack: str, resource: str) -> httpx.Response:
@@ -140,10 +130,10 @@ def test_an_iam_users_key_its_policy_and_their_lifecycle(
         served: Serving, cloud: Cloud, admin_conn: Any) -> None:
     name = f"iam-{uuid.uuid4().hex[:8]}"
     try:
-        assert _stack(served, "create", "-t", _template(served, _iam()), name,
-                      stack=name) == "CREATE_COMPLETE"
-        shown = _shown(served, name)
-        out, physical = _outputs(shown), _physical(served, name)
+        assert stack_action(served, "create", "-t", template_file(served, _iam()), name,
+                            stack=name) == "CREATE_COMPLETE"
+        shown = show_stack(served, name)
+        out, physical = outputs_of(shown), physical_ids(served, name)
         project = _user_project(admin_conn, shown)
         users = _users(admin_conn, project)
         user_id = physical["user"]
@@ -165,16 +155,16 @@ def test_an_iam_users_key_its_policy_and_their_lifecycle(
         assert forged.status_code == 403
 
         # The key goes, the user stays.
-        assert _stack(served, "update", "-t", _template(served, _iam(with_key=False)),
-                      name, stack=name) == "UPDATE_COMPLETE"
+        assert stack_action(served, "update", "-t", template_file(served, _iam(with_key=False)),
+                            name, stack=name) == "UPDATE_COMPLETE"
         assert _credentials(admin_conn, project) == {}
         assert set(_users(admin_conn, project)) == {user_id}
         assert _describe(out["access"], out["secret"], name, "server").status_code == 403
 
         # A key again, its user replaced: the old user (and its keys) go.
-        assert _stack(served, "update", "-t", _template(served, _iam(path="/other/")),
-                      name, stack=name) == "UPDATE_COMPLETE"
-        new_out, new_physical = _outputs(_shown(served, name)), _physical(served, name)
+        assert stack_action(served, "update", "-t", template_file(served, _iam(path="/other/")),
+                            name, stack=name) == "UPDATE_COMPLETE"
+        new_out, new_physical = outputs_of(show_stack(served, name)), physical_ids(served, name)
         assert new_physical["user"] != user_id
         assert set(_users(admin_conn, project)) == {new_physical["user"]}
         assert _credentials(admin_conn, project) == {new_out["access"]: new_physical["user"]}
@@ -184,32 +174,32 @@ def test_an_iam_users_key_its_policy_and_their_lifecycle(
                          "other").status_code == 403
 
         # An access key whose user is replaced (the key's UserName changes with it).
-        assert _stack(served, "update", "-t", _template(served, _iam(path="/third/")),
-                      name, stack=name) == "UPDATE_COMPLETE"
-        third = _physical(served, name)
+        assert stack_action(served, "update", "-t", template_file(served, _iam(path="/third/")),
+                            name, stack=name) == "UPDATE_COMPLETE"
+        third = physical_ids(served, name)
         assert third["key"] != new_physical["key"]
         assert set(_users(admin_conn, project)) == {third["user"]}
         assert list(_credentials(admin_conn, project).values()) == [third["user"]]
 
         # Suspended, the user is disabled and Keystone refuses its key; resumed, not.
-        third_out = _outputs(_shown(served, name))
-        assert _stack(served, "suspend", name, stack=name) == "SUSPEND_COMPLETE"
+        third_out = outputs_of(show_stack(served, name))
+        assert stack_action(served, "suspend", name, stack=name) == "SUSPEND_COMPLETE"
         assert admin_conn.identity.get_user(third["user"]).is_enabled is False
         suspended = _describe(third_out["access"], third_out["secret"], name, "server")
         assert suspended.status_code == 403
-        assert _stack(served, "resume", name, stack=name) == "RESUME_COMPLETE"
+        assert stack_action(served, "resume", name, stack=name) == "RESUME_COMPLETE"
         assert admin_conn.identity.get_user(third["user"]).is_enabled is True
         assert _describe(third_out["access"], third_out["secret"], name,
                          "server").status_code == 200
 
-        assert _stack(served, "delete", name, stack=name) == "DELETE_COMPLETE"
+        assert stack_action(served, "delete", name, stack=name) == "DELETE_COMPLETE"
         domain = admin_conn.identity.find_domain(STACK_DOMAIN, ignore_missing=False)
         _eventually(lambda: not [p for p in admin_conn.identity.projects(domain_id=domain.id)
                                  if p.id == project], "the stack user project outlived it")
         assert _users(admin_conn, project) == {}
         assert _credentials(admin_conn, project) == {}
     finally:
-        _delete(served, name)
+        delete_stack(served, name)
 
 
 def test_an_access_key_of_an_unknown_user_fails_in_heats_words(
@@ -222,12 +212,12 @@ resources:
     properties: {UserName: nosuch}
 """
     try:
-        assert _stack(served, "create", "-t", _template(served, template), name,
-                      stack=name) == "CREATE_FAILED"
-        shown = _shown(served, name)
+        assert stack_action(served, "create", "-t", template_file(served, template), name,
+                            stack=name) == "CREATE_FAILED"
+        shown = show_stack(served, name)
         assert shown["stack_status_reason"] == (
             "Resource CREATE failed: NotFound: resources.key: could not find user nosuch")
-        outside = _cli(served, "stack", "create", "-t", _template(served, """\
+        outside = cli(served, "stack", "create", "-t", template_file(served, """\
 heat_template_version: 2013-05-23
 resources:
   policy:
@@ -237,4 +227,4 @@ resources:
         assert outside.returncode != 0
         assert "AccessPolicy resource elsewhere not in stack" in outside.stderr
     finally:
-        _delete(served, name)
+        delete_stack(served, name)

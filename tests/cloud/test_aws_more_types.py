@@ -8,29 +8,25 @@ named ``ax-...``; ``cloud_leaks`` fails a test that leaves an object behind.
 
 from __future__ import annotations
 
-import dataclasses
-import time
-import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.cloud.leaks import cloud_leaks  # noqa: F401  (a fixture)
 from tests.cloud.locate import Cloud
-from tests.cloud.serving import Serving, keystone_serve
-from tests.cloud.test_aws_types import AWS_CLOUD
-from tests.cloud.test_neutron_types import (
-    STARTS,
-    _answered_by,
-    _cli,
-    _extra,
-    _gone,
-    _outputs,
-    _physical,
-    _template,
+from tests.cloud.serving import Serving
+from tests.cloud.stacks import (
+    as_user,
+    cli,
+    gone,
+    outputs_of,
+    physical_ids,
+    serve_on_catalog_ports,
+    template_file,
+    unique_name,
 )
+from tests.cloud.test_aws_types import AWS_CLOUD
 
 pytestmark = pytest.mark.usefixtures("cloud_leaks")
 LEAK_PREFIX = "ax-"
@@ -39,24 +35,13 @@ LEAK_PREFIX = "ax-"
 
 @pytest.fixture(scope="module")
 def aws_cloud(cloud: Cloud) -> Cloud:
-    return dataclasses.replace(cloud, user=AWS_CLOUD)
+    return as_user(cloud, AWS_CLOUD)
 
 
 @pytest.fixture(scope="module")
 def served(aws_cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
-    """hotplate on the catalog's ports (as test_aws_types' ``served``)."""
-    for _ in range(STARTS):
-        tmp = Path(tmp_path_factory.mktemp("aws-more-serve"))
-        with keystone_serve(aws_cloud, tmp, extra=_extra(aws_cloud)) as serving:
-            if _answered_by(serving):
-                yield serving
-                return
-        time.sleep(1.0)
-    pytest.fail(f"the catalog's ports stayed taken by other servers ({STARTS} starts)")
-
-
-def _name() -> str:
-    return f"ax-{uuid.uuid4().hex[:8]}"
+    """hotplate on the catalog's ports, as test_aws_types' user."""
+    yield from serve_on_catalog_ports(aws_cloud, tmp_path_factory, "aws-more-serve")
 
 
 GROUP = """heat_template_version: 2013-05-23
@@ -89,44 +74,44 @@ def test_security_group_rules_update_in_place_and_description_replaces(
         served: Serving, aws_cloud: Cloud) -> None:
     """The rules as listed (Neutron's default egress rules gone, since egress is listed);
     a changed port swaps that rule alone; a new description makes a new group."""
-    name = _name()
+    name = unique_name(LEAK_PREFIX)
     conn = aws_cloud.connect()
     first = second = None
     try:
-        created = _cli(served, "stack", "create", "--wait", "-t", _template(served, GROUP),
-                       name, "-f", "json")
+        created = cli(served, "stack", "create", "--wait", "-t", template_file(served, GROUP),
+                      name, "-f", "json")
         assert created["stack_status"] == "CREATE_COMPLETE", created
-        first = _physical(served, name)["sg"]
+        first = physical_ids(served, name)["sg"]
         group = conn.network.get_security_group(first)
         assert group.name.startswith(f"{name}-sg-") and group.description == "first"
-        assert _outputs(_cli(served, "stack", "show", name, "-f", "json"))["ref"] == first
+        assert outputs_of(cli(served, "stack", "show", name, "-f", "json"))["ref"] == first
         rules = _rules(conn, first)
         assert set(rules) == {("ingress", "IPv4", "tcp", 22, 22, "0.0.0.0/0"),
                               ("ingress", "IPv4", "icmp", None, None, "10.0.0.0/8"),
                               ("egress", "IPv4", "tcp", 443, 443, "0.0.0.0/0")}
         icmp = rules[("ingress", "IPv4", "icmp", None, None, "10.0.0.0/8")]
 
-        updated = _cli(served, "stack", "update", "--wait", "--existing", "--parameter",
-                       "port=80", name, "-f", "json")
+        updated = cli(served, "stack", "update", "--wait", "--existing", "--parameter",
+                      "port=80", name, "-f", "json")
         assert updated["stack_status"] == "UPDATE_COMPLETE", updated
-        assert _physical(served, name)["sg"] == first
+        assert physical_ids(served, name)["sg"] == first
         rules = _rules(conn, first)
         assert set(rules) == {("ingress", "IPv4", "tcp", 80, 80, "0.0.0.0/0"),
                               ("ingress", "IPv4", "icmp", None, None, "10.0.0.0/8"),
                               ("egress", "IPv4", "tcp", 443, 443, "0.0.0.0/0")}
         assert rules[("ingress", "IPv4", "icmp", None, None, "10.0.0.0/8")] == icmp
 
-        replaced = _cli(served, "stack", "update", "--wait", "--existing", "--parameter",
-                        "description=second", name, "-f", "json")
+        replaced = cli(served, "stack", "update", "--wait", "--existing", "--parameter",
+                       "description=second", name, "-f", "json")
         assert replaced["stack_status"] == "UPDATE_COMPLETE", replaced
-        second = _physical(served, name)["sg"]
+        second = physical_ids(served, name)["sg"]
         assert second != first
         assert conn.network.get_security_group(second).description == "second"
-        assert _gone(conn.network.get_security_group, first)
+        assert gone(conn.network.get_security_group, first)
     finally:
-        _cli(served, "stack", "delete", "--yes", "--wait", name, check=False)
+        cli(served, "stack", "delete", "--yes", "--wait", name, check=False)
     try:
-        assert second is not None and _gone(conn.network.get_security_group, second)
+        assert second is not None and gone(conn.network.get_security_group, second)
     finally:
         conn.close()
 
@@ -189,8 +174,8 @@ outputs:
 
 
 def _update(served: Serving, name: str, text: str) -> None:
-    done = _cli(served, "stack", "update", "--wait", "-t", _template(served, text), name,
-                "-f", "json")
+    done = cli(served, "stack", "update", "--wait", "-t", template_file(served, text), name,
+               "-f", "json")
     assert done["stack_status"] == "UPDATE_COMPLETE", done
 
 
@@ -199,45 +184,45 @@ def test_eip_and_association_create_update_replace_delete(
     """An EIP given to a server and taken back in place, replaced for a new Domain; an
     association moved to another port in place, and replaced for a new address and a
     new port; every floating IP gone with the stack."""
-    name = _name()
+    name = unique_name(LEAK_PREFIX)
     conn = aws_cloud.connect()
     made: set[str] = set()
     try:
-        created = _cli(served, "stack", "create", "--wait", "-t", _template(
+        created = cli(served, "stack", "create", "--wait", "-t", template_file(
             served, _eips(instance=True, target="port_a", domain=False, allocation="spare")),
             name, "-f", "json")
         assert created["stack_status"] == "CREATE_COMPLETE", created
-        ids = _physical(served, name)
+        ids = physical_ids(served, name)
         made |= {ids["ip"], ids["spare"]}
         ip, spare = conn.network.get_ip(ids["ip"]), conn.network.get_ip(ids["spare"])
         assert ip.port_id == ids["port_s"] and spare.port_id == ids["port_a"]
-        assert _outputs(_cli(served, "stack", "show", name, "-f", "json")) == {
+        assert outputs_of(cli(served, "stack", "show", name, "-f", "json")) == {
             "ref": ip.floating_ip_address,
                                      "allocation": ids["ip"]}
         assert ids["assoc"] == ids["spare"]
 
         _update(served, name, _eips(instance=False, target="port_b", domain=False,
                                     allocation="spare"))
-        after = _physical(served, name)
+        after = physical_ids(served, name)
         assert (after["ip"], after["spare"]) == (ids["ip"], ids["spare"])
         assert conn.network.get_ip(ids["ip"]).port_id is None
         assert conn.network.get_ip(ids["spare"]).port_id == ids["port_b"]
 
         _update(served, name, _eips(instance=True, target="port_a", domain=True,
                                     allocation="ip"))
-        after = _physical(served, name)
+        after = physical_ids(served, name)
         made.add(after["ip"])
         assert after["ip"] != ids["ip"] and after["assoc"] == after["ip"]
-        assert _gone(conn.network.get_ip, ids["ip"])
+        assert gone(conn.network.get_ip, ids["ip"])
         new = conn.network.get_ip(after["ip"])
         # the new EIP went to the server, then the new association moved it to port_a
         assert new.port_id == ids["port_a"]
         assert conn.network.get_ip(ids["spare"]).port_id is None
-        shown = _outputs(_cli(served, "stack", "show", name, "-f", "json"))
+        shown = outputs_of(cli(served, "stack", "show", name, "-f", "json"))
         assert shown == {"ref": new.floating_ip_address, "allocation": after["ip"]}
     finally:
-        _cli(served, "stack", "delete", "--yes", "--wait", name, check=False)
+        cli(served, "stack", "delete", "--yes", "--wait", name, check=False)
     try:
-        assert made and all(_gone(conn.network.get_ip, ident) for ident in made)
+        assert made and all(gone(conn.network.get_ip, ident) for ident in made)
     finally:
         conn.close()

@@ -12,28 +12,25 @@ as Heat checks them (its members here are a provider template).
 
 from __future__ import annotations
 
-import dataclasses
 import os
-import time
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.cloud.leaks import cloud_leaks  # noqa: F401  (a fixture)
 from tests.cloud.locate import Cloud
-from tests.cloud.serving import Serving, keystone_serve
-from tests.cloud.test_neutron_types import (
-    STARTS,
-    _answered_by,
-    _cli,
-    _extra,
-    _gone,
-    _outputs,
-    _physical,
-    _template,
+from tests.cloud.serving import Serving
+from tests.cloud.stacks import (
+    as_user,
+    cli,
+    gone,
+    outputs_of,
+    physical_ids,
+    serve_on_catalog_ports,
+    template_file,
+    unique_name,
 )
 
 pytestmark = pytest.mark.usefixtures("cloud_leaks")
@@ -46,20 +43,13 @@ IMAGE, FLAVOR = "cirros-fake", "m1.tiny"
 
 @pytest.fixture(scope="module")
 def aws_cloud(cloud: Cloud) -> Cloud:
-    return dataclasses.replace(cloud, user=AWS_CLOUD)
+    return as_user(cloud, AWS_CLOUD)
 
 
 @pytest.fixture(scope="module")
 def served(aws_cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
-    """hotplate on the catalog's ports (as test_neutron_types' ``served``)."""
-    for _ in range(STARTS):
-        tmp = Path(tmp_path_factory.mktemp("aws-serve"))
-        with keystone_serve(aws_cloud, tmp, extra=_extra(aws_cloud)) as serving:
-            if _answered_by(serving):
-                yield serving
-                return
-        time.sleep(1.0)
-    pytest.fail(f"the catalog's ports stayed taken by other servers ({STARTS} starts)")
+    """hotplate on the catalog's ports, as this module's user."""
+    yield from serve_on_catalog_ports(aws_cloud, tmp_path_factory, "aws-serve")
 
 
 GROUP = """heat_template_version: 2013-05-23
@@ -106,15 +96,11 @@ def _files(served: Serving) -> tuple[str, str]:
     return str(folder / "group.yaml"), str(folder / "env.yaml")
 
 
-def _name() -> str:
-    return f"aw-{uuid.uuid4().hex[:8]}"
-
-
 def _create(served: Serving, name: str, image: str, flavor: str) -> Any:
     template, env = _files(served)
-    return _cli(served, "stack", "create", "--wait", "-t", template, "-e", env,
-                "--parameter", f"image={image}", "--parameter", f"flavor={flavor}",
-                name, "-f", "json", check=False)
+    return cli(served, "stack", "create", "--wait", "-t", template, "-e", env,
+               "--parameter", f"image={image}", "--parameter", f"flavor={flavor}",
+               name, "-f", "json", check=False)
 
 
 @pytest.mark.parametrize(("image", "flavor", "error"), [
@@ -127,25 +113,25 @@ def _create(served: Serving, name: str, image: str, flavor: str) -> Any:
 ])
 def test_launch_configuration_image_and_flavor_are_checked(
         served: Serving, image: str, flavor: str, error: str) -> None:
-    name = _name()
+    name = unique_name(LEAK_PREFIX)
     done = _create(served, name, image, flavor)
     try:
         assert done.returncode != 0
         assert error in done.stderr, done.stderr
     finally:
-        _cli(served, "stack", "delete", "--yes", "--wait", name, check=False)
+        cli(served, "stack", "delete", "--yes", "--wait", name, check=False)
 
 
 def test_instance_group_of_provider_members(served: Serving) -> None:
-    name = _name()
+    name = unique_name(LEAK_PREFIX)
     try:
         done = _create(served, name, IMAGE, FLAVOR)
         assert done.returncode == 0, done.stderr + served.log.read_text()[-4000:]
-        shown = _cli(served, "stack", "show", name, "-f", "json")
+        shown = cli(served, "stack", "show", name, "-f", "json")
         assert shown["stack_status"] == "CREATE_COMPLETE"
-        assert _outputs(shown)["list"] == f"{IMAGE},{IMAGE}"
+        assert outputs_of(shown)["list"] == f"{IMAGE},{IMAGE}"
     finally:
-        _cli(served, "stack", "delete", "--yes", "--wait", name, check=False)
+        cli(served, "stack", "delete", "--yes", "--wait", name, check=False)
 
 
 INSTANCE = """heat_template_version: 2013-05-23
@@ -180,14 +166,14 @@ outputs:
 def test_instance_is_a_nova_server(served: Serving, aws_cloud: Cloud) -> None:
     """A server on a port made on the subnet, with the tags as its metadata and Heat's
     cfn-init user data; tags and flavor change in place; the port goes with it."""
-    name = _name()
+    name = unique_name(LEAK_PREFIX)
     conn = aws_cloud.connect()
     port = None
     try:
-        created = _cli(served, "stack", "create", "--wait", "-t", _template(served, INSTANCE),
-                       name, "-f", "json")
+        created = cli(served, "stack", "create", "--wait", "-t", template_file(served, INSTANCE),
+                      name, "-f", "json")
         assert created["stack_status"] == "CREATE_COMPLETE", created
-        server_id = _physical(served, name)["instance"]
+        server_id = physical_ids(served, name)["instance"]
         server = conn.compute.get_server(server_id)
         assert server.name.startswith(f"{name}-instance-")
         assert server.metadata == {"role": "web"}
@@ -195,19 +181,19 @@ def test_instance_is_a_nova_server(served: Serving, aws_cloud: Cloud) -> None:
         assert len(ports) == 1
         address = ports[0].fixed_ips[0]["ip_address"]
         assert address.startswith("10.43.0.")
-        outputs = _outputs(_cli(served, "stack", "show", name, "-f", "json"))
+        outputs = outputs_of(cli(served, "stack", "show", name, "-f", "json"))
         assert outputs["public"] == outputs["private"] == outputs["dns"] == address
         assert outputs["zone"] == "nova"
-        updated = _cli(served, "stack", "update", "--wait", "--existing", "--parameter",
-                       "role=db", "--parameter", "flavor=m1.small", name, "-f", "json")
+        updated = cli(served, "stack", "update", "--wait", "--existing", "--parameter",
+                      "role=db", "--parameter", "flavor=m1.small", name, "-f", "json")
         assert updated["stack_status"] == "UPDATE_COMPLETE", updated
         server = conn.compute.get_server(server_id)
         assert server.metadata == {"role": "db"}
         assert server.flavor["original_name"] == "m1.small"
         port = ports[0].id
     finally:
-        _cli(served, "stack", "delete", "--yes", "--wait", name, check=False)
+        cli(served, "stack", "delete", "--yes", "--wait", name, check=False)
     try:
-        assert port is not None and _gone(conn.network.get_port, port)
+        assert port is not None and gone(conn.network.get_port, port)
     finally:
         conn.close()

@@ -17,15 +17,14 @@ import re
 import time
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.cloud.leaks import cloud_leaks  # noqa: F401  (a fixture)
 from tests.cloud.locate import PROJECT_CLOUD_HOME, Cloud
-from tests.cloud.serving import Serving, keystone_serve
-from tests.cloud.test_neutron_types import STARTS, _answered_by, _cli, _extra, _template
+from tests.cloud.serving import Serving
+from tests.cloud.stacks import as_user, cli, serve_on_catalog_ports, template_file
 from tests.cloud.test_nova_types import NOVA_CLOUD
 
 pytestmark = pytest.mark.usefixtures("cloud_leaks")
@@ -46,15 +45,7 @@ PORT_READS = re.compile(rf"/ports(/{UUID}$|\?(id|changed_since)=)")
 @pytest.fixture(scope="module")
 def served(cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
     """hotplate on the catalog's ports, as the Nova suite's user (its own project)."""
-    user = dataclasses.replace(cloud, user=NOVA_CLOUD)
-    for _ in range(STARTS):
-        tmp = Path(tmp_path_factory.mktemp("batch-serve"))
-        with keystone_serve(user, tmp, extra=_extra(user)) as serving:
-            if _answered_by(serving):
-                yield serving
-                return
-        time.sleep(1.0)
-    pytest.fail(f"the catalog's ports stayed taken by other servers ({STARTS} starts)")
+    yield from serve_on_catalog_ports(as_user(cloud, NOVA_CLOUD), tmp_path_factory, "batch-serve")
 
 
 def _stack_template() -> str:
@@ -94,7 +85,7 @@ def _reads(calls: list[tuple[str, str]], pattern: re.Pattern[str]) -> list[str]:
 
 def _phase(served: Serving, *args: str) -> tuple[Any, float, float]:
     start = time.time() - 1
-    answer = _cli(served, *args)
+    answer = cli(served, *args)
     time.sleep(1.5)  # uWSGI writes a request's line once it is answered
     return answer, start, time.time()
 
@@ -103,7 +94,7 @@ def test_a_stacks_waits_read_the_cloud_in_batches(served: Serving, user_conn: An
     if not (LOGS / "nova-api-access.log").exists():
         pytest.skip("the cloud was started before its services logged each request")
     name = f"bw-{uuid.uuid4().hex[:8]}"
-    template = _template(served, _stack_template())
+    template = template_file(served, _stack_template())
     try:
         created, start, end = _phase(served, "stack", "create", "--wait", "-t", template,
                                      name, "-f", "json")
@@ -137,7 +128,7 @@ def test_a_stacks_waits_read_the_cloud_in_batches(served: Serving, user_conn: An
         assert not [s for s in user_conn.compute.servers() if s.name.startswith(name)]
         assert not [v for v in user_conn.block_storage.volumes() if v.name.startswith(name)]
     finally:
-        _cli(served, "stack", "delete", "--yes", "--wait", name, check=False)
+        cli(served, "stack", "delete", "--yes", "--wait", name, check=False)
 
 
 @pytest.fixture(scope="module")

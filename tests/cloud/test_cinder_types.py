@@ -18,12 +18,9 @@ volumes are cloned from one made bootable with the CLI.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import time
-import uuid
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -35,19 +32,21 @@ from hotplate.resources.openstack.attempt_marks import (
 )
 from tests.cloud.leaks import cinder_admin_leaks, cloud_leaks  # noqa: F401  (fixtures)
 from tests.cloud.locate import Cloud
-from tests.cloud.serving import Serving, keystone_serve
-from tests.cloud.test_neutron_types import (
-    STARTS,
-    _answered_by,
-    _cli,
-    _deleted,
-    _extra,
-    _gone,
-    _heat,
-    _outputs,
-    _physical,
-    _stack,
-    _template,
+from tests.cloud.serving import Serving
+from tests.cloud.stacks import (
+    as_user,
+    cli,
+    connected,
+    deleted,
+    gone,
+    heat_client,
+    outputs_of,
+    physical_ids,
+    serve_on_catalog_ports,
+    stack_action,
+    template_file,
+    unique_name,
+    until,
 )
 
 pytestmark = pytest.mark.usefixtures("cloud_leaks")
@@ -59,58 +58,38 @@ SETTLE = 120.0
 
 @pytest.fixture(scope="module")
 def cinder_cloud(cloud: Cloud) -> Cloud:
-    return dataclasses.replace(cloud, user=CINDER_CLOUD)
+    return as_user(cloud, CINDER_CLOUD)
 
 
 @pytest.fixture(scope="module")
 def user_conn(cinder_cloud: Cloud) -> Iterator[Any]:
     """This module's user (``CINDER_CLOUD``), in place of the suites' demo user."""
-    conn = cinder_cloud.connect()
-    yield conn
-    conn.close()
+    yield from connected(cinder_cloud)
 
 
 @pytest.fixture(scope="module")
 def served(cinder_cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
-    """hotplate on the catalog's ports (as test_neutron_types' ``served``)."""
-    for _ in range(STARTS):
-        tmp = Path(tmp_path_factory.mktemp("cinder-serve"))
-        with keystone_serve(cinder_cloud, tmp, extra=_extra(cinder_cloud)) as serving:
-            if _answered_by(serving):
-                yield serving
-                return
-        time.sleep(1.0)
-    pytest.fail(f"the catalog's ports stayed taken by other servers ({STARTS} starts)")
-
-
-def _name() -> str:
-    return f"cd-{uuid.uuid4().hex[:8]}"
-
-
-def _until(check: Callable[[], bool], what: str, wait: float = SETTLE) -> None:
-    deadline = time.monotonic() + wait
-    while not check():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.25)
+    """hotplate on the catalog's ports, as this module's user."""
+    yield from serve_on_catalog_ports(cinder_cloud, tmp_path_factory, "cinder-serve")
 
 
 def _reason(served: Serving, stack: str, cloud: str | None = None) -> str:
-    return str(_heat(served, cloud).stacks.get(stack).stack_status_reason)
+    return str(heat_client(served, cloud).stacks.get(stack).stack_status_reason)
 
 
 def _bootable_volume(user_conn: Any, name: str) -> str:
     """A blank volume marked bootable (Cinder here cannot copy an image into one)."""
     made = user_conn.block_storage.create_volume(size=1, name=name)
-    _until(lambda: user_conn.block_storage.get_volume(made.id).status == "available",
-           "the test's base volume did not become available")
+    until(lambda: user_conn.block_storage.get_volume(made.id).status == "available",
+          "the test's base volume did not become available", SETTLE)
     user_conn.block_storage.set_volume_bootable_status(made.id, True)
     return str(made.id)
 
 
 def _drop_volume(user_conn: Any, ident: str) -> None:
     user_conn.block_storage.delete_volume(ident, ignore_missing=True)
-    _until(lambda: _gone(user_conn.block_storage.get_volume, ident),
-           f"the test's volume {ident} stayed")
+    until(lambda: gone(user_conn.block_storage.get_volume, ident),
+          f"the test's volume {ident} stayed", SETTLE)
 
 
 VOLUME = """heat_template_version: 2021-04-16
@@ -146,19 +125,20 @@ outputs:
 
 def test_volume_create_update_in_place_replace_and_delete(served: Serving,
                                                           user_conn: Any) -> None:
-    name = _name()
+    name = unique_name(LEAK_PREFIX)
     vol_name = f"{name}-vol"
-    template = _template(served, VOLUME)
+    template = template_file(served, VOLUME)
     storage = user_conn.block_storage
     try:
-        assert _stack(served, "create", "-t", template, "--parameter", f"vol_name={vol_name}",
-                      name, stack=name) == "CREATE_COMPLETE", _reason(served, name)
-        first = _physical(served, name)["vol"]
+        assert stack_action(served, "create", "-t", template,
+                            "--parameter", f"vol_name={vol_name}", name,
+                            stack=name) == "CREATE_COMPLETE", _reason(served, name)
+        first = physical_ids(served, name)["vol"]
         vol = storage.get_volume(first)
         assert (vol.name, vol.size, vol.status, vol.description) == \
             (vol_name, 1, "available", "made by a stack")
         assert vol.metadata.get("purpose") == "test"
-        outputs = _outputs(_heat(served).stacks.get(name).to_dict())
+        outputs = outputs_of(heat_client(served).stacks.get(name).to_dict())
         assert outputs["size"] == "1" and outputs["status"] == "available"
         assert outputs["display_name"] == vol_name and outputs["bootable"] == "false"
         assert outputs["snapshot_id"] == "None" and outputs["attachments_list"] == []
@@ -167,28 +147,28 @@ def test_volume_create_update_in_place_replace_and_delete(served: Serving,
         assert outputs["show_id"] == outputs["ref"] == first
 
         # In place: a bigger size, new metadata, a new name, read-only.
-        assert _stack(served, "update", "-t", template, "--parameter",
-                      f"vol_name={vol_name}-2", "--parameter", "size=2", "--parameter",
-                      'meta={"purpose": "more"}', "--parameter", "read_only=true", name,
-                      stack=name) == "UPDATE_COMPLETE", _reason(served, name)
-        assert _physical(served, name)["vol"] == first
+        assert stack_action(served, "update", "-t", template, "--parameter",
+                            f"vol_name={vol_name}-2", "--parameter", "size=2", "--parameter",
+                            'meta={"purpose": "more"}', "--parameter", "read_only=true", name,
+                            stack=name) == "UPDATE_COMPLETE", _reason(served, name)
+        assert physical_ids(served, name)["vol"] == first
         vol = storage.get_volume(first)
         assert (vol.name, vol.size, vol.status) == (f"{vol_name}-2", 2, "available")
         assert vol.metadata.get("purpose") == "more"
         assert vol.metadata.get("readonly") == "True"
 
         # A new availability zone is a new volume; the old one is deleted.
-        assert _stack(served, "update", "--existing", "--parameter", "zone=nova", name,
-                      stack=name) == "UPDATE_COMPLETE", _reason(served, name)
-        second = _physical(served, name)["vol"]
+        assert stack_action(served, "update", "--existing", "--parameter", "zone=nova", name,
+                            stack=name) == "UPDATE_COMPLETE", _reason(served, name)
+        second = physical_ids(served, name)["vol"]
         assert second != first and storage.get_volume(second).size == 2
-        _until(lambda: _gone(storage.get_volume, first), "the replaced volume stayed")
+        until(lambda: gone(storage.get_volume, first), "the replaced volume stayed", SETTLE)
 
         # A check finds it available.
-        assert _stack(served, "check", name, stack=name) == "CHECK_COMPLETE"
+        assert stack_action(served, "check", name, stack=name) == "CHECK_COMPLETE"
     finally:
-        assert _deleted(served, name) == "DELETE_COMPLETE"
-    _until(lambda: _gone(storage.get_volume, second), "the stack's volume stayed")
+        assert deleted(served, name) == "DELETE_COMPLETE"
+    until(lambda: gone(storage.get_volume, second), "the stack's volume stayed", SETTLE)
 
 
 REPLACED_FROM_IMAGE = VOLUME.replace("""      availability_zone: {get_param: zone}
@@ -202,41 +182,41 @@ def test_failed_updates_roll_back(served: Serving, user_conn: Any) -> None:
     with Heat: the rollback finds nothing to change); a replacement that fails (a volume
     from an image goes to error here) is rolled back to the old volume, the failed one
     deleted."""
-    name = _name()
+    name = unique_name(LEAK_PREFIX)
     vol_name = f"{name}-vol"
-    template = _template(served, VOLUME)
+    template = template_file(served, VOLUME)
     params = ["--parameter", f"vol_name={vol_name}", "--parameter", "size=2"]
     until = ("ROLLBACK_COMPLETE", "ROLLBACK_FAILED")
     storage = user_conn.block_storage
     try:
-        assert _stack(served, "create", "-t", template, *params, name,
-                      stack=name) == "CREATE_COMPLETE"
-        ident = _physical(served, name)["vol"]
-        status = _stack(served, "update", "-t", template, "--rollback", "enabled",
-                        "--parameter", f"vol_name={vol_name}-x", "--parameter", "size=1",
-                        name, stack=name, until=until)
+        assert stack_action(served, "create", "-t", template, *params, name,
+                            stack=name) == "CREATE_COMPLETE"
+        ident = physical_ids(served, name)["vol"]
+        status = stack_action(served, "update", "-t", template, "--rollback", "enabled",
+                              "--parameter", f"vol_name={vol_name}-x", "--parameter", "size=1",
+                              name, stack=name, until=until)
         assert status == "ROLLBACK_COMPLETE", _reason(served, name)
         assert "NotSupported: resources.vol: Shrinking volume is not supported." in \
             _failures(served, name)
-        assert _physical(served, name)["vol"] == ident
+        assert physical_ids(served, name)["vol"] == ident
         vol = storage.get_volume(ident)
         assert (vol.name, vol.size, vol.status) == (f"{vol_name}-x", 2, "available")
 
-        status = _stack(served, "update", "-t", _template(served, REPLACED_FROM_IMAGE),
-                        "--rollback", "enabled", *params, name, stack=name, until=until)
+        status = stack_action(served, "update", "-t", template_file(served, REPLACED_FROM_IMAGE),
+                              "--rollback", "enabled", *params, name, stack=name, until=until)
         assert status == "ROLLBACK_COMPLETE", _reason(served, name)
         assert 'ResourceInError: resources.vol: Went to status error due to "Unknown"' in \
             _failures(served, name, "CREATE_FAILED")
-        assert _physical(served, name)["vol"] == ident
+        assert physical_ids(served, name)["vol"] == ident
         assert storage.get_volume(ident).status == "available"
         mine = [v for v in storage.volumes() if str(v.name).startswith(vol_name)]
         assert [v.id for v in mine] == [ident]  # the failed replacement is gone
     finally:
-        assert _deleted(served, name) == "DELETE_COMPLETE"
+        assert deleted(served, name) == "DELETE_COMPLETE"
 
 
 def _failures(served: Serving, stack: str, status: str = "UPDATE_FAILED") -> list[str]:
-    events = _heat(served).events.list(stack, resource_name="vol")
+    events = heat_client(served).events.list(stack, resource_name="vol")
     return [str(e.resource_status_reason) for e in events if e.resource_status == status]
 
 
@@ -271,22 +251,22 @@ def test_volumes_from_a_snapshot_a_volume_and_a_backup(served: Serving,
                                                        user_conn: Any) -> None:
     """Each source Heat takes; a backup_id given later restores into the volume in
     place, and a volume restored from a backup gets its name as Heat gives it."""
-    name = _name()
+    name = unique_name(LEAK_PREFIX)
     storage = user_conn.block_storage
     base = _bootable_volume(user_conn, f"{name}-base")
     snapshot = storage.create_snapshot(volume_id=base, name=f"{name}-snap")
     backup = storage.create_backup(volume_id=base, name=f"{name}-backup")
     try:
-        _until(lambda: storage.get_snapshot(snapshot.id).status == "available",
-               "the test's snapshot")
-        _until(lambda: storage.get_backup(backup.id).status == "available",
-               "the test's backup")
-        template = _template(served, SOURCES)
+        until(lambda: storage.get_snapshot(snapshot.id).status == "available",
+              "the test's snapshot", SETTLE)
+        until(lambda: storage.get_backup(backup.id).status == "available",
+              "the test's backup", SETTLE)
+        template = template_file(served, SOURCES)
         params = ["--parameter", f"base={base}", "--parameter", f"snapshot={snapshot.id}",
                   "--parameter", f"backup={backup.id}"]
-        assert _stack(served, "create", "-t", template, *params, name,
-                      stack=name) == "CREATE_COMPLETE", _reason(served, name)
-        ids = _physical(served, name)
+        assert stack_action(served, "create", "-t", template, *params, name,
+                            stack=name) == "CREATE_COMPLETE", _reason(served, name)
+        ids = physical_ids(served, name)
         assert storage.get_volume(ids["from_snapshot"]).snapshot_id == snapshot.id
         clone = storage.get_volume(ids["clone"])
         assert (clone.source_volume_id, clone.description, clone.is_bootable) == \
@@ -295,20 +275,21 @@ def test_volumes_from_a_snapshot_a_volume_and_a_backup(served: Serving,
         assert restored.status == "available" and restored.size == 1
         assert restored.name.startswith(f"{name}-restored-")  # Heat's name for it
         assert restored.description is None
-        outputs = _outputs(_heat(served).stacks.get(name).to_dict())
+        outputs = outputs_of(heat_client(served).stacks.get(name).to_dict())
         assert (outputs["snapshot_of"], outputs["source_of"]) == (snapshot.id, base)
 
-        assert _stack(served, "update", "-t", template, *params, "--parameter",
-                      "refill=true", name, stack=name) == "UPDATE_COMPLETE", \
+        assert stack_action(served, "update", "-t", template, *params, "--parameter",
+                            "refill=true", name, stack=name) == "UPDATE_COMPLETE", \
             _reason(served, name)
-        assert _physical(served, name) == ids
+        assert physical_ids(served, name) == ids
         assert storage.get_volume(ids["refilled"]).status == "available"
     finally:
-        assert _deleted(served, name) == "DELETE_COMPLETE", _reason(served, name)
+        assert deleted(served, name) == "DELETE_COMPLETE", _reason(served, name)
         storage.delete_backup(backup.id, ignore_missing=True)
         storage.delete_snapshot(snapshot.id, ignore_missing=True)
-        _until(lambda: _gone(storage.get_backup, backup.id), "the test's backup stayed")
-        _until(lambda: _gone(storage.get_snapshot, snapshot.id), "the test's snapshot stayed")
+        until(lambda: gone(storage.get_backup, backup.id), "the test's backup stayed", SETTLE)
+        until(lambda: gone(storage.get_snapshot, snapshot.id), "the test's snapshot stayed",
+              SETTLE)
         _drop_volume(user_conn, base)
 
 
@@ -331,27 +312,27 @@ resources:
 def test_retain_snapshot_and_a_volume_already_gone(served: Serving, user_conn: Any) -> None:
     """Retain keeps the volume; Snapshot keeps a backup of it (Heat 27 backs up, and this
     cloud runs cinder-backup); a volume deleted behind the stack's back is fine."""
-    name = _name()
+    name = unique_name(LEAK_PREFIX)
     storage = user_conn.block_storage
     ids: dict[str, str] = {}
     backups: list[Any] = []
     try:
-        assert _stack(served, "create", "-t", _template(served, POLICIES), name,
-                      stack=name) == "CREATE_COMPLETE", _reason(served, name)
-        ids = _physical(served, name)
+        assert stack_action(served, "create", "-t", template_file(served, POLICIES), name,
+                            stack=name) == "CREATE_COMPLETE", _reason(served, name)
+        ids = physical_ids(served, name)
         storage.delete_volume(ids["lost"])
-        _until(lambda: _gone(storage.get_volume, ids["lost"]), "the volume stayed")
-        assert _deleted(served, name) == "DELETE_COMPLETE"
+        until(lambda: gone(storage.get_volume, ids["lost"]), "the volume stayed", SETTLE)
+        assert deleted(served, name) == "DELETE_COMPLETE"
         assert storage.get_volume(ids["kept"]).status == "available"
-        assert _gone(storage.get_volume, ids["saved"])
+        assert gone(storage.get_volume, ids["saved"])
         backups = [b for b in storage.backups() if b.volume_id == ids["saved"]]
         assert [b.status for b in backups] == ["available"]
     finally:
-        _deleted(served, name)
+        deleted(served, name)
         for backup in backups:
             storage.delete_backup(backup.id, ignore_missing=True)
         for backup in backups:
-            _until(lambda b=backup: _gone(storage.get_backup, b.id), "the backup stayed")
+            until(lambda b=backup: gone(storage.get_backup, b.id), "the backup stayed", SETTLE)
         if ids.get("kept"):
             _drop_volume(user_conn, ids["kept"])
 
@@ -365,15 +346,15 @@ resources:
 
 
 def test_a_volume_going_error_fails_with_heats_words(served: Serving) -> None:
-    name = _name()
+    name = unique_name(LEAK_PREFIX)
     try:
-        assert _stack(served, "create", "-t", _template(served, FROM_IMAGE), name,
-                      stack=name) == "CREATE_FAILED"
+        assert stack_action(served, "create", "-t", template_file(served, FROM_IMAGE), name,
+                            stack=name) == "CREATE_FAILED"
         assert _reason(served, name) == ('Resource CREATE failed: ResourceInError: '
                                          'resources.vol: Went to status error due to '
                                          '"Unknown"')
     finally:
-        assert _deleted(served, name) == "DELETE_COMPLETE"
+        assert deleted(served, name) == "DELETE_COMPLETE"
 
 
 ATTACHED = """heat_template_version: 2021-04-16
@@ -415,13 +396,13 @@ def test_attachments_move_and_volumes_grow_attached(served: Serving, user_conn: 
     is detached and attached again to turn read-only. The server also has a data
     volume of the stack's in its block_device_mapping (the volume is built first: the
     reference orders them)."""
-    name = _name()
+    name = unique_name(LEAK_PREFIX)
     storage, compute = user_conn.block_storage, user_conn.compute
-    template = _template(served, ATTACHED)
+    template = template_file(served, ATTACHED)
     try:
-        assert _stack(served, "create", "-t", template, name,
-                      stack=name) == "CREATE_COMPLETE", _reason(served, name)
-        ids = _physical(served, name)
+        assert stack_action(served, "create", "-t", template, name,
+                            stack=name) == "CREATE_COMPLETE", _reason(served, name)
+        ids = physical_ids(served, name)
         assert ids["attach"] == ids["a"]
         attached = storage.get_volume(ids["a"])
         assert attached.status == "in-use"
@@ -431,32 +412,33 @@ def test_attachments_move_and_volumes_grow_attached(served: Serving, user_conn: 
             sorted([ids["a"], ids["data"]])
 
         # An attachment update detaches, then attaches the other volume.
-        assert _stack(served, "update", "-t", template, "--parameter", "use=b", name,
-                      stack=name) == "UPDATE_COMPLETE", \
+        assert stack_action(served, "update", "-t", template, "--parameter", "use=b", name,
+                            stack=name) == "UPDATE_COMPLETE", \
             _reason(served, name)
-        assert _physical(served, name)["attach"] == ids["b"]
-        _until(lambda: storage.get_volume(ids["a"]).status == "available", "a stayed in use")
+        assert physical_ids(served, name)["attach"] == ids["b"]
+        until(lambda: storage.get_volume(ids["a"]).status == "available", "a stayed in use",
+              SETTLE)
         assert storage.get_volume(ids["b"]).status == "in-use"
 
         # An attached volume grows in place (Cinder 3.42), staying attached.
-        assert _stack(served, "update", "-t", template, "--parameter", "use=b",
-                      "--parameter", "size_b=2", name,
-                      stack=name) == "UPDATE_COMPLETE", _reason(served, name)
+        assert stack_action(served, "update", "-t", template, "--parameter", "use=b",
+                            "--parameter", "size_b=2", name,
+                            stack=name) == "UPDATE_COMPLETE", _reason(served, name)
         grown = storage.get_volume(ids["b"])
         assert (grown.size, grown.status) == (2, "in-use")
-        assert _physical(served, name)["b"] == ids["b"]
-        outputs = _outputs(_heat(served).stacks.get(name).to_dict())
+        assert physical_ids(served, name)["b"] == ids["b"]
+        outputs = outputs_of(heat_client(served).stacks.get(name).to_dict())
         assert [a["server_id"] for a in outputs["attachments"]] == [ids["server"]]
 
         # Read-only needs the volume free: detached, flagged, attached again.
-        assert _stack(served, "update", "-t", template, "--parameter", "use=b",
-                      "--parameter", "size_b=2", "--parameter", "ro_b=true", name,
-                      stack=name) == "UPDATE_COMPLETE", _reason(served, name)
+        assert stack_action(served, "update", "-t", template, "--parameter", "use=b",
+                            "--parameter", "size_b=2", "--parameter", "ro_b=true", name,
+                            stack=name) == "UPDATE_COMPLETE", _reason(served, name)
         flagged = storage.get_volume(ids["b"])
         assert flagged.metadata.get("readonly") == "True" and flagged.status == "in-use"
         assert [a["server_id"] for a in flagged.attachments] == [ids["server"]]
     finally:
-        assert _deleted(served, name) == "DELETE_COMPLETE", _reason(served, name)
+        assert deleted(served, name) == "DELETE_COMPLETE", _reason(served, name)
 
 
 BOOT = """heat_template_version: 2021-04-16
@@ -476,24 +458,24 @@ resources:
 
 
 def test_a_server_boots_from_a_volume_of_the_stack(served: Serving, user_conn: Any) -> None:
-    name = _name()
+    name = unique_name(LEAK_PREFIX)
     base = _bootable_volume(user_conn, f"{name}-base")
     try:
-        created = _cli(served, "stack", "create", "-t", _template(served, BOOT),
-                       "--parameter", f"base={base}", name, check=False)
+        created = cli(served, "stack", "create", "-t", template_file(served, BOOT),
+                      "--parameter", f"base={base}", name, check=False)
         assert created.returncode == 0, created.stderr
         assert _wait_status(served, name) == "CREATE_COMPLETE", _reason(served, name)
-        ids = _physical(served, name)
+        ids = physical_ids(served, name)
         server = user_conn.compute.get_server(ids["server"])
         assert [a["id"] for a in server.attached_volumes] == [ids["boot_vol"]]
         assert user_conn.block_storage.get_volume(ids["boot_vol"]).is_bootable
     finally:
-        assert _deleted(served, name) == "DELETE_COMPLETE"
+        assert deleted(served, name) == "DELETE_COMPLETE"
         _drop_volume(user_conn, base)
 
 
 def _wait_status(served: Serving, stack: str) -> str:
-    hc = _heat(served)
+    hc = heat_client(served)
     deadline = time.monotonic() + SETTLE
     while (status := str(hc.stacks.get(stack).stack_status)).endswith("IN_PROGRESS"):
         assert time.monotonic() < deadline, f"{stack} stayed {status}"
@@ -525,12 +507,12 @@ Resources:
 
 
 def test_aws_volume_and_attachment(served: Serving, user_conn: Any) -> None:
-    name = _name()
+    name = unique_name(LEAK_PREFIX)
     storage = user_conn.block_storage
     try:
-        assert _stack(served, "create", "-t", _template(served, AWS), name,
-                      stack=name) == "CREATE_COMPLETE", _reason(served, name)
-        ids = _physical(served, name)
+        assert stack_action(served, "create", "-t", template_file(served, AWS), name,
+                            stack=name) == "CREATE_COMPLETE", _reason(served, name)
+        ids = physical_ids(served, name)
         vol = storage.get_volume(ids["vol"])
         assert vol.status == "in-use"
         # The Tags as metadata, beside the mark of the create's attempt.
@@ -540,8 +522,8 @@ def test_aws_volume_and_attachment(served: Serving, user_conn: Any) -> None:
         assert vol.attachments[0]["server_id"] == ids["server"]
         assert vol.attachments[0]["device"].startswith("/dev/")  # Nova's fake names it
     finally:
-        assert _deleted(served, name) == "DELETE_COMPLETE", _reason(served, name)
-    assert _gone(storage.get_volume, ids["vol"])
+        assert deleted(served, name) == "DELETE_COMPLETE", _reason(served, name)
+    assert gone(storage.get_volume, ids["vol"])
 
 
 ADMIN = """heat_template_version: 2021-04-16
@@ -614,17 +596,17 @@ def test_admin_types(served: Serving, admin_conn: Any) -> None:
     """Types, their encryption, QoS specs and their association, and a quota, as the
     cloud's admin (Cinder's policy), on a project of the test's own; a volume retyped
     in place to one of the new types."""
-    name = _name()
+    name = unique_name(LEAK_PREFIX)
     admin = served.cloud.admin
     project = admin_conn.identity.create_project(name=f"{name}-project",
                                                  domain_id="default")
     storage = admin_conn.block_storage
-    template = _template(served, ADMIN)
+    template = template_file(served, ADMIN)
     params = ["--parameter", f"prefix={name}", "--parameter", f"project={project.name}"]
     try:
-        assert _stack(served, "create", "-t", template, *params, name, stack=name,
-                      cloud=admin) == "CREATE_COMPLETE", _reason(served, name, admin)
-        ids = _physical(served, name, admin)
+        assert stack_action(served, "create", "-t", template, *params, name, stack=name,
+                            cloud=admin) == "CREATE_COMPLETE", _reason(served, name, admin)
+        ids = physical_ids(served, name, admin)
         vtype = storage.get_type(ids["vtype"])
         assert (vtype.name, vtype.is_public) == (f"{name}-type", False)
         assert vtype.extra_specs == {"volume_backend_name": "fake"}
@@ -640,7 +622,7 @@ def test_admin_types(served: Serving, admin_conn: Any) -> None:
         quota = storage.get_quota_set(project.id)
         assert (quota.volumes, quota.gigabytes) == (50, 100)
         assert ids["quota"].startswith(f"{name}-quota-")
-        outputs = _outputs(_heat(served, admin).stacks.get(name).to_dict())
+        outputs = outputs_of(heat_client(served, admin).stacks.get(name).to_dict())
         assert outputs["crypt"]["cipher"] == "aes-xts-plain64"
         assert outputs["qos"] == {"total_iops_sec": "1000"}
 
@@ -648,20 +630,20 @@ def test_admin_types(served: Serving, admin_conn: Any) -> None:
 
         # Everything in place: new specs, cipher, limit, one more associated type, the
         # volume's type.
-        assert _stack(served, "update", "-t", template, *params, "--parameter", "spec=2000",
-                      "--parameter", "cipher=aes-cbc-essiv", "--parameter", "volumes=60",
-                      "--parameter", "two_types=true", name, stack=name,
-                      cloud=admin) == "UPDATE_COMPLETE", _reason(served, name, admin)
-        assert _physical(served, name, admin) == ids
+        assert stack_action(served, "update", "-t", template, *params, "--parameter", "spec=2000",
+                            "--parameter", "cipher=aes-cbc-essiv", "--parameter", "volumes=60",
+                            "--parameter", "two_types=true", name, stack=name,
+                            cloud=admin) == "UPDATE_COMPLETE", _reason(served, name, admin)
+        assert physical_ids(served, name, admin) == ids
         assert storage.get_qos_spec(ids["qos"]).specs == {"total_iops_sec": "2000"}
         assert storage.get_type_encryption(ids["vtype"]).cipher == "aes-cbc-essiv"
         assert storage.get_quota_set(project.id).volumes == 60
         assert _associated(admin_conn, ids["qos"]) == sorted([ids["vtype"], ids["other"]])
         assert storage.get_volume(ids["vol"]).volume_type == f"{name}-other"  # a retype
     finally:
-        assert _deleted(served, name, cloud=admin) == "DELETE_COMPLETE", \
+        assert deleted(served, name, cloud=admin) == "DELETE_COMPLETE", \
             _reason(served, name, admin)
         quota = storage.get_quota_set(project.id)
         admin_conn.identity.delete_project(project.id)
     assert quota.volumes != 50 and quota.volumes != 60  # the defaults again
-    assert _gone(storage.get_type, ids["vtype"]) and _gone(storage.get_qos_spec, ids["qos"])
+    assert gone(storage.get_type, ids["vtype"]) and gone(storage.get_qos_spec, ids["qos"])

@@ -13,11 +13,11 @@ itself (addresses, defaults, hotplate's attempt marks) is no difference.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -26,13 +26,25 @@ from hotplate.resources.openstack.attempt_marks import (
     ATTEMPT_METADATA_KEY,
     metadata_without_marks,
 )
-from tests.cloud import test_neutron_types
 from tests.cloud.leaks import cloud_leaks  # noqa: F401  (a fixture)
+from tests.cloud.locate import Cloud
 from tests.cloud.serving import PORT, Serving
-from tests.cloud.test_neutron_types import _delete, _physical, _shown, _stack, _template
+from tests.cloud.stacks import (
+    delete_stack,
+    drift,
+    drift_statuses,
+    physical_ids,
+    serve_on_catalog_ports,
+    show_stack,
+    stack_action,
+    template_file,
+)
 
-served = test_neutron_types.served
-"""hotplate serving in Keystone mode with Heat's trustee (a fixture)."""
+
+@pytest.fixture(scope="module")
+def served(cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
+    """hotplate serving in Keystone mode with Heat's trustee, as the suites' demo user."""
+    yield from serve_on_catalog_ports(cloud, tmp_path_factory, "drift-serve")
 
 pytestmark = pytest.mark.usefixtures("cloud_leaks")
 LEAK_PREFIX = "dr-"
@@ -69,21 +81,6 @@ resources:
 CHANGED = {("net", "admin_state_up"), ("port", "name"), ("vol", "name"), ("vol", "metadata")}
 
 
-def _drift(served: Serving, conn: Any, stack: str) -> tuple[int, dict[str, Any], str]:
-    """``hotplate stack drift STACK -f json`` as the demo user: status, document, stderr."""
-    url = f"http://127.0.0.1:{PORT}/v1/{conn.current_project_id}"
-    done = subprocess.run(
-        [sys.executable, "-m", "hotplate.cli.main", "stack", "drift", stack, "-f", "json",
-         "--url", url, "--token", conn.auth_token],
-        capture_output=True, text=True, timeout=120)
-    document = json.loads(done.stdout) if done.stdout.strip() else {}
-    return done.returncode, document, done.stderr
-
-
-def _statuses(report: dict[str, Any]) -> dict[str, str]:
-    return {r["resource_name"]: r["drift_status"] for r in report["resources"]}
-
-
 def _until_available(conn: Any, ident: str) -> None:
     deadline = time.monotonic() + 60
     while conn.block_storage.get_volume(ident).status != "available":
@@ -93,18 +90,18 @@ def _until_available(conn: Any, ident: str) -> None:
 
 def test_drift_listed_then_converged(served: Serving, user_conn: Any) -> None:
     name = f"dr-{uuid.uuid4().hex[:8]}"
-    template = _template(served, TEMPLATE)
+    template = template_file(served, TEMPLATE)
     try:
-        created = _stack(served, "create", "-t", template, "--parameter", f"prefix={name}",
-                         name, stack=name)
-        assert created == "CREATE_COMPLETE", _shown(served, name)
-        ids = _physical(served, name)
+        created = stack_action(served, "create", "-t", template, "--parameter", f"prefix={name}",
+                               name, stack=name)
+        assert created == "CREATE_COMPLETE", show_stack(served, name)
+        ids = physical_ids(served, name)
         _until_available(user_conn, ids["vol"])
 
-        code, report, err = _drift(served, user_conn, name)
+        code, report, err = drift(served, user_conn, name)
         assert code == 0, err
         assert report["differences"] == [], report
-        assert _statuses(report) == {"net": "IN_SYNC", "subnet": "IN_SYNC",
+        assert drift_statuses(report) == {"net": "IN_SYNC", "subnet": "IN_SYNC",
                                      "port": "IN_SYNC", "vol": "IN_SYNC",
                                      "note": "NOT_CHECKED"}
 
@@ -114,7 +111,7 @@ def test_drift_listed_then_converged(served: Serving, user_conn: Any) -> None:
         user_conn.block_storage.update_volume(ids["vol"], name="renamed-vol")
         user_conn.block_storage.set_volume_metadata(ids["vol"], extra="added")
 
-        code, report, err = _drift(served, user_conn, name)
+        code, report, err = drift(served, user_conn, name)
         assert code == 0, err
         found = {(d["resource"], d["property"]): d for d in report["differences"]}
         assert set(found) == CHANGED, report
@@ -126,8 +123,8 @@ def test_drift_listed_then_converged(served: Serving, user_conn: Any) -> None:
         assert found[("vol", "metadata")]["expected"] == {"purpose": "test"}
         assert found[("vol", "metadata")]["actual"] == {"purpose": "test", "extra": "added"}
         assert found[("vol", "metadata")]["type"] == "OS::Cinder::Volume"
-        assert _statuses(report)["subnet"] == "IN_SYNC"
-        assert _statuses(report)["port"] == "DRIFTED"
+        assert drift_statuses(report)["subnet"] == "IN_SYNC"
+        assert drift_statuses(report)["port"] == "DRIFTED"
 
         # The table names each drifted property.
         url = f"http://127.0.0.1:{PORT}/v1/{user_conn.current_project_id}"
@@ -140,16 +137,16 @@ def test_drift_listed_then_converged(served: Serving, user_conn: Any) -> None:
 
         # Without converge (and observe_on_update off) an update looks at the stored
         # properties only: nothing changed, nothing is set back.
-        updated = _stack(served, "update", "--existing", name, stack=name)
-        assert updated == "UPDATE_COMPLETE", _shown(served, name)
+        updated = stack_action(served, "update", "--existing", name, stack=name)
+        assert updated == "UPDATE_COMPLETE", show_stack(served, name)
         assert user_conn.network.get_port(ids["port"]).name == "renamed-port"
-        _, report, _ = _drift(served, user_conn, name)
+        _, report, _ = drift(served, user_conn, name)
         assert {(d["resource"], d["property"]) for d in report["differences"]} == CHANGED
 
         # An update with the same template that converges puts them back.
-        updated = _stack(served, "update", "--existing", "--converge", name, stack=name)
-        assert updated == "UPDATE_COMPLETE", _shown(served, name)
-        assert _physical(served, name) == ids  # in place, nothing replaced
+        updated = stack_action(served, "update", "--existing", "--converge", name, stack=name)
+        assert updated == "UPDATE_COMPLETE", show_stack(served, name)
+        assert physical_ids(served, name) == ids  # in place, nothing replaced
         assert user_conn.network.get_port(ids["port"]).name == f"{name}-port"
         assert user_conn.network.get_network(ids["net"]).is_admin_state_up is True
         volume = user_conn.block_storage.get_volume(ids["vol"])
@@ -158,37 +155,37 @@ def test_drift_listed_then_converged(served: Serving, user_conn: Any) -> None:
         assert metadata_without_marks(volume.metadata) == {"purpose": "test"}
         assert ATTEMPT_METADATA_KEY in volume.metadata, volume.metadata
 
-        code, report, err = _drift(served, user_conn, name)
+        code, report, err = drift(served, user_conn, name)
         assert code == 0, err
         assert report["differences"] == [], report
     finally:
-        _delete(served, name)
+        delete_stack(served, name)
 
 
 def test_gone_resource_is_deleted_in_drift(served: Serving, user_conn: Any) -> None:
     """A port deleted behind hotplate's back reads DELETED (not a difference); an update
     that converges replaces it, as Heat's does."""
     name = f"dr-{uuid.uuid4().hex[:8]}"
-    template = _template(served, TEMPLATE)
+    template = template_file(served, TEMPLATE)
     try:
-        created = _stack(served, "create", "-t", template, "--parameter", f"prefix={name}",
-                         name, stack=name)
-        assert created == "CREATE_COMPLETE", _shown(served, name)
-        ids = _physical(served, name)
+        created = stack_action(served, "create", "-t", template, "--parameter", f"prefix={name}",
+                               name, stack=name)
+        assert created == "CREATE_COMPLETE", show_stack(served, name)
+        ids = physical_ids(served, name)
         user_conn.network.delete_port(ids["port"])
 
-        code, report, err = _drift(served, user_conn, name)
+        code, report, err = drift(served, user_conn, name)
         assert code == 0, err
-        assert _statuses(report)["port"] == "DELETED"
+        assert drift_statuses(report)["port"] == "DELETED"
         assert report["differences"] == []
 
-        updated = _stack(served, "update", "--existing", "--converge", name, stack=name)
-        assert updated == "UPDATE_COMPLETE", _shown(served, name)
-        after = _physical(served, name)
+        updated = stack_action(served, "update", "--existing", "--converge", name, stack=name)
+        assert updated == "UPDATE_COMPLETE", show_stack(served, name)
+        after = physical_ids(served, name)
         assert after["port"] != ids["port"] and after["net"] == ids["net"]
         assert user_conn.network.get_port(after["port"]).name == f"{name}-port"
     finally:
-        _delete(served, name)
+        delete_stack(served, name)
 
 
 SERVER = """heat_template_version: 2021-04-16
@@ -218,37 +215,37 @@ def test_server_drift(served: Serving, user_conn: Any) -> None:
     ids and the flavor's name); its name, metadata and tags changed behind hotplate's
     back drift, and converge back."""
     name = f"dr-{uuid.uuid4().hex[:8]}"
-    template = _template(served, SERVER)
+    template = template_file(served, SERVER)
     try:
-        created = _stack(served, "create", "-t", template, "--parameter", f"prefix={name}",
-                         name, stack=name)
-        assert created == "CREATE_COMPLETE", _shown(served, name)
-        ids = _physical(served, name)
-        code, report, err = _drift(served, user_conn, name)
+        created = stack_action(served, "create", "-t", template, "--parameter", f"prefix={name}",
+                               name, stack=name)
+        assert created == "CREATE_COMPLETE", show_stack(served, name)
+        ids = physical_ids(served, name)
+        code, report, err = drift(served, user_conn, name)
         assert code == 0, err
         assert report["differences"] == [], report
-        assert _statuses(report)["server"] == "IN_SYNC"
+        assert drift_statuses(report)["server"] == "IN_SYNC"
 
         compute = user_conn.compute
         compute.update_server(ids["server"], name="renamed-server")
         compute.set_server_metadata(ids["server"], extra="added")
         compute.add_tag_to_server(ids["server"], "green")
-        code, report, err = _drift(served, user_conn, name)
+        code, report, err = drift(served, user_conn, name)
         assert code == 0, err
         found = {(d["resource"], d["property"]): d for d in report["differences"]}
         assert set(found) == {("server", "name"), ("server", "metadata"),
                               ("server", "tags")}, report
         assert sorted(found[("server", "tags")]["actual"]) == ["blue", "green"]
 
-        updated = _stack(served, "update", "--existing", "--converge", name, stack=name)
-        assert updated == "UPDATE_COMPLETE", _shown(served, name)
-        assert _physical(served, name) == ids
+        updated = stack_action(served, "update", "--existing", "--converge", name, stack=name)
+        assert updated == "UPDATE_COMPLETE", show_stack(served, name)
+        assert physical_ids(served, name) == ids
         server = compute.get_server(ids["server"])
         assert server.name == f"{name}-server" and server.metadata == {"role": "web"}
-        code, report, err = _drift(served, user_conn, name)
+        code, report, err = drift(served, user_conn, name)
         assert report["differences"] == [], report
     finally:
-        _delete(served, name)
+        delete_stack(served, name)
 
 
 INNER = """heat_template_version: 2021-04-16
@@ -285,25 +282,25 @@ def test_converge_reaches_nested_stacks(served: Serving, user_conn: Any) -> None
     name = f"dr-{uuid.uuid4().hex[:8]}"
     inner = served.tmp / f"inner-{uuid.uuid4().hex[:8]}.yaml"
     inner.write_text(INNER)
-    template = _template(served, NESTED.replace("@INNER@", inner.name))
+    template = template_file(served, NESTED.replace("@INNER@", inner.name))
     try:
-        created = _stack(served, "create", "-t", template, "--parameter", f"prefix={name}",
-                         name, stack=name)
-        assert created == "CREATE_COMPLETE", _shown(served, name)
-        port = next(o["output_value"] for o in _shown(served, name)["outputs"]
+        created = stack_action(served, "create", "-t", template, "--parameter", f"prefix={name}",
+                               name, stack=name)
+        assert created == "CREATE_COMPLETE", show_stack(served, name)
+        port = next(o["output_value"] for o in show_stack(served, name)["outputs"]
                     if o["output_key"] == "port")
         user_conn.network.update_port(port, name="renamed-port")
-        code, report, err = _drift(served, user_conn, name)
+        code, report, err = drift(served, user_conn, name)
         assert code == 0, err
-        assert _statuses(report) == {"inner": "NOT_CHECKED"}
-        child = _physical(served, name)["inner"]
-        code, report, err = _drift(served, user_conn, child)
+        assert drift_statuses(report) == {"inner": "NOT_CHECKED"}
+        child = physical_ids(served, name)["inner"]
+        code, report, err = drift(served, user_conn, child)
         assert code == 0, err
         assert [(d["resource"], d["property"]) for d in report["differences"]] == [
             ("port", "name")]
 
-        updated = _stack(served, "update", "--existing", "--converge", name, stack=name)
-        assert updated == "UPDATE_COMPLETE", _shown(served, name)
+        updated = stack_action(served, "update", "--existing", "--converge", name, stack=name)
+        assert updated == "UPDATE_COMPLETE", show_stack(served, name)
         assert user_conn.network.get_port(port).name == f"{name}-port"
     finally:
-        _delete(served, name)
+        delete_stack(served, name)

@@ -7,18 +7,30 @@ changed behind hotplate's back drift, and an update with ``--converge`` sets the
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.cloud import test_neutron_types
 from tests.cloud.admin_leaks import admin_leaks  # noqa: F401  (a fixture)
+from tests.cloud.locate import Cloud
 from tests.cloud.serving import Serving
-from tests.cloud.test_drift import _drift, _statuses
-from tests.cloud.test_neutron_types import _delete, _physical, _shown, _stack, _template
+from tests.cloud.stacks import (
+    delete_stack,
+    drift,
+    drift_statuses,
+    physical_ids,
+    serve_on_catalog_ports,
+    show_stack,
+    stack_action,
+    template_file,
+)
 
-served = test_neutron_types.served
-"""hotplate serving in Keystone mode with Heat's trustee (a fixture)."""
+
+@pytest.fixture(scope="module")
+def served(cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
+    """hotplate serving in Keystone mode with Heat's trustee, as the suites' demo user."""
+    yield from serve_on_catalog_ports(cloud, tmp_path_factory, "drift-keystone-serve")
 
 pytestmark = pytest.mark.usefixtures("admin_leaks")
 LEAK_PREFIX = "hpd-"
@@ -55,35 +67,35 @@ resources:
 def test_keystone_drift(served: Serving, admin_conn: Any) -> None:
     admin = served.cloud.admin
     name = f"{LEAK_PREFIX}{uuid.uuid4().hex[:8]}"
-    template = _template(served, IDENTITY)
+    template = template_file(served, IDENTITY)
     try:
-        created = _stack(served, "create", "-t", template, "--parameter", f"prefix={name}",
-                         name, stack=name, cloud=admin)
-        assert created == "CREATE_COMPLETE", _shown(served, name, admin)
-        ids = _physical(served, name, admin)
-        code, report, err = _drift(served, admin_conn, name)
+        created = stack_action(served, "create", "-t", template, "--parameter", f"prefix={name}",
+                               name, stack=name, cloud=admin)
+        assert created == "CREATE_COMPLETE", show_stack(served, name, admin)
+        ids = physical_ids(served, name, admin)
+        code, report, err = drift(served, admin_conn, name)
         assert code == 0, err
         assert report["differences"] == [], report
-        assert set(_statuses(report).values()) == {"IN_SYNC"}
+        assert set(drift_statuses(report).values()) == {"IN_SYNC"}
 
         admin_conn.identity.update_project(ids["project"], description="changed")
         admin_conn.identity.update_user(ids["user"], email="else@example.test")
-        code, report, err = _drift(served, admin_conn, name)
+        code, report, err = drift(served, admin_conn, name)
         assert code == 0, err
         found = {(d["resource"], d["property"]): (d["expected"], d["actual"])
                  for d in report["differences"]}
         assert found == {("project", "description"): ("first", "changed"),
                          ("user", "email"): ("someone@example.test", "else@example.test")}
 
-        updated = _stack(served, "update", "--existing", "--converge", name, stack=name,
-                         cloud=admin)
-        assert updated == "UPDATE_COMPLETE", _shown(served, name, admin)
+        updated = stack_action(served, "update", "--existing", "--converge", name, stack=name,
+                               cloud=admin)
+        assert updated == "UPDATE_COMPLETE", show_stack(served, name, admin)
         assert admin_conn.identity.get_project(ids["project"]).description == "first"
         assert admin_conn.identity.get_user(ids["user"]).email == "someone@example.test"
 
         # Keystone deletes only a disabled domain (so does Heat's template author).
-        disabled = _stack(served, "update", "--existing", "--parameter",
-                          "domain_enabled=false", name, stack=name, cloud=admin)
-        assert disabled == "UPDATE_COMPLETE", _shown(served, name, admin)
+        disabled = stack_action(served, "update", "--existing", "--parameter",
+                                "domain_enabled=false", name, stack=name, cloud=admin)
+        assert disabled == "UPDATE_COMPLETE", show_stack(served, name, admin)
     finally:
-        _delete(served, name, admin)
+        delete_stack(served, name, admin)

@@ -13,29 +13,33 @@ from __future__ import annotations
 import hashlib
 import http.server
 import threading
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.cloud import test_neutron_types
 from tests.cloud.admin_leaks import admin_leaks  # noqa: F401  (a fixture)
+from tests.cloud.locate import Cloud
 from tests.cloud.serving import Serving
-from tests.cloud.test_neutron_types import (
-    _cli,
-    _delete,
-    _gone,
-    _outputs,
-    _physical,
-    _shown,
-    _stack,
-    _template,
+from tests.cloud.stacks import (
+    cli,
+    delete_stack,
+    gone,
+    outputs_of,
+    physical_ids,
+    serve_on_catalog_ports,
+    show_stack,
+    stack_action,
+    template_file,
+    unique_name,
 )
 
-served = test_neutron_types.served
-"""hotplate serving in Keystone mode with Heat's trustee (a fixture)."""
+
+@pytest.fixture(scope="module")
+def served(cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
+    """hotplate serving in Keystone mode with Heat's trustee, as the suites' demo user."""
+    yield from serve_on_catalog_ports(cloud, tmp_path_factory, "glance-serve")
 
 pytestmark = pytest.mark.usefixtures("admin_leaks")
 LEAK_PREFIX = "hpg-"
@@ -64,10 +68,6 @@ def image_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
-
-
-def _name() -> str:
-    return f"{LEAK_PREFIX}{uuid.uuid4().hex[:8]}"
 
 
 IMAGE = """heat_template_version: 2021-04-16
@@ -103,55 +103,55 @@ outputs:
 def test_web_image_create_update_replace_delete(served: Serving, admin_conn: Any,
                                                 image_url: str) -> None:
     admin = served.cloud.admin
-    name = _name()
-    template = _template(served, IMAGE)
+    name = unique_name(LEAK_PREFIX)
+    template = template_file(served, IMAGE)
     base = ["--parameter", f"name={name}", "--parameter", f"url={image_url}"]
     ids: dict[str, str] = {}
     try:
-        created = _stack(served, "create", "-t", template, *base, name, stack=name,
-                         cloud=admin)
-        assert created == "CREATE_COMPLETE", _shown(served, name, admin)
-        ids = _physical(served, name, admin)
+        created = stack_action(served, "create", "-t", template, *base, name, stack=name,
+                               cloud=admin)
+        assert created == "CREATE_COMPLETE", show_stack(served, name, admin)
+        ids = physical_ids(served, name, admin)
         image = admin_conn.image.get_image(ids["image"])
         assert (image.name, image.status, image.disk_format, image.container_format) == \
             (name, "active", "raw", "bare")
         assert image.checksum == hashlib.md5(DATA).hexdigest()
         assert image.tags == ["one"] and image.os_distro == "cirros"
         assert image.properties.get("hp_a") == "1"
-        assert _outputs(_shown(served, name, admin))["show"]["id"] == ids["image"]
+        assert outputs_of(show_stack(served, name, admin))["show"]["id"] == ids["image"]
         assert ids["old"]  # the placeholder has an id of its own and no image
         assert not list(admin_conn.image.images(name="anything"))
 
         # In place: tags, extra properties (hp_a removed), a field, and deactivated.
-        updated = _stack(served, "update", "-t", template, *base, "--parameter", "tags=two",
-                         "--parameter", 'extra={"hp_b": "2"}', "--parameter", "distro=other",
-                         "--parameter", "active=false", name, stack=name, cloud=admin)
-        assert updated == "UPDATE_COMPLETE", _shown(served, name, admin)
-        assert _physical(served, name, admin) == ids
+        updated = stack_action(served, "update", "-t", template, *base, "--parameter", "tags=two",
+                               "--parameter", 'extra={"hp_b": "2"}', "--parameter", "distro=other",
+                               "--parameter", "active=false", name, stack=name, cloud=admin)
+        assert updated == "UPDATE_COMPLETE", show_stack(served, name, admin)
+        assert physical_ids(served, name, admin) == ids
         image = admin_conn.image.get_image(ids["image"])
         assert image.status == "deactivated" and image.tags == ["two"]
         assert image.os_distro == "other"
         assert image.properties.get("hp_b") == "2" and "hp_a" not in image.properties
 
-        reactivated = _stack(served, "update", "-t", template, *base, "--parameter",
-                             "tags=two", "--parameter", 'extra={"hp_b": "2"}', "--parameter",
-                             "distro=other", name, stack=name, cloud=admin)
-        assert reactivated == "UPDATE_COMPLETE", _shown(served, name, admin)
+        reactivated = stack_action(served, "update", "-t", template, *base, "--parameter",
+                                   "tags=two", "--parameter", 'extra={"hp_b": "2"}', "--parameter",
+                                   "distro=other", name, stack=name, cloud=admin)
+        assert reactivated == "UPDATE_COMPLETE", show_stack(served, name, admin)
         assert admin_conn.image.get_image(ids["image"]).status == "active"
 
         # min_ram cannot change in place: a new image, imported again; the old one goes.
-        replaced = _stack(served, "update", "-t", template, *base, "--parameter",
-                          "min_ram=64", name, stack=name, cloud=admin)
-        assert replaced == "UPDATE_COMPLETE", _shown(served, name, admin)
-        after = _physical(served, name, admin)
-        assert after["image"] != ids["image"] and _gone(admin_conn.image.get_image,
-                                                        ids["image"])
+        replaced = stack_action(served, "update", "-t", template, *base, "--parameter",
+                                "min_ram=64", name, stack=name, cloud=admin)
+        assert replaced == "UPDATE_COMPLETE", show_stack(served, name, admin)
+        after = physical_ids(served, name, admin)
+        assert after["image"] != ids["image"] and gone(admin_conn.image.get_image,
+                                                       ids["image"])
         image = admin_conn.image.get_image(after["image"])
         assert (image.status, image.min_ram) == ("active", 64)
         ids = after
     finally:
-        _delete(served, name, admin)
-    assert _gone(admin_conn.image.get_image, ids["image"])
+        delete_stack(served, name, admin)
+    assert gone(admin_conn.image.get_image, ids["image"])
 
 
 FAILING = """heat_template_version: 2021-04-16
@@ -168,28 +168,28 @@ resources:
 
 def test_a_failed_web_download_fails_the_create(served: Serving, image_url: str) -> None:
     admin = served.cloud.admin
-    name = _name()
+    name = unique_name(LEAK_PREFIX)
     missing = image_url.replace("disk.raw", "missing.raw")
     try:
-        failed = _stack(served, "create", "-t",
-                        _template(served, FAILING), "--parameter", f"name={name}",
-                        "--parameter", f"url={missing}", name, stack=name, cloud=admin)
-        assert failed == "CREATE_FAILED", _shown(served, name, admin)
-        reason = _shown(served, name, admin)["stack_status_reason"]
+        failed = stack_action(served, "create", "-t",
+                              template_file(served, FAILING), "--parameter", f"name={name}",
+                              "--parameter", f"url={missing}", name, stack=name, cloud=admin)
+        assert failed == "CREATE_FAILED", show_stack(served, name, admin)
+        reason = show_stack(served, name, admin)["stack_status_reason"]
         # The import task's own words for the missing file (this Glance's).
         assert 'ResourceInError: resources.image: Went to status queued due to "Task failed ' \
                'due to Internal Error"' in reason, reason
     finally:
-        _delete(served, name, admin)
+        delete_stack(served, name, admin)
 
 
 def test_the_placeholder_type_is_hidden(served: Serving) -> None:
     admin = served.cloud.admin
-    listed = _cli(served, "orchestration", "resource", "type", "list", "-f", "json",
-                  cloud=admin)
+    listed = cli(served, "orchestration", "resource", "type", "list", "-f", "json",
+                 cloud=admin)
     types = [t["Resource Type"] for t in listed]
     assert "OS::Glance::WebImage" in types and "OS::Glance::Image" not in types
-    shown = _cli(served, "orchestration", "resource", "type", "show", "OS::Glance::Image",
-                 check=False, cloud=admin)
+    shown = cli(served, "orchestration", "resource", "type", "show", "OS::Glance::Image",
+                check=False, cloud=admin)
     assert shown.returncode != 0
     assert "OS::Glance::Image is not supported." in shown.stderr, shown.stderr

@@ -11,27 +11,32 @@ leaves one behind (and deletes it).
 
 from __future__ import annotations
 
-import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.cloud import test_neutron_types
 from tests.cloud.admin_leaks import admin_leaks  # noqa: F401  (a fixture)
+from tests.cloud.locate import Cloud
 from tests.cloud.serving import Serving
-from tests.cloud.test_neutron_types import (
-    _cli,
-    _delete,
-    _gone,
-    _outputs,
-    _physical,
-    _shown,
-    _stack,
-    _template,
+from tests.cloud.stacks import (
+    cli,
+    delete_stack,
+    gone,
+    outputs_of,
+    physical_ids,
+    serve_on_catalog_ports,
+    show_stack,
+    stack_action,
+    template_file,
+    unique_name,
 )
 
-served = test_neutron_types.served
-"""hotplate serving in Keystone mode with Heat's trustee (a fixture)."""
+
+@pytest.fixture(scope="module")
+def served(cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
+    """hotplate serving in Keystone mode with Heat's trustee, as the suites' demo user."""
+    yield from serve_on_catalog_ports(cloud, tmp_path_factory, "keystone-serve")
 
 pytestmark = pytest.mark.usefixtures("admin_leaks")
 LEAK_PREFIX = "hpk-"
@@ -99,10 +104,6 @@ outputs:
 """
 
 
-def _name() -> str:
-    return f"{LEAK_PREFIX}{uuid.uuid4().hex[:8]}"
-
-
 def _roles(conn: Any, role_names: dict[str, str], **actor: str) -> set[tuple[str, str, str]]:
     """(role name, 'project'|'domain', scope id) of each direct assignment."""
     found = set()
@@ -120,15 +121,15 @@ def _role_names(conn: Any) -> dict[str, str]:
 
 def test_identity_stack_create_update_delete(served: Serving, admin_conn: Any) -> None:
     admin = served.cloud.admin
-    name = _name()
-    template = _template(served, IDENTITY)
+    name = unique_name(LEAK_PREFIX)
+    template = template_file(served, IDENTITY)
     ids: dict[str, str] = {}
     base = ["--parameter", f"prefix={name}"]
     try:
-        created = _stack(served, "create", "-t", template, *base, name, stack=name,
-                         cloud=admin)
-        assert created == "CREATE_COMPLETE", _shown(served, name, admin)
-        ids = _physical(served, name, admin)
+        created = stack_action(served, "create", "-t", template, *base, name, stack=name,
+                               cloud=admin)
+        assert created == "CREATE_COMPLETE", show_stack(served, name, admin)
+        ids = physical_ids(served, name, admin)
         identity = admin_conn.identity
         domain = identity.get_domain(ids["domain"])
         assert domain.name == f"{name}-dom" and domain.description == "first"
@@ -149,7 +150,7 @@ def test_identity_stack_create_update_delete(served: Serving, admin_conn: Any) -
             (role.name, "project", project.id)}
         assert _roles(admin_conn, names, group_id=ids["group"]) == {
             ("reader", "project", project.id)}
-        outputs = _outputs(_shown(served, name, admin))
+        outputs = outputs_of(show_stack(served, name, admin))
         assert outputs["user_domain"] == domain.id and outputs["user_project"] == project.id
         assert outputs["project_domain"] == domain.id and outputs["project_tags"] == ["one"]
         assert outputs["domain_show"]["id"] == domain.id
@@ -157,12 +158,12 @@ def test_identity_stack_create_update_delete(served: Serving, admin_conn: Any) -
         # In place: new descriptions, a named role, the user's roles changed by their
         # difference (reader on the project revoked, member granted, reader on the
         # domain kept), the group's role replaced.
-        updated = _stack(served, "update", "-t", template, *base, "--parameter",
-                         "description=second", "--parameter", "project_roles=member",
-                         "--parameter", "group_role=member", "--parameter",
-                         f"role_name={name}-custom", name, stack=name, cloud=admin)
-        assert updated == "UPDATE_COMPLETE", _shown(served, name, admin)
-        assert _physical(served, name, admin) == ids
+        updated = stack_action(served, "update", "-t", template, *base, "--parameter",
+                               "description=second", "--parameter", "project_roles=member",
+                               "--parameter", "group_role=member", "--parameter",
+                               f"role_name={name}-custom", name, stack=name, cloud=admin)
+        assert updated == "UPDATE_COMPLETE", show_stack(served, name, admin)
+        assert physical_ids(served, name, admin) == ids
         assert identity.get_domain(ids["domain"]).description == "second"
         assert identity.get_project(ids["project"]).description == "second"
         assert identity.get_group(ids["group"]).description == "second"
@@ -177,22 +178,22 @@ def test_identity_stack_create_update_delete(served: Serving, admin_conn: Any) -
 
         # The domain role changes: reader goes, member comes; and the domain is disabled
         # so that the stack's delete can delete it (Keystone's rule, as with Heat).
-        disabled = _stack(served, "update", "-t", template, *base, "--parameter",
-                          "description=second", "--parameter", "project_roles=member",
-                          "--parameter", "domain_roles=member",
-                          "--parameter", "group_role=member", "--parameter",
-                          f"role_name={name}-custom", "--parameter", "domain_enabled=false",
-                          name, stack=name, cloud=admin)
-        assert disabled == "UPDATE_COMPLETE", _shown(served, name, admin)
+        disabled = stack_action(served, "update", "-t", template, *base, "--parameter",
+                                "description=second", "--parameter", "project_roles=member",
+                                "--parameter", "domain_roles=member",
+                                "--parameter", "group_role=member", "--parameter",
+                                f"role_name={name}-custom", "--parameter", "domain_enabled=false",
+                                name, stack=name, cloud=admin)
+        assert disabled == "UPDATE_COMPLETE", show_stack(served, name, admin)
         assert identity.get_domain(ids["domain"]).is_enabled is False
         assert _roles(admin_conn, names, user_id=user.id) == {
             ("member", "domain", domain.id), ("member", "project", project.id),
             (f"{name}-custom", "project", project.id)}
-        assert _stack(served, "delete", name, stack=name, cloud=admin) == "DELETE_COMPLETE"
+        assert stack_action(served, "delete", name, stack=name, cloud=admin) == "DELETE_COMPLETE"
     finally:
-        _delete(served, name, admin)
+        delete_stack(served, name, admin)
     for kind in ("user", "group", "role", "project", "domain"):
-        assert _gone(getattr(admin_conn.identity, f"get_{kind}"), ids[kind]), kind
+        assert gone(getattr(admin_conn.identity, f"get_{kind}"), ids[kind]), kind
 
 
 CATALOG = """heat_template_version: 2021-04-16
@@ -231,14 +232,14 @@ outputs:
 
 def test_catalog_types_and_retain(served: Serving, admin_conn: Any) -> None:
     admin = served.cloud.admin
-    name = _name()
-    template = _template(served, CATALOG)
+    name = unique_name(LEAK_PREFIX)
+    template = template_file(served, CATALOG)
     ids: dict[str, str] = {}
     try:
-        created = _stack(served, "create", "-t", template, "--parameter", f"prefix={name}",
-                         name, stack=name, cloud=admin)
-        assert created == "CREATE_COMPLETE", _shown(served, name, admin)
-        ids = _physical(served, name, admin)
+        created = stack_action(served, "create", "-t", template, "--parameter", f"prefix={name}",
+                               name, stack=name, cloud=admin)
+        assert created == "CREATE_COMPLETE", show_stack(served, name, admin)
+        ids = physical_ids(served, name, admin)
         identity = admin_conn.identity
         assert ids["region"] == f"{name}-r1"
         assert identity.get_region(ids["region"]).description == "first"
@@ -247,16 +248,16 @@ def test_catalog_types_and_retain(served: Serving, admin_conn: Any) -> None:
         endpoint = identity.get_endpoint(ids["endpoint"])
         assert (endpoint.service_id, endpoint.region_id, endpoint.interface, endpoint.url) == \
             (service.id, ids["region"], "public", f"http://127.0.0.1:9/{name}-a")
-        assert _outputs(_shown(served, name, admin))["endpoint_show"]["id"] == endpoint.id
+        assert outputs_of(show_stack(served, name, admin))["endpoint_show"]["id"] == endpoint.id
 
         # In place: descriptions and the URL. A new region id is a new region, which the
         # endpoint moves to in place; the old region goes.
-        updated = _stack(served, "update", "-t", template, "--parameter", f"prefix={name}",
-                         "--parameter", "description=second", "--parameter", "url_suffix=b",
-                         "--parameter", "region_suffix=r2", name, stack=name, cloud=admin)
-        assert updated == "UPDATE_COMPLETE", _shown(served, name, admin)
-        after = _physical(served, name, admin)
-        assert after["region"] == f"{name}-r2" and _gone(identity.get_region, ids["region"])
+        updated = stack_action(served, "update", "-t", template, "--parameter", f"prefix={name}",
+                               "--parameter", "description=second", "--parameter", "url_suffix=b",
+                               "--parameter", "region_suffix=r2", name, stack=name, cloud=admin)
+        assert updated == "UPDATE_COMPLETE", show_stack(served, name, admin)
+        after = physical_ids(served, name, admin)
+        assert after["region"] == f"{name}-r2" and gone(identity.get_region, ids["region"])
         assert {k: v for k, v in after.items() if k != "region"} == \
             {k: v for k, v in ids.items() if k != "region"}
         endpoint = identity.get_endpoint(ids["endpoint"])
@@ -267,12 +268,12 @@ def test_catalog_types_and_retain(served: Serving, admin_conn: Any) -> None:
 
         # A delete finds the endpoint already gone: fine. The retained role stays.
         identity.delete_endpoint(ids["endpoint"])
-        assert _stack(served, "delete", name, stack=name, cloud=admin) == "DELETE_COMPLETE"
-        assert _gone(identity.get_service, ids["service"])
-        assert _gone(identity.get_region, ids["region"])
+        assert stack_action(served, "delete", name, stack=name, cloud=admin) == "DELETE_COMPLETE"
+        assert gone(identity.get_service, ids["service"])
+        assert gone(identity.get_region, ids["region"])
         assert identity.get_role(ids["kept"]).name.startswith(f"{name}-kept-")
     finally:
-        _delete(served, name, admin)
+        delete_stack(served, name, admin)
         if ids.get("kept"):
             admin_conn.identity.delete_role(ids["kept"], ignore_missing=True)
 
@@ -284,16 +285,16 @@ resources:
 
 
 def test_keystone_types_are_for_admins_only(served: Serving) -> None:
-    name = _name()
-    refused = _cli(served, "stack", "create", "-t", _template(served, REFUSED), name,
-                   check=False)
+    name = unique_name(LEAK_PREFIX)
+    refused = cli(served, "stack", "create", "-t", template_file(served, REFUSED), name,
+                  check=False)
     assert refused.returncode != 0
     assert "You are not authorized to use OS::Keystone::Role." in refused.stderr, \
         refused.stderr
-    listed = _cli(served, "orchestration", "resource", "type", "list", "-f", "json")
+    listed = cli(served, "orchestration", "resource", "type", "list", "-f", "json")
     assert not [t for t in listed if str(t["Resource Type"]).startswith("OS::Keystone::")]
-    as_admin = _cli(served, "orchestration", "resource", "type", "list", "-f", "json",
-                    cloud=served.cloud.admin)
+    as_admin = cli(served, "orchestration", "resource", "type", "list", "-f", "json",
+                   cloud=served.cloud.admin)
     assert "OS::Keystone::UserRoleAssignment" in [t["Resource Type"] for t in as_admin]
 
 
@@ -307,9 +308,9 @@ resources:
 
 
 def test_a_role_on_both_a_project_and_a_domain_is_refused(served: Serving) -> None:
-    name = _name()
-    refused = _cli(served, "stack", "create", "-t", _template(served, BAD_ROLES), name,
-                   check=False, cloud=served.cloud.admin)
+    name = unique_name(LEAK_PREFIX)
+    refused = cli(served, "stack", "create", "-t", template_file(served, BAD_ROLES), name,
+                  check=False, cloud=served.cloud.admin)
     assert refused.returncode != 0
     assert "Cannot define the following properties at the same time: project, domain." in \
         refused.stderr, refused.stderr

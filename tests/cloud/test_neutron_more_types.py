@@ -13,26 +13,31 @@ object behind.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.cloud import test_neutron_types
 from tests.cloud.leaks import admin_network_leaks, network_leaks  # noqa: F401  (fixtures)
+from tests.cloud.locate import Cloud
 from tests.cloud.serving import Serving
-from tests.cloud.test_neutron_types import (
-    _cli,
-    _delete,
-    _gone,
-    _outputs,
-    _physical,
-    _shown,
-    _stack,
-    _template,
+from tests.cloud.stacks import (
+    cli,
+    delete_stack,
+    gone,
+    outputs_of,
+    physical_ids,
+    serve_on_catalog_ports,
+    show_stack,
+    stack_action,
+    template_file,
 )
 
-served = test_neutron_types.served
-"""hotplate serving in Keystone mode with Heat's trustee (a fixture)."""
+
+@pytest.fixture(scope="module")
+def served(cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
+    """hotplate serving in Keystone mode with Heat's trustee, as the suites' demo user."""
+    yield from serve_on_catalog_ports(cloud, tmp_path_factory, "neutron-more-serve")
 
 USER = """heat_template_version: 2021-04-16
 parameters:
@@ -153,13 +158,13 @@ def test_pool_scope_rbac_trunk_and_routes(served: Serving, user_conn: Any,
     name = f"nx-{uuid.uuid4().hex[:8]}"
     target = admin_conn.current_project_id
     other = admin_conn.identity.find_project("service", ignore_missing=False).id
-    template = _template(served, USER)
+    template = template_file(served, USER)
     ids: dict[str, str] = {}
     try:
-        created = _stack(served, "create", "-t", template, "--parameter", f"target={target}",
-                         name, stack=name)
-        assert created == "CREATE_COMPLETE", _shown(served, name)
-        ids = _physical(served, name)
+        created = stack_action(served, "create", "-t", template, "--parameter", f"target={target}",
+                               name, stack=name)
+        assert created == "CREATE_COMPLETE", show_stack(served, name)
+        ids = physical_ids(served, name)
         net = user_conn.network
         scope = net.get_address_scope(ids["scope"])
         assert scope.name.startswith(f"{name}-scope-") and scope.ip_version == 4
@@ -178,7 +183,7 @@ def test_pool_scope_rbac_trunk_and_routes(served: Serving, user_conn: Any,
         rbac = net.get_rbac_policy(ids["rbac"])
         assert (rbac.object_type, rbac.object_id, rbac.action, rbac.target_project_id) == \
             ("network", ids["net"], "access_as_shared", target)
-        outputs = _outputs(_shown(served, name))
+        outputs = outputs_of(show_stack(served, name))
         assert outputs["trunk_port"] == ids["parent"]
         assert outputs["scope_show"]["id"] == scope.id
 
@@ -190,11 +195,11 @@ def test_pool_scope_rbac_trunk_and_routes(served: Serving, user_conn: Any,
         params = ["--parameter", f"target={other}", "--parameter", "vlan=102",
                   "--parameter", "prefixes=10.51.0.0/24,10.51.1.0/24",
                   "--parameter", "pool_name=pool-b"]
-        updated = _stack(served, "update", "-t", _template(served, changed), *params, name,
-                         stack=name)
-        assert updated == "UPDATE_COMPLETE", _shown(served, name)
-        after = _physical(served, name)
-        assert after["rbac"] != ids["rbac"] and _gone(net.get_rbac_policy, ids["rbac"])
+        updated = stack_action(served, "update", "-t", template_file(served, changed), *params,
+                               name, stack=name)
+        assert updated == "UPDATE_COMPLETE", show_stack(served, name)
+        after = physical_ids(served, name)
+        assert after["rbac"] != ids["rbac"] and gone(net.get_rbac_policy, ids["rbac"])
         assert {k: v for k, v in after.items() if k != "rbac"} == \
             {k: v for k, v in ids.items() if k != "rbac"}
         ids = after
@@ -210,19 +215,19 @@ def test_pool_scope_rbac_trunk_and_routes(served: Serving, user_conn: Any,
         # A pool's prefixes may only grow: Heat's text, before Neutron is asked.
         shrunk = [*params[:4], "--parameter", "pool_name=pool-b",
                   "--parameter", "prefixes=10.51.0.0/24"]
-        failed = _stack(served, "update", "-t", _template(served, changed), *shrunk, name,
-                        stack=name)
+        failed = stack_action(served, "update", "-t", template_file(served, changed), *shrunk,
+                              name, stack=name)
         assert failed == "UPDATE_FAILED"
-        reason = _shown(served, name)["stack_status_reason"]
+        reason = show_stack(served, name)["stack_status_reason"]
         assert "Property prefixes updated value ['10.51.0.0/24'] should be superset of " \
                "existing value ['10.51.0.0/24', '10.51.1.0/24']." in reason, reason
     finally:
-        _delete(served, name)
+        delete_stack(served, name)
     if ids:
-        assert _gone(user_conn.network.get_trunk, ids["trunk"])
-        assert _gone(user_conn.network.get_subnet_pool, ids["pool"])
-        assert _gone(user_conn.network.get_address_scope, ids["scope"])
-        assert _gone(user_conn.network.get_router, ids["router"])
+        assert gone(user_conn.network.get_trunk, ids["trunk"])
+        assert gone(user_conn.network.get_subnet_pool, ids["pool"])
+        assert gone(user_conn.network.get_address_scope, ids["scope"])
+        assert gone(user_conn.network.get_router, ids["router"])
 
 
 @pytest.mark.usefixtures("admin_network_leaks", "network_leaks")
@@ -230,10 +235,10 @@ def test_qos_and_provider_network_as_admin(served: Serving, admin_conn: Any) -> 
     admin = served.cloud.admin
     name = f"nq-{uuid.uuid4().hex[:8]}"
     policy = f"{name}-policy"
-    template = _template(served, ADMIN)
+    template = template_file(served, ADMIN)
 
-    refused = _cli(served, "stack", "create", "-t", template, "--parameter",
-                   f"policy_name={policy}", f"{name}-demo", check=False)
+    refused = cli(served, "stack", "create", "-t", template, "--parameter",
+                  f"policy_name={policy}", f"{name}-demo", check=False)
     assert refused.returncode != 0
     assert "You are not authorized to use resource_types:OS::Neutron::QoSPolicy." in \
         refused.stderr or "resource_types:OS::Neutron::ProviderNet" in refused.stderr, \
@@ -241,10 +246,10 @@ def test_qos_and_provider_network_as_admin(served: Serving, admin_conn: Any) -> 
 
     ids: dict[str, str] = {}
     try:
-        created = _stack(served, "create", "-t", template, "--parameter",
-                         f"policy_name={policy}", name, stack=name, cloud=admin)
-        assert created == "CREATE_COMPLETE", _shown(served, name, admin)
-        ids = _physical(served, name, admin)
+        created = stack_action(served, "create", "-t", template, "--parameter",
+                               f"policy_name={policy}", name, stack=name, cloud=admin)
+        assert created == "CREATE_COMPLETE", show_stack(served, name, admin)
+        ids = physical_ids(served, name, admin)
         net = admin_conn.network
         qos = net.get_qos_policy(ids["qos"])
         assert qos.name == policy and qos.description == "first"
@@ -257,28 +262,28 @@ def test_qos_and_provider_network_as_admin(served: Serving, admin_conn: Any) -> 
                 pnet.provider_segmentation_id) == ("vlan", "public", 3901)
         assert pnet.name == "pnet-a" and pnet.is_router_external is False
 
-        updated = _stack(served, "update", "-t", template, "--parameter",
-                         f"policy_name={policy}", "--parameter", "max_kbps=2000",
-                         "--parameter", "dscp=26", "--parameter", "net_name=pnet-b",
-                         "--parameter", "external=true", "--parameter", "description=second",
-                         name, stack=name, cloud=admin)
-        assert updated == "UPDATE_COMPLETE", _shown(served, name, admin)
-        assert _physical(served, name, admin) == ids
+        updated = stack_action(served, "update", "-t", template, "--parameter",
+                               f"policy_name={policy}", "--parameter", "max_kbps=2000",
+                               "--parameter", "dscp=26", "--parameter", "net_name=pnet-b",
+                               "--parameter", "external=true", "--parameter", "description=second",
+                               name, stack=name, cloud=admin)
+        assert updated == "UPDATE_COMPLETE", show_stack(served, name, admin)
+        assert physical_ids(served, name, admin) == ids
         assert net.get_qos_bandwidth_limit_rule(ids["limit"], qos).max_kbps == 2000
         assert net.get_qos_dscp_marking_rule(ids["dscp"], qos).dscp_mark == 26
         pnet = net.get_network(ids["pnet"])
         assert pnet.name == "pnet-b" and pnet.is_router_external is True
         assert net.get_qos_policy(ids["qos"]).description == "second"
         # The policy's attributes as its update left them: with its rules, made before.
-        rules = _outputs(_shown(served, name, admin))["rules"]
+        rules = outputs_of(show_stack(served, name, admin))["rules"]
         assert {r["id"] for r in rules} == {ids[k] for k in ("limit", "dscp", "minbw",
                                                               "minpps")}
     finally:
-        _delete(served, name, admin)
-        _delete(served, f"{name}-demo")
+        delete_stack(served, name, admin)
+        delete_stack(served, f"{name}-demo")
     if ids:
-        assert _gone(admin_conn.network.get_qos_policy, ids["qos"])
-        assert _gone(admin_conn.network.get_network, ids["pnet"])
+        assert gone(admin_conn.network.get_qos_policy, ids["qos"])
+        assert gone(admin_conn.network.get_network, ids["pnet"])
 
 
 SEGMENT = """heat_template_version: 2021-04-16
@@ -298,19 +303,19 @@ def test_segment_where_the_cloud_offers_segments(served: Serving, admin_conn: An
     admin = served.cloud.admin
     name = f"ns-{uuid.uuid4().hex[:8]}"
     try:
-        created = _stack(served, "create", "-t", _template(served, SEGMENT), name, stack=name,
-                         cloud=admin)
-        assert created == "CREATE_COMPLETE", _shown(served, name, admin)
-        ids = _physical(served, name, admin)
+        created = stack_action(served, "create", "-t", template_file(served, SEGMENT), name,
+                               stack=name, cloud=admin)
+        assert created == "CREATE_COMPLETE", show_stack(served, name, admin)
+        ids = physical_ids(served, name, admin)
         segment = admin_conn.network.get_segment(ids["segment"])
         assert segment.name == "seg-a" and segment.network_id == ids["net"]
         changed = SEGMENT.replace("name: seg-a", "name: seg-b")
-        assert _stack(served, "update", "-t", _template(served, changed), name, stack=name,
-                      cloud=admin) == "UPDATE_COMPLETE"
-        assert _physical(served, name, admin) == ids
+        assert stack_action(served, "update", "-t", template_file(served, changed), name,
+                            stack=name, cloud=admin) == "UPDATE_COMPLETE"
+        assert physical_ids(served, name, admin) == ids
         assert admin_conn.network.get_segment(ids["segment"]).name == "seg-b"
     finally:
-        _delete(served, name, admin)
+        delete_stack(served, name, admin)
 
 
 INLINE = """heat_template_version: 2016-10-14
@@ -355,26 +360,26 @@ def test_a_child_stack_makes_its_network_in_the_owners_project(
     name = f"nc-{uuid.uuid4().hex[:8]}"
     net_name = f"{name}-net"
     try:
-        created = _stack(served, "create", "-t", _template(served, INLINE), "--parameter",
-                         f"net_name={net_name}", name, stack=name)
-        assert created == "CREATE_COMPLETE", _shown(served, name).get("stack_status_reason")
-        net_id = _output(_shown(served, name), "net_id")
+        created = stack_action(served, "create", "-t", template_file(served, INLINE),
+                               "--parameter", f"net_name={net_name}", name, stack=name)
+        assert created == "CREATE_COMPLETE", show_stack(served, name).get("stack_status_reason")
+        net_id = _output(show_stack(served, name), "net_id")
         net = user_conn.network.get_network(net_id)
         assert net.name == net_name
         assert net.project_id == user_conn.current_project_id
-        assert "child" in _physical(served, name)
+        assert "child" in physical_ids(served, name)
 
         # The child goes; the trust it shared stays the parent's, which acts with it next.
-        updated = _stack(served, "update", "-t", _template(served, WITHOUT_CHILD),
-                         "--parameter", f"net_name={net_name}-own", name, stack=name)
-        assert updated == "UPDATE_COMPLETE", _shown(served, name).get("stack_status_reason")
+        updated = stack_action(served, "update", "-t", template_file(served, WITHOUT_CHILD),
+                               "--parameter", f"net_name={net_name}-own", name, stack=name)
+        assert updated == "UPDATE_COMPLETE", show_stack(served, name).get("stack_status_reason")
         assert not list(user_conn.network.networks(name=net_name))
-        again = _stack(served, "update", "-t", _template(served, WITHOUT_CHILD),
-                       "--parameter", f"net_name={net_name}-own2", name, stack=name)
-        assert again == "UPDATE_COMPLETE", _shown(served, name).get("stack_status_reason")
-        own = user_conn.network.get_network(_physical(served, name)["own"])
+        again = stack_action(served, "update", "-t", template_file(served, WITHOUT_CHILD),
+                             "--parameter", f"net_name={net_name}-own2", name, stack=name)
+        assert again == "UPDATE_COMPLETE", show_stack(served, name).get("stack_status_reason")
+        own = user_conn.network.get_network(physical_ids(served, name)["own"])
         assert own.name == f"{net_name}-own2"
     finally:
-        _delete(served, name)
+        delete_stack(served, name)
     assert not list(user_conn.network.networks(name=net_name))
     assert not list(user_conn.network.networks(name=f"{net_name}-own2"))

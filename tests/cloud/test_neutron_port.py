@@ -10,26 +10,32 @@ Neutron object behind.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from hotplate.resources.openstack.attempt_marks import marks_of, tags_without_marks
-from tests.cloud import test_neutron_types
 from tests.cloud.leaks import network_leaks  # noqa: F401  (a fixture)
+from tests.cloud.locate import Cloud
 from tests.cloud.serving import Serving
-from tests.cloud.test_neutron_types import (
-    _delete,
-    _gone,
-    _outputs,
-    _physical,
-    _shown,
-    _stack,
-    _template,
+from tests.cloud.stacks import (
+    PUBLIC,
+    delete_stack,
+    gone,
+    outputs_of,
+    physical_ids,
+    serve_on_catalog_ports,
+    show_stack,
+    stack_action,
+    template_file,
 )
 
-served = test_neutron_types.served
-"""hotplate serving in Keystone mode with Heat's trustee (a fixture)."""
+
+@pytest.fixture(scope="module")
+def served(cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
+    """hotplate serving in Keystone mode with Heat's trustee, as the suites' demo user."""
+    yield from serve_on_catalog_ports(cloud, tmp_path_factory, "port-serve")
 
 pytestmark = pytest.mark.usefixtures("network_leaks")
 
@@ -76,12 +82,12 @@ def _ips(port: Any) -> list[str]:
 
 def test_port_create_update_replace_delete(served: Serving, user_conn: Any) -> None:
     name = f"np-{uuid.uuid4().hex[:8]}"
-    template = _template(served, PORT)
+    template = template_file(served, PORT)
     ids: dict[str, str] = {}
     try:
-        created = _stack(served, "create", "-t", template, name, stack=name)
-        assert created == "CREATE_COMPLETE", _shown(served, name)
-        ids = _physical(served, name)
+        created = stack_action(served, "create", "-t", template, name, stack=name)
+        assert created == "CREATE_COMPLETE", show_stack(served, name)
+        ids = physical_ids(served, name)
         port = user_conn.network.get_port(ids["port"])
         assert port.name == "first" and port.network_id == ids["net"]
         assert _ips(port) == ["10.41.0.50"]
@@ -92,57 +98,58 @@ def test_port_create_update_replace_delete(served: Serving, user_conn: Any) -> N
         # (test_exactly_once's subject).
         assert tags_without_marks(port.tags) == ["one"]
         assert len(marks_of(port.tags)) <= 1, port.tags
-        outputs = _outputs(_shown(served, name))
+        outputs = outputs_of(show_stack(served, name))
         assert outputs["ip"] == "10.41.0.50" and outputs["subnet_cidr"] == "10.41.0.0/24"
         assert outputs["network_id"] == ids["net"] and outputs["mac"] == port.mac_address
         assert outputs["status"] in ("DOWN", "ACTIVE")
 
         # In place: a new name.
-        updated = _stack(served, "update", "-t", template, "--parameter", "port_name=second",
-                         name, stack=name)
-        assert updated == "UPDATE_COMPLETE", _shown(served, name)
-        assert _physical(served, name) == ids
+        updated = stack_action(served, "update", "-t", template, "--parameter", "port_name=second",
+                               name, stack=name)
+        assert updated == "UPDATE_COMPLETE", show_stack(served, name)
+        assert physical_ids(served, name) == ids
         assert user_conn.network.get_port(ids["port"]).name == "second"
 
         # A new MAC address needs a new port; it takes the old one's fixed IP, which
         # the old port gave up first (else Neutron refuses the address as in use).
-        replaced = _stack(served, "update", "-t", template, "--parameter", "port_name=second",
-                          "--parameter", "mac=fa:16:3e:00:00:02", name, stack=name)
-        assert replaced == "UPDATE_COMPLETE", _shown(served, name)
-        after = _physical(served, name)
+        replaced = stack_action(served, "update", "-t", template,
+                                "--parameter", "port_name=second",
+                                "--parameter", "mac=fa:16:3e:00:00:02", name, stack=name)
+        assert replaced == "UPDATE_COMPLETE", show_stack(served, name)
+        after = physical_ids(served, name)
         assert after["port"] != ids["port"]
         new = user_conn.network.get_port(after["port"])
         assert _ips(new) == ["10.41.0.50"] and new.mac_address == "fa:16:3e:00:00:02"
-        assert _gone(user_conn.network.get_port, ids["port"])
+        assert gone(user_conn.network.get_port, ids["port"])
         ids = after
     finally:
-        _delete(served, name)
+        delete_stack(served, name)
     if ids:
-        assert _gone(user_conn.network.get_port, ids["port"])
-        assert _gone(user_conn.network.get_network, ids["net"])
+        assert gone(user_conn.network.get_port, ids["port"])
+        assert gone(user_conn.network.get_network, ids["net"])
 
 
 def test_rollback_after_a_replacement_gives_the_fixed_ip_back(served: Serving,
                                                               user_conn: Any) -> None:
     name = f"np-{uuid.uuid4().hex[:8]}"
-    template = _template(served, PORT)
+    template = template_file(served, PORT)
     try:
-        _stack(served, "create", "-t", template, name, stack=name)
-        ids = _physical(served, name)
+        stack_action(served, "create", "-t", template, name, stack=name)
+        ids = physical_ids(served, name)
         # The port is replaced (new MAC, same IP), then its user fails its update:
         # the rollback takes the old port back, with its address.
-        rolled = _stack(served, "update", "--rollback", "enabled", "-t", template,
-                        "--parameter", "mac=fa:16:3e:00:00:03", "--parameter", "fail=true",
-                        name, stack=name, until=("ROLLBACK_COMPLETE", "ROLLBACK_FAILED"))
-        assert rolled == "ROLLBACK_COMPLETE", _shown(served, name)
-        assert _physical(served, name)["port"] == ids["port"]
+        rolled = stack_action(served, "update", "--rollback", "enabled", "-t", template,
+                              "--parameter", "mac=fa:16:3e:00:00:03", "--parameter", "fail=true",
+                              name, stack=name, until=("ROLLBACK_COMPLETE", "ROLLBACK_FAILED"))
+        assert rolled == "ROLLBACK_COMPLETE", show_stack(served, name)
+        assert physical_ids(served, name)["port"] == ids["port"]
         old = user_conn.network.get_port(ids["port"])
         assert _ips(old) == ["10.41.0.50"]
         ports = list(user_conn.network.ports(network_id=ids["net"],
                                              device_owner=""))
         assert [p.id for p in ports] == [ids["port"]]  # the replacement is gone
     finally:
-        _delete(served, name)
+        delete_stack(served, name)
 
 
 IMPLICIT = """heat_template_version: 2021-04-16
@@ -163,7 +170,7 @@ resources:
   fip:
     type: OS::Neutron::FloatingIP
     properties: {floating_network: @PUBLIC@, port_id: {get_resource: port}}
-""".replace("@PUBLIC@", test_neutron_types.PUBLIC)
+""".replace("@PUBLIC@", PUBLIC)
 
 
 def test_implicit_dependencies_without_depends_on(served: Serving, user_conn: Any) -> None:
@@ -173,12 +180,12 @@ def test_implicit_dependencies_without_depends_on(served: Serving, user_conn: An
     otherwise), as Heat orders them."""
     name = f"np-{uuid.uuid4().hex[:8]}"
     try:
-        created = _stack(served, "create", "-t", _template(served, IMPLICIT), name,
-                         stack=name)
-        assert created == "CREATE_COMPLETE", _shown(served, name)
-        ids = _physical(served, name)
+        created = stack_action(served, "create", "-t", template_file(served, IMPLICIT), name,
+                               stack=name)
+        assert created == "CREATE_COMPLETE", show_stack(served, name)
+        ids = physical_ids(served, name)
         port = user_conn.network.get_port(ids["port"])
         assert [ip["subnet_id"] for ip in port.fixed_ips] == [ids["subnet"]]
         assert user_conn.network.get_ip(ids["fip"]).port_id == ids["port"]
     finally:
-        _delete(served, name)
+        delete_stack(served, name)

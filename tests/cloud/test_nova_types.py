@@ -11,29 +11,27 @@ object behind (and deletes it).
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 import time
-import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.cloud.leaks import cloud_leaks  # noqa: F401  (a fixture)
 from tests.cloud.locate import Cloud
-from tests.cloud.serving import Serving, keystone_serve
-from tests.cloud.test_neutron_types import (
-    STARTS,
-    _answered_by,
-    _cli,
-    _extra,
-    _gone,
-    _outputs,
-    _physical,
-    _template,
+from tests.cloud.serving import Serving
+from tests.cloud.stacks import (
+    as_user,
+    cli,
+    connected,
+    gone,
+    outputs_of,
+    physical_ids,
+    serve_on_catalog_ports,
+    template_file,
+    unique_name,
 )
 
 pytestmark = pytest.mark.usefixtures("cloud_leaks")
@@ -51,37 +49,23 @@ NOVA_CLOUD = os.environ.get("OS_NOVA_CLOUD") or "hotplate-alt-demo"
 
 @pytest.fixture(scope="module")
 def nova_cloud(cloud: Cloud) -> Cloud:
-    return dataclasses.replace(cloud, user=NOVA_CLOUD)
+    return as_user(cloud, NOVA_CLOUD)
 
 
 @pytest.fixture(scope="module")
 def user_conn(nova_cloud: Cloud) -> Iterator[Any]:
     """This module's user (``NOVA_CLOUD``), in place of the suites' demo user."""
-    conn = nova_cloud.connect()
-    yield conn
-    conn.close()
+    yield from connected(nova_cloud)
 
 
 @pytest.fixture(scope="module")
 def served(nova_cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
-    """hotplate on the catalog's ports, started again when another suite's server took
-    a port first (as test_neutron_types' ``served``)."""
-    for _ in range(STARTS):
-        tmp = Path(tmp_path_factory.mktemp("nova-serve"))
-        with keystone_serve(nova_cloud, tmp, extra=_extra(nova_cloud)) as serving:
-            if _answered_by(serving):
-                yield serving
-                return
-        time.sleep(1.0)
-    pytest.fail(f"the catalog's ports stayed taken by other servers ({STARTS} starts)")
+    """hotplate on the catalog's ports, as this module's user."""
+    yield from serve_on_catalog_ports(nova_cloud, tmp_path_factory, "nova-serve")
 
 
 def _delete(served: Serving, stack: str) -> None:
-    _cli(served, "stack", "delete", "--yes", "--wait", stack, check=False)
-
-
-def _name() -> str:
-    return f"nv-{uuid.uuid4().hex[:8]}"
+    cli(served, "stack", "delete", "--yes", "--wait", stack, check=False)
 
 
 KEYS = """heat_template_version: 2021-04-16
@@ -109,43 +93,43 @@ outputs:
 
 
 def test_keypair_and_server_group(served: Serving, user_conn: Any) -> None:
-    name = _name()
+    name = unique_name(LEAK_PREFIX)
     key_name = f"{name}-key"
     try:
-        created = _cli(served, "stack", "create", "--wait", "-t", _template(served, KEYS),
-                       "--parameter", f"key_name={key_name}", name, "-f", "json")
+        created = cli(served, "stack", "create", "--wait", "-t", template_file(served, KEYS),
+                      "--parameter", f"key_name={key_name}", name, "-f", "json")
         assert created["stack_status"] == "CREATE_COMPLETE", created
-        ids = _physical(served, name)
+        ids = physical_ids(served, name)
         assert ids["key"] == key_name
         assert user_conn.compute.get_keypair(key_name).public_key.strip() == PUBLIC_KEY
         group = user_conn.compute.get_server_group(ids["group"])
         assert group.name.startswith(f"{name}-group-")
         assert group.policy == "anti-affinity" and group.rules == {"max_server_per_host": 2}
-        outputs = _outputs(_cli(served, "stack", "show", name, "-f", "json"))
+        outputs = outputs_of(cli(served, "stack", "show", name, "-f", "json"))
         assert outputs["ref"] == key_name and outputs["public"] == PUBLIC_KEY
         assert outputs["private"] == "" and outputs["group"]["id"] == ids["group"]
 
         # Any change replaces: new rules are a new group, the old one goes.
-        updated = _cli(served, "stack", "update", "--wait", "-t", _template(served, KEYS),
-                       "--parameter", f"key_name={key_name}", "--parameter", "per_host=3",
-                       name, "-f", "json")
+        updated = cli(served, "stack", "update", "--wait", "-t", template_file(served, KEYS),
+                      "--parameter", f"key_name={key_name}", "--parameter", "per_host=3",
+                      name, "-f", "json")
         assert updated["stack_status"] == "UPDATE_COMPLETE", updated
-        after = _physical(served, name)
+        after = physical_ids(served, name)
         assert after["key"] == key_name and after["group"] != ids["group"]
         assert user_conn.compute.get_server_group(after["group"]).rules == \
             {"max_server_per_host": 3}
-        assert _gone(user_conn.compute.get_server_group, ids["group"])
+        assert gone(user_conn.compute.get_server_group, ids["group"])
 
         # A new public key under the same name: a replacement, which can take the name
         # because the old pair is deleted first (prepare_for_replace, as in Heat).
-        rekeyed = _cli(served, "stack", "update", "--wait", "--existing", "--parameter",
-                       f"public_key={OTHER_KEY}", name, "-f", "json")
+        rekeyed = cli(served, "stack", "update", "--wait", "--existing", "--parameter",
+                      f"public_key={OTHER_KEY}", name, "-f", "json")
         assert rekeyed["stack_status"] == "UPDATE_COMPLETE", rekeyed
-        assert _physical(served, name)["key"] == key_name
+        assert physical_ids(served, name)["key"] == key_name
         assert user_conn.compute.get_keypair(key_name).public_key.strip() == OTHER_KEY
     finally:
         _delete(served, name)
-    assert _gone(user_conn.compute.get_keypair, key_name)
+    assert gone(user_conn.compute.get_keypair, key_name)
 
 
 GENERATED = """heat_template_version: 2021-04-16
@@ -157,11 +141,11 @@ resources:
 
 
 def test_a_keypair_without_public_key_fails_as_heats(served: Serving) -> None:
-    name = _name()
+    name = unique_name(LEAK_PREFIX)
     try:
-        _cli(served, "stack", "create", "--wait", "-t", _template(served, GENERATED), name,
-             check=False)
-        shown = _cli(served, "stack", "show", name, "-f", "json")
+        cli(served, "stack", "create", "--wait", "-t", template_file(served, GENERATED), name,
+            check=False)
+        shown = cli(served, "stack", "show", name, "-f", "json")
         assert shown["stack_status"] == "CREATE_FAILED", shown
         assert shown["stack_status_reason"] == (
             "Resource CREATE failed: StackValidationFailed: resources.key: The public_key "
@@ -235,14 +219,14 @@ outputs:
 
 
 def test_server_create_update_resize_rebuild_delete(served: Serving, user_conn: Any) -> None:
-    name = _name()
-    template = _template(served, SERVER)
+    name = unique_name(LEAK_PREFIX)
+    template = template_file(served, SERVER)
     ids: dict[str, str] = {}
     try:
-        created = _cli(served, "stack", "create", "--wait", "-t", template,
-                       "--parameter", f"server_name={name}-vm", name, "-f", "json")
+        created = cli(served, "stack", "create", "--wait", "-t", template,
+                      "--parameter", f"server_name={name}-vm", name, "-f", "json")
         assert created["stack_status"] == "CREATE_COMPLETE", created
-        ids = _physical(served, name)
+        ids = physical_ids(served, name)
         server = user_conn.compute.get_server(ids["server"])
         assert server.status == "ACTIVE" and server.name == f"{name}-vm"
         assert server.metadata == {"a": "1"}
@@ -259,7 +243,7 @@ def test_server_create_update_resize_rebuild_delete(served: Serving, user_conn: 
         assert len(made) == 1
         fip = user_conn.network.get_ip(ids["fip"])
         assert fip.port_id == made[0].id
-        outputs = _outputs(_cli(served, "stack", "show", name, "-f", "json"))
+        outputs = outputs_of(cli(served, "stack", "show", name, "-f", "json"))
         assert outputs["name"] == f"{name}-vm" and outputs["tags"] == ["web"]
         net_name = user_conn.network.get_network(ids["net"]).name
         assert sorted(outputs["networks"]) == sorted([net_name, ids["net"]])
@@ -280,10 +264,10 @@ def test_server_create_update_resize_rebuild_delete(served: Serving, user_conn: 
              lambda s: s.flavor["original_name"] == "m1.small"),
         ):
             args = [a for p in params for a in ("--parameter", p)]
-            updated = _cli(served, "stack", "update", "--wait", "-t", template, *args, name,
-                           "-f", "json")
+            updated = cli(served, "stack", "update", "--wait", "-t", template, *args, name,
+                          "-f", "json")
             assert updated["stack_status"] == "UPDATE_COMPLETE", updated
-            assert _physical(served, name)["server"] == ids["server"]
+            assert physical_ids(served, name)["server"] == ids["server"]
             server = user_conn.compute.get_server(ids["server"])
             assert server.status == "ACTIVE" and check(server), server
         # A rebuild onto another image (REBUILD policy): same server, new image.
@@ -293,18 +277,18 @@ def test_server_create_update_resize_rebuild_delete(served: Serving, user_conn: 
         _wait_image(user_conn, other.id)
         args = [a for p in (*in_place, "flavor=m1.small", f"image={other.id}")
                 for a in ("--parameter", p)]
-        rebuilt = _cli(served, "stack", "update", "--wait", "-t", template, *args, name,
-                       "-f", "json")
+        rebuilt = cli(served, "stack", "update", "--wait", "-t", template, *args, name,
+                      "-f", "json")
         assert rebuilt["stack_status"] == "UPDATE_COMPLETE", rebuilt
-        assert _physical(served, name)["server"] == ids["server"]
+        assert physical_ids(served, name)["server"] == ids["server"]
         server = user_conn.compute.get_server(ids["server"])
         assert server.status == "ACTIVE" and server.image["id"] == other.id
     finally:
-        _cli(served, "stack", "delete", "--yes", "--wait", name, check=False)
+        cli(served, "stack", "delete", "--yes", "--wait", name, check=False)
         for image in user_conn.image.images(name=f"{name}-img"):
             user_conn.image.delete_image(image.id)
     if ids:
-        assert _gone(user_conn.compute.get_server, ids["server"])
+        assert gone(user_conn.compute.get_server, ids["server"])
         assert not list(user_conn.network.ports(device_id=ids["server"]))
 
 
@@ -338,12 +322,12 @@ resources:
 
 
 def test_a_server_going_error_fails_with_novas_fault(served: Serving, user_conn: Any) -> None:
-    name = _name()
+    name = unique_name(LEAK_PREFIX)
     try:
         # One host, two servers that must not share one: the second goes ERROR.
-        _cli(served, "stack", "create", "--wait", "-t", _template(served, APART), name,
-             check=False)
-        shown = _cli(served, "stack", "show", name, "-f", "json")
+        cli(served, "stack", "create", "--wait", "-t", template_file(served, APART), name,
+            check=False)
+        shown = cli(served, "stack", "show", name, "-f", "json")
         assert shown["stack_status"] == "CREATE_FAILED", shown
         reason = shown["stack_status_reason"]
         assert reason.startswith("Resource CREATE failed: ResourceInError: resources.s"), reason
@@ -382,17 +366,17 @@ resources:
 def _volume(served: Serving, name: str, user_conn: Any) -> str:
     """A blank bootable volume (this cloud's Cinder cannot copy an image: no dataplane;
     the fake hypervisor boots anything)."""
-    made = _cli(served, "volume", "create", "--size", "1", name, "-f", "json")
+    made = cli(served, "volume", "create", "--size", "1", name, "-f", "json")
     deadline = time.monotonic() + 120
     while (status := user_conn.block_storage.get_volume(made["id"]).status) != "available":
         assert status != "error" and time.monotonic() < deadline, f"the test's volume: {status}"
         time.sleep(1.0)
-    _cli(served, "volume", "set", "--bootable", made["id"])
+    cli(served, "volume", "set", "--bootable", made["id"])
     return str(made["id"])
 
 
 def test_boot_from_volume_on_a_port_and_retain(served: Serving, user_conn: Any) -> None:
-    name = _name()
+    name = unique_name(LEAK_PREFIX)
     net = user_conn.network.create_network(name=f"{name}-net")
     user_conn.network.create_subnet(network_id=net.id, ip_version=4, cidr="10.42.0.0/24",
                                     name=f"{name}-subnet")
@@ -400,18 +384,18 @@ def test_boot_from_volume_on_a_port_and_retain(served: Serving, user_conn: Any) 
     volume = _volume(served, f"{name}-vol", user_conn)
     kept = None
     try:
-        created = _cli(served, "stack", "create", "--wait", "-t", _template(served, BOOT),
-                       "--parameter", f"volume={volume}", "--parameter", f"port={port.id}",
-                       name, "-f", "json")
+        created = cli(served, "stack", "create", "--wait", "-t", template_file(served, BOOT),
+                      "--parameter", f"volume={volume}", "--parameter", f"port={port.id}",
+                      name, "-f", "json")
         assert created["stack_status"] == "CREATE_COMPLETE", created
-        ids = _physical(served, name)
+        ids = physical_ids(served, name)
         kept = ids["kept"]
         boot = user_conn.compute.get_server(ids["boot"])
         assert boot.status == "ACTIVE" and not boot.image.get("id")
         assert [a["id"] for a in boot.attached_volumes] == [volume]
         assert user_conn.network.get_port(port.id).device_id == ids["boot"]
-        _cli(served, "stack", "delete", "--yes", "--wait", name)
-        assert _gone(user_conn.compute.get_server, ids["boot"])
+        cli(served, "stack", "delete", "--yes", "--wait", name)
+        assert gone(user_conn.compute.get_server, ids["boot"])
         assert user_conn.compute.get_server(kept).status == "ACTIVE"  # Retain
         assert user_conn.network.get_port(port.id).device_id == ""  # not Heat's: kept
         deadline = time.monotonic() + 60
@@ -427,14 +411,14 @@ def test_boot_from_volume_on_a_port_and_retain(served: Serving, user_conn: Any) 
         user_conn.network.delete_network(net.id)
         user_conn.block_storage.delete_volume(volume)
         deadline = time.monotonic() + 120
-        while not _gone(user_conn.block_storage.get_volume, volume):
+        while not gone(user_conn.block_storage.get_volume, volume):
             assert time.monotonic() < deadline, "the test's volume stayed"
             time.sleep(1.0)
 
 
 def _wait_gone(conn: Any, server: str) -> None:
     deadline = time.monotonic() + 120
-    while not _gone(conn.compute.get_server, server):
+    while not gone(conn.compute.get_server, server):
         assert time.monotonic() < deadline, f"server {server} stayed"
         time.sleep(1.0)
 
@@ -466,7 +450,7 @@ resources:
 def _nets_template(served: Serving, *subnets: str) -> str:
     """The template with one network entry per named subnet resource (``{subnet: ...}``)."""
     entries = ", ".join(f"{{subnet: {{get_resource: {s}}}}}" for s in subnets)
-    return _template(served, NETS.replace("@NETWORKS@", f"[{entries}]"))
+    return template_file(served, NETS.replace("@NETWORKS@", f"[{entries}]"))
 
 
 def _server_nets(conn: Any, server: str) -> dict[str, str]:
@@ -475,26 +459,26 @@ def _server_nets(conn: Any, server: str) -> dict[str, str]:
 
 def test_networks_change_by_interfaces_replace_and_rollback(served: Serving,
                                                            user_conn: Any) -> None:
-    name = _name()
+    name = unique_name(LEAK_PREFIX)
     def update(*subnets: str, flavor: str = "m1.tiny", rollback: bool = False,
                ) -> dict[str, Any]:
         extra = ["--rollback", "enabled"] if rollback else []
-        _cli(served, "stack", "update", "--wait", *extra, "-t",
-             _nets_template(served, *subnets), "--parameter", f"flavor={flavor}", name,
-             check=not rollback)
-        shown: dict[str, Any] = _cli(served, "stack", "show", name, "-f", "json")
+        cli(served, "stack", "update", "--wait", *extra, "-t",
+            _nets_template(served, *subnets), "--parameter", f"flavor={flavor}", name,
+            check=not rollback)
+        shown: dict[str, Any] = cli(served, "stack", "show", name, "-f", "json")
         return shown
 
     try:
-        _cli(served, "stack", "create", "--wait", "-t", _nets_template(served, "subnet1"),
-             name)
-        ids = _physical(served, name)
+        cli(served, "stack", "create", "--wait", "-t", _nets_template(served, "subnet1"),
+            name)
+        ids = physical_ids(served, name)
         assert _server_nets(user_conn, ids["server"]) == {ids["net1"]: "server-port-0"}
 
         # A second network: attached to the same server, its port numbered among the
         # entries attached by this update, as Heat names it.
         assert update("subnet1", "subnet2")["stack_status"] == "UPDATE_COMPLETE"
-        assert _physical(served, name)["server"] == ids["server"]
+        assert physical_ids(served, name)["server"] == ids["server"]
         assert _server_nets(user_conn, ids["server"]) == {ids["net1"]: "server-port-0",
                                                           ids["net2"]: "server-port-0"}
         # The first one gone: detached, and the port Heat made for it deleted.
@@ -509,16 +493,16 @@ def test_networks_change_by_interfaces_replace_and_rollback(served: Serving,
         # place: same server, its port kept.
         shown = update("subnet2", "net1", rollback=True)
         assert shown["stack_status"] == "ROLLBACK_COMPLETE", shown
-        assert _physical(served, name)["server"] == ids["server"]
+        assert physical_ids(served, name)["server"] == ids["server"]
         assert _server_nets(user_conn, ids["server"]) == {ids["net2"]: "server-port-0"}
 
         # flavor_update_policy REPLACE: a new server, the old one (and its port) gone.
         assert update("subnet2", flavor="m1.small")["stack_status"] == \
             "UPDATE_COMPLETE"
-        new = _physical(served, name)["server"]
+        new = physical_ids(served, name)["server"]
         assert new != ids["server"]
         assert user_conn.compute.get_server(new).flavor["original_name"] == "m1.small"
-        assert _gone(user_conn.compute.get_server, ids["server"])
+        assert gone(user_conn.compute.get_server, ids["server"])
         assert _server_nets(user_conn, new) == {ids["net2"]: "server-port-0"}
     finally:
         _delete(served, name)
@@ -538,12 +522,12 @@ resources:
 
 
 def test_snapshot_deletion_policy_keeps_an_image(served: Serving, user_conn: Any) -> None:
-    name = _name()
+    name = unique_name(LEAK_PREFIX)
     images: list[str] = []
     try:
-        _cli(served, "stack", "create", "--wait", "-t", _template(served, SNAPSHOT), name)
-        server = _physical(served, name)["server"]
-        _cli(served, "stack", "delete", "--yes", name)
+        cli(served, "stack", "create", "--wait", "-t", template_file(served, SNAPSHOT), name)
+        server = physical_ids(served, name)["server"]
+        cli(served, "stack", "delete", "--yes", name)
         deadline = time.monotonic() + 120
         while not (images := [i.id for i in user_conn.image.images()
                               if str(i.name).startswith(f"{name}-server-")]):
@@ -556,10 +540,10 @@ def test_snapshot_deletion_policy_keeps_an_image(served: Serving, user_conn: Any
         stored = user_conn.image.put(f"/images/{image}/file", data=b"\0" * 1024,
                                      headers={"Content-Type": "application/octet-stream"})
         assert stored.status_code == 204, stored.text
-        while _cli(served, "stack", "show", name, check=False).returncode == 0:
+        while cli(served, "stack", "show", name, check=False).returncode == 0:
             assert time.monotonic() < deadline + 120, "the stack was not deleted"
             time.sleep(1.0)
-        assert _gone(user_conn.compute.get_server, server)
+        assert gone(user_conn.compute.get_server, server)
         assert user_conn.image.get_image(image).status == "active"  # kept, as in Heat
     finally:
         _delete(served, name)
@@ -610,19 +594,19 @@ def test_software_config_server(served: Serving, user_conn: Any, admin_conn: Any
     import email
     import json
 
-    name = _name()
-    template = _template(served, SOFTWARE)
+    name = unique_name(LEAK_PREFIX)
+    template = template_file(served, SOFTWARE)
     try:
-        created = _cli(served, "stack", "create", "--wait", "-t", template, name, "-f", "json")
+        created = cli(served, "stack", "create", "--wait", "-t", template, name, "-f", "json")
         assert created["stack_status"] == "CREATE_COMPLETE", created
-        ids = _physical(served, name)
-        occ = _outputs(_cli(served, "stack", "show", name, "-f", "json"))["occ"]
+        ids = physical_ids(served, name)
+        occ = outputs_of(cli(served, "stack", "show", name, "-f", "json"))["occ"]
         assert occ["collectors"] == ["cfn", "local"]
         assert occ["cfn"]["path"] == "server.Metadata" and occ["cfn"]["stack_name"] == name
-        metadata = _cli(served, "stack", "resource", "metadata", name, "server", "-f", "json")
+        metadata = cli(served, "stack", "resource", "metadata", name, "server", "-f", "json")
         assert metadata["os-collect-config"] == occ
         assert [d["name"] for d in metadata["deployments"]] == [
-            _cli(served, "software", "config", "show", ids["config"], "-f", "json")["name"]]
+            cli(served, "software", "config", "show", ids["config"], "-f", "json")["name"]]
         # The boot data: Heat's parts, the user data and the collector configuration.
         shown = admin_conn.compute.get(f"/servers/{ids['server']}",
                                        microversion="2.3").json()["server"]
@@ -639,9 +623,9 @@ def test_software_config_server(served: Serving, user_conn: Any, admin_conn: Any
 
         # ZAQAR_MESSAGE needs Zaqar, which this cloud's catalog lacks: the create fails.
         zaqar = f"{name}-z"
-        _cli(served, "stack", "create", "--wait", "-t", template, "--parameter",
-             "transport=ZAQAR_MESSAGE", zaqar, check=False)
-        failed = _cli(served, "stack", "show", zaqar, "-f", "json")
+        cli(served, "stack", "create", "--wait", "-t", template, "--parameter",
+            "transport=ZAQAR_MESSAGE", zaqar, check=False)
+        failed = cli(served, "stack", "show", zaqar, "-f", "json")
         assert failed["stack_status"] == "CREATE_FAILED", failed
         assert failed["stack_status_reason"] == (
             "Resource CREATE failed: EndpointNotFound: resources.server: Could not find "
@@ -652,20 +636,20 @@ def test_software_config_server(served: Serving, user_conn: Any, admin_conn: Any
 
 
 def test_suspend_resume_and_check(served: Serving, user_conn: Any) -> None:
-    name = _name()
-    template = _template(served, SNAPSHOT.replace("deletion_policy: Snapshot",
-                                                  "deletion_policy: Delete"))
+    name = unique_name(LEAK_PREFIX)
+    template = template_file(served, SNAPSHOT.replace("deletion_policy: Snapshot",
+                                                      "deletion_policy: Delete"))
     try:
-        _cli(served, "stack", "create", "--wait", "-t", template, name)
-        server = _physical(served, name)["server"]
-        _cli(served, "stack", "suspend", "--wait", name)
-        assert _cli(served, "stack", "show", name, "-f", "json")["stack_status"] == \
+        cli(served, "stack", "create", "--wait", "-t", template, name)
+        server = physical_ids(served, name)["server"]
+        cli(served, "stack", "suspend", "--wait", name)
+        assert cli(served, "stack", "show", name, "-f", "json")["stack_status"] == \
             "SUSPEND_COMPLETE"
         assert user_conn.compute.get_server(server).status == "SUSPENDED"
-        _cli(served, "stack", "resume", "--wait", name)
+        cli(served, "stack", "resume", "--wait", name)
         assert user_conn.compute.get_server(server).status == "ACTIVE"
-        _cli(served, "stack", "check", "--wait", name)
-        shown = _cli(served, "stack", "show", name, "-f", "json")
+        cli(served, "stack", "check", "--wait", name)
+        shown = cli(served, "stack", "show", name, "-f", "json")
         assert shown["stack_status"] == "CHECK_COMPLETE", shown
     finally:
         _delete(served, name)
@@ -688,22 +672,22 @@ resources:
 
 
 def test_a_replacement_takes_over_the_port(served: Serving, user_conn: Any) -> None:
-    name = _name()
+    name = unique_name(LEAK_PREFIX)
     net = user_conn.network.create_network(name=f"{name}-net")
     user_conn.network.create_subnet(network_id=net.id, ip_version=4, cidr="10.44.0.0/24",
                                     name=f"{name}-subnet")
     port = user_conn.network.create_port(network_id=net.id, name=f"{name}-port")
-    template = _template(served, ON_PORT)
+    template = template_file(served, ON_PORT)
     try:
-        _cli(served, "stack", "create", "--wait", "-t", template, "--parameter",
-             f"port={port.id}", name)
-        old = _physical(served, name)["server"]
+        cli(served, "stack", "create", "--wait", "-t", template, "--parameter",
+            f"port={port.id}", name)
+        old = physical_ids(served, name)["server"]
         # prepare_for_replace detaches the port from the old server for the new one.
-        updated = _cli(served, "stack", "update", "--wait", "--existing", "--parameter",
-                       "flavor=m1.small", name, "-f", "json")
+        updated = cli(served, "stack", "update", "--wait", "--existing", "--parameter",
+                      "flavor=m1.small", name, "-f", "json")
         assert updated["stack_status"] == "UPDATE_COMPLETE", updated
-        new = _physical(served, name)["server"]
-        assert new != old and _gone(user_conn.compute.get_server, old)
+        new = physical_ids(served, name)["server"]
+        assert new != old and gone(user_conn.compute.get_server, old)
         assert user_conn.network.get_port(port.id).device_id == new
     finally:
         _delete(served, name)

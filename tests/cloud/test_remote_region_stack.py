@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ import pytest
 
 from tests.cloud.locate import Cloud
 from tests.cloud.serving import Serving, keystone_serve
-from tests.cloud.test_neutron_types import STARTS, _answered_by, _extra
+from tests.cloud.stacks import keystone_extra, serve_on_catalog_ports, unique_name
 
 REGION_ONE, REGION_TWO = "RegionOne", "RegionTwo"
 REGION_TWO_PORT = 8024
@@ -72,8 +71,8 @@ resources:
 
 def _config(cloud: Cloud, region: str) -> str:
     """The suite's Keystone-mode configuration (trustee, stack domain), in ``region``."""
-    return (_extra(cloud).replace("[DEFAULT]\n", "[DEFAULT]\n"
-                                  f"region_name_for_services = {region}\n"
+    return (keystone_extra(cloud).replace("[DEFAULT]\n", "[DEFAULT]\n"
+                                          f"region_name_for_services = {region}\n"
                                   "reauthentication_auth_method = trusts\n"
                                   "allow_trusts_redelegation = true\n", 1))
 
@@ -91,14 +90,8 @@ def region_one(cloud: Cloud, region_two: Serving,
                tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
     """RegionOne's hotplate on the catalog's ports (restarted while another suite's
     server holds them, as test_neutron_types' ``served``)."""
-    for _ in range(STARTS):
-        tmp = Path(tmp_path_factory.mktemp("region-one"))
-        with keystone_serve(cloud, tmp, extra=_config(cloud, REGION_ONE)) as serving:
-            if _answered_by(serving):
-                yield serving
-                return
-        time.sleep(1.0)
-    pytest.fail(f"the catalog's ports stayed taken by other servers ({STARTS} starts)")
+    yield from serve_on_catalog_ports(cloud, tmp_path_factory, "region-one",
+                                      _config(cloud, REGION_ONE))
 
 
 def _heat(served: Serving, region: str) -> Any:
@@ -125,10 +118,6 @@ class Regions:
 def regions(region_one: Serving, region_two: Serving) -> Regions:
     return Regions(_heat(region_one, REGION_ONE), _heat(region_two, REGION_TWO),
                    region_one.log, region_two.log)
-
-
-def _name() -> str:
-    return f"rr-{uuid.uuid4().hex[:8]}"
 
 
 def _settled(hc: Any, stack: str, until: tuple[str, ...], log: str = "") -> Any:
@@ -183,7 +172,7 @@ def _listed(hc: Any, stack_id: str) -> bool:
 
 
 def test_the_child_is_made_updated_and_deleted_by_the_other_region(regions: Regions) -> None:
-    name = _name()
+    name = unique_name("rr-")
     try:
         shown = _create(regions, name)
         assert shown.stack_status == "CREATE_COMPLETE", (shown.stack_status_reason,
@@ -225,7 +214,7 @@ def test_the_child_is_made_updated_and_deleted_by_the_other_region(regions: Regi
 def test_a_region_without_orchestration_is_refused_in_heats_words(regions: Regions) -> None:
     from heatclient.exc import HTTPBadRequest
 
-    name = _name()
+    name = unique_name("rr-")
     with pytest.raises(HTTPBadRequest) as refused:
         regions.one.stacks.create(stack_name=name, template=PARENT,
                                   parameters={"child": CHILD, "region": "DARKHOLE"})
@@ -236,7 +225,7 @@ def test_a_region_without_orchestration_is_refused_in_heats_words(regions: Regio
 
 
 def test_a_failing_remote_stack_fails_the_parent_with_its_reason(regions: Regions) -> None:
-    name = _name()
+    name = unique_name("rr-")
     try:
         shown = _create(regions, name, child=FAILING)
         assert shown.stack_status == "CREATE_FAILED", regions.logs()
@@ -254,7 +243,7 @@ def test_a_failing_remote_stack_fails_the_parent_with_its_reason(regions: Region
 
 
 def test_suspend_and_resume_reach_the_remote_stack(regions: Regions) -> None:
-    name = _name()
+    name = unique_name("rr-")
     try:
         assert _create(regions, name).stack_status == "CREATE_COMPLETE", regions.logs()
         remote_id = regions.one.resources.get(name, "remote").physical_resource_id
@@ -272,7 +261,7 @@ def test_suspend_and_resume_reach_the_remote_stack(regions: Regions) -> None:
 def test_a_remote_stack_deleted_out_of_band(regions: Regions) -> None:
     """As Heat's RemoteStack: an update of it fails with the remote API's 404, and the
     parent's delete goes through (the remote stack's absence is its delete)."""
-    name = _name()
+    name = unique_name("rr-")
     try:
         assert _create(regions, name).stack_status == "CREATE_COMPLETE", regions.logs()
         remote_id = regions.one.resources.get(name, "remote").physical_resource_id
@@ -300,7 +289,7 @@ def test_the_other_region_validates_the_template(regions: Regions) -> None:
     its refusal is the parent's 400 in Heat's words."""
     from heatclient.exc import HTTPBadRequest
 
-    name = _name()
+    name = unique_name("rr-")
     before = regions.two_log.read_text().count("/validate HTTP/1.1")
     with pytest.raises(HTTPBadRequest) as refused:
         regions.one.stacks.create(stack_name=name, template=PARENT, parameters={
