@@ -3,6 +3,7 @@ cloud reached with the test caller's own token (as the API hands it on)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -40,3 +41,17 @@ def engine_on(tmp: Path, region: str, registry: Any = None,
     finally:
         engine.stop()
         transport.stop()
+
+
+def wait_while_in_progress(engine: Engine, ctxt: Any, identity: Any, wait: float,
+                           every: float = 0.25) -> dict[str, Any]:
+    """The stack as the engine shows it once its action is no longer IN_PROGRESS (done or
+    failed: the test asserts which); fails with the stack shown after ``wait`` seconds.
+    The engine works in its own threads, so a test polls its service as the API would."""
+    deadline = time.monotonic() + wait
+    while (shown := engine.service.show_stack(ctxt, identity)[0])["stack_status"] == \
+            "IN_PROGRESS":
+        assert time.monotonic() < deadline, shown
+        time.sleep(every)
+    found: dict[str, Any] = shown
+    return found

@@ -14,8 +14,6 @@ The flavors are made by the admin for the test and deleted after it.
 from __future__ import annotations
 
 import re
-import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,9 +23,10 @@ import pytest
 from hotplate.app import Engine
 from hotplate.engine.options import EngineOptions
 from tests.cloud.clients import token_context
-from tests.cloud.engine import engine_on
+from tests.cloud.engine import engine_on, wait_while_in_progress
 from tests.cloud.leaks import cloud_leaks  # noqa: F401  (a fixture)
 from tests.cloud.locate import Cloud
+from tests.cloud.stacks import unique_name
 
 pytestmark = pytest.mark.usefixtures("cloud_leaks")
 LEAK_PREFIX = "cf-"
@@ -35,6 +34,8 @@ NO_HOST_RAM_MB = 4_000_000
 """More than the fake compute has (800 GB at 1.5 allocation), less than the RAM quota."""
 OVER_QUOTA_RAM_MB = 9_000_000
 """More than the cloud's RAM quota (8,192,000 MB)."""
+WAIT = 240.0
+"""The longest a test waits for a stack's action."""
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +52,7 @@ def flavor(admin_conn: Any) -> Iterator[Any]:
     made: list[str] = []
 
     def make(ram: int) -> str:
-        name = f"{LEAK_PREFIX}{uuid.uuid4().hex[:8]}"
+        name = unique_name(LEAK_PREFIX)
         made.append(admin_conn.compute.create_flavor(name=name, ram=ram, vcpus=1, disk=1,
                                                      is_public=True).id)
         return name
@@ -71,21 +72,12 @@ def _server_stack(flavor: str, name: str) -> dict[str, Any]:
 
 def _create(engine: Engine, ctxt: Any, name: str, template: Any) -> tuple[Any, dict[str, Any]]:
     identity = engine.service.create_stack(ctxt, name, template, {}, {}, {})
-    deadline = time.monotonic() + 240
-    while (shown := engine.service.show_stack(ctxt, identity)[0])["stack_status"] == \
-            "IN_PROGRESS":
-        assert time.monotonic() < deadline, shown
-        time.sleep(0.25)
-    return identity, shown
+    return identity, wait_while_in_progress(engine, ctxt, identity, WAIT)
 
 
 def _delete(engine: Engine, ctxt: Any, identity: Any) -> None:
     engine.service.delete_stack(ctxt, identity)
-    deadline = time.monotonic() + 240
-    while (shown := engine.service.show_stack(ctxt, identity)[0])["stack_status"] == \
-            "IN_PROGRESS":
-        assert time.monotonic() < deadline, shown
-        time.sleep(0.25)
+    shown = wait_while_in_progress(engine, ctxt, identity, WAIT)
     assert (shown["stack_action"], shown["stack_status"]) == ("DELETE", "COMPLETE"), shown
 
 
@@ -98,7 +90,7 @@ def _events(engine: Engine, ctxt: Any, identity: Any) -> list[tuple[str, str]]:
 def test_a_server_no_host_fits_is_made_again_then_fails(
         cloud: Cloud, user_conn: Any, engine: Engine, flavor: Any) -> None:
     huge = flavor(NO_HOST_RAM_MB)
-    name = f"{LEAK_PREFIX}{uuid.uuid4().hex[:8]}"
+    name = unique_name(LEAK_PREFIX)
     ctxt = token_context(cloud, user_conn)
     identity, shown = _create(engine, ctxt, name, _server_stack(huge, name))
     try:
@@ -122,7 +114,7 @@ def test_a_server_no_host_fits_is_made_again_then_fails(
 def test_nova_quota_exceeded_fails_at_once_with_heats_text(
         cloud: Cloud, user_conn: Any, engine: Engine, flavor: Any) -> None:
     over = flavor(OVER_QUOTA_RAM_MB)
-    name = f"{LEAK_PREFIX}{uuid.uuid4().hex[:8]}"
+    name = unique_name(LEAK_PREFIX)
     ctxt = token_context(cloud, user_conn)
     identity, shown = _create(engine, ctxt, name, _server_stack(over, name))
     try:
@@ -145,7 +137,7 @@ def test_a_flavor_or_image_deleted_after_validation_fails_the_create_with_heats_
         kind: str) -> None:
     # Validated while it exists, gone when the server is made: Heat resolves the name
     # again at create, and its finder fails it (no retry: not ResourceInError).
-    name = f"{LEAK_PREFIX}{uuid.uuid4().hex[:8]}"
+    name = unique_name(LEAK_PREFIX)
     template = _server_stack(flavor(64) if kind == "flavor" else "m1.tiny", name)
     if kind == "image":
         image = user_conn.image.create_image(name=name, data=b"hotplate", disk_format="raw",
@@ -164,11 +156,7 @@ def test_a_flavor_or_image_deleted_after_validation_fails_the_create_with_heats_
                 admin_conn.compute.find_flavor(doomed, ignore_missing=False).id)
         else:
             user_conn.image.delete_image(image)
-        deadline = time.monotonic() + 240
-        while (shown := engine.service.show_stack(ctxt, identity)[0])["stack_status"] == \
-                "IN_PROGRESS":
-            assert time.monotonic() < deadline, shown
-            time.sleep(0.25)
+        shown = wait_while_in_progress(engine, ctxt, identity, WAIT)
         assert shown["stack_status"] == "FAILED", shown
         assert shown["stack_status_reason"] == {
             "flavor": f"Resource CREATE failed: NotFound: resources.server: No Flavor "
