@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 
 from tests.cloud.locate import Cloud, cloud_or_skip
+from tests.cloud.serving import Serving
+from tests.cloud.stacks import serve_on_catalog_ports
 
 
 @pytest.fixture(scope="session")
@@ -29,3 +31,11 @@ def user_conn(cloud: Cloud) -> Iterator[Any]:
     conn = cloud.connect()
     yield conn
     conn.close()
+
+
+@pytest.fixture(scope="module")
+def served(cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
+    """hotplate on the catalog's ports in Keystone mode with Heat's trustee, as the test
+    user: one server a module, for the suites that drive it with the openstack CLI (a
+    module that serves as another user, or configured otherwise, defines its own)."""
+    yield from serve_on_catalog_ports(cloud, tmp_path_factory, "serve")

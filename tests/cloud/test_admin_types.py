@@ -12,13 +12,11 @@ test that leaves a flavor, aggregate or Keystone object named ``LEAK_PREFIX``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from tests.cloud.admin_leaks import admin_leaks  # noqa: F401  (a fixture)
-from tests.cloud.locate import Cloud
 from tests.cloud.serving import Serving
 from tests.cloud.stacks import (
     cli,
@@ -26,18 +24,11 @@ from tests.cloud.stacks import (
     gone,
     outputs_of,
     physical_ids,
-    serve_on_catalog_ports,
     show_stack,
     stack_action,
     template_file,
     unique_name,
 )
-
-
-@pytest.fixture(scope="module")
-def served(cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
-    """hotplate serving in Keystone mode with Heat's trustee, as the suites' demo user."""
-    yield from serve_on_catalog_ports(cloud, tmp_path_factory, "admin-serve")
 
 pytestmark = pytest.mark.usefixtures("admin_leaks")
 LEAK_PREFIX = "hpa-"

@@ -16,7 +16,6 @@ import datetime
 import json
 import time
 import uuid
-from collections.abc import Iterator
 from typing import Any
 from xml.etree import ElementTree
 
@@ -31,7 +30,6 @@ from tests.cloud.stacks import (
     delete_stack,
     outputs_of,
     physical_ids,
-    serve_on_catalog_ports,
     show_stack,
     stack_action,
     template_file,
@@ -66,13 +64,6 @@ Resources:
   other:
     Type: OS::Heat::None
 {outputs}"""
-
-
-@pytest.fixture(scope="module")
-def served(cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
-    """hotplate on the catalog's ports, as the suites' demo user."""
-    yield from serve_on_catalog_ports(cloud, tmp_path_factory, "iam-serve")
-
 
 def _describe(access: str, secret: str, stack: str, resource: str) -> httpx.Response:
     """DescribeStackResource signed as os-collect-config's cfn source signs it."""

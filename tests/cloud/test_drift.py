@@ -17,7 +17,6 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -27,24 +26,16 @@ from hotplate.resources.openstack.attempt_marks import (
     metadata_without_marks,
 )
 from tests.cloud.leaks import cloud_leaks  # noqa: F401  (a fixture)
-from tests.cloud.locate import Cloud
 from tests.cloud.serving import PORT, Serving
 from tests.cloud.stacks import (
     delete_stack,
     drift,
     drift_statuses,
     physical_ids,
-    serve_on_catalog_ports,
     show_stack,
     stack_action,
     template_file,
 )
-
-
-@pytest.fixture(scope="module")
-def served(cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
-    """hotplate serving in Keystone mode with Heat's trustee, as the suites' demo user."""
-    yield from serve_on_catalog_ports(cloud, tmp_path_factory, "drift-serve")
 
 pytestmark = pytest.mark.usefixtures("cloud_leaks")
 LEAK_PREFIX = "dr-"

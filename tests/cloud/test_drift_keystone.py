@@ -7,30 +7,21 @@ changed behind hotplate's back drift, and an update with ``--converge`` sets the
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from tests.cloud.admin_leaks import admin_leaks  # noqa: F401  (a fixture)
-from tests.cloud.locate import Cloud
 from tests.cloud.serving import Serving
 from tests.cloud.stacks import (
     delete_stack,
     drift,
     drift_statuses,
     physical_ids,
-    serve_on_catalog_ports,
     show_stack,
     stack_action,
     template_file,
 )
-
-
-@pytest.fixture(scope="module")
-def served(cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
-    """hotplate serving in Keystone mode with Heat's trustee, as the suites' demo user."""
-    yield from serve_on_catalog_ports(cloud, tmp_path_factory, "drift-keystone-serve")
 
 pytestmark = pytest.mark.usefixtures("admin_leaks")
 LEAK_PREFIX = "hpd-"

@@ -20,7 +20,6 @@ from typing import Any
 import pytest
 
 from tests.cloud.admin_leaks import admin_leaks  # noqa: F401  (a fixture)
-from tests.cloud.locate import Cloud
 from tests.cloud.serving import Serving
 from tests.cloud.stacks import (
     cli,
@@ -28,18 +27,11 @@ from tests.cloud.stacks import (
     gone,
     outputs_of,
     physical_ids,
-    serve_on_catalog_ports,
     show_stack,
     stack_action,
     template_file,
     unique_name,
 )
-
-
-@pytest.fixture(scope="module")
-def served(cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
-    """hotplate serving in Keystone mode with Heat's trustee, as the suites' demo user."""
-    yield from serve_on_catalog_ports(cloud, tmp_path_factory, "glance-serve")
 
 pytestmark = pytest.mark.usefixtures("admin_leaks")
 LEAK_PREFIX = "hpg-"

@@ -13,13 +13,11 @@ object behind.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from tests.cloud.leaks import admin_network_leaks, network_leaks  # noqa: F401  (fixtures)
-from tests.cloud.locate import Cloud
 from tests.cloud.serving import Serving
 from tests.cloud.stacks import (
     cli,
@@ -27,17 +25,10 @@ from tests.cloud.stacks import (
     gone,
     outputs_of,
     physical_ids,
-    serve_on_catalog_ports,
     show_stack,
     stack_action,
     template_file,
 )
-
-
-@pytest.fixture(scope="module")
-def served(cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
-    """hotplate serving in Keystone mode with Heat's trustee, as the suites' demo user."""
-    yield from serve_on_catalog_ports(cloud, tmp_path_factory, "neutron-more-serve")
 
 USER = """heat_template_version: 2021-04-16
 parameters:

@@ -10,14 +10,12 @@ Neutron object behind.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from hotplate.resources.openstack.attempt_marks import marks_of, tags_without_marks
 from tests.cloud.leaks import network_leaks  # noqa: F401  (a fixture)
-from tests.cloud.locate import Cloud
 from tests.cloud.serving import Serving
 from tests.cloud.stacks import (
     PUBLIC,
@@ -25,17 +23,10 @@ from tests.cloud.stacks import (
     gone,
     outputs_of,
     physical_ids,
-    serve_on_catalog_ports,
     show_stack,
     stack_action,
     template_file,
 )
-
-
-@pytest.fixture(scope="module")
-def served(cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
-    """hotplate serving in Keystone mode with Heat's trustee, as the suites' demo user."""
-    yield from serve_on_catalog_ports(cloud, tmp_path_factory, "port-serve")
 
 pytestmark = pytest.mark.usefixtures("network_leaks")
 

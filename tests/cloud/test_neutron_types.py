@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from tests.cloud.leaks import network_leaks  # noqa: F401  (a fixture)
-from tests.cloud.locate import Cloud
 from tests.cloud.serving import Serving
 from tests.cloud.stacks import (
     PUBLIC,
@@ -28,7 +26,6 @@ from tests.cloud.stacks import (
     heat_client,
     outputs_of,
     physical_ids,
-    serve_on_catalog_ports,
     show_stack,
     stack_action,
     template_file,
@@ -80,13 +77,6 @@ outputs:
   fip_address: {value: {get_attr: [fip, floating_ip_address]}}
   gateway: {value: {get_attr: [router, external_gateway_info]}}
 """.replace("@PUBLIC@", PUBLIC)
-
-
-@pytest.fixture(scope="module")
-def served(cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serving]:
-    """hotplate on the catalog's ports, as the suites' demo user."""
-    yield from serve_on_catalog_ports(cloud, tmp_path_factory, "neutron-serve")
-
 
 def _public(conn: Any) -> str:
     return str(next(iter(conn.network.networks(name=PUBLIC))).id)
