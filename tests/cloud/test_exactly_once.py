@@ -48,10 +48,9 @@ from hotplate.resources.openstack.neutron.port import Port
 from hotplate.resources.openstack.neutron.subnet import Subnet
 from hotplate.resources.openstack.nova.server import Server
 from hotplate.resources.openstack.nova.server_ports import ServerPorts
-from tests.cloud.clients import token_context
+from tests.cloud.clients import PluginContext, token_context
 from tests.cloud.leaks import cloud_leaks  # noqa: F401  (a fixture)
 from tests.cloud.locate import Cloud
-from tests.cloud.test_neutron_retries import PluginContext
 from tests.cloud.test_nova_types import NOVA_CLOUD
 
 pytestmark = pytest.mark.usefixtures("cloud_leaks")

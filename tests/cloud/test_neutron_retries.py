@@ -9,9 +9,7 @@ demo user's cloud), as the engine's would give it; nothing of Neutron is faked.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -20,46 +18,11 @@ from hotplate.cloud import Clouds
 from hotplate.cloud.settings import CloudSettings
 from hotplate.resources.base import Attempt, CheckAgain
 from hotplate.resources.openstack.neutron.net import Net
-from tests.cloud.clients import token_context
+from tests.cloud.clients import PluginContext, token_context
 from tests.cloud.leaks import network_leaks  # noqa: F401  (a fixture)
 from tests.cloud.locate import Cloud
 
 pytestmark = pytest.mark.usefixtures("network_leaks")
-
-
-@dataclass
-class MovedClock:
-    at: datetime = field(default_factory=lambda: datetime.now(UTC))
-
-    def now(self) -> datetime:
-        return self.at
-
-    def sleep(self, seconds: float) -> None:
-        self.at += timedelta(seconds=seconds)
-
-
-@dataclass
-class PluginContext:
-    cloud: Any
-    stack_name: str
-    resource_name: str = "net"
-    stack_id: str = field(default_factory=lambda: str(uuid.uuid4()))
-    project_id: str = ""
-    uuid: str = field(default_factory=lambda: str(uuid.uuid4()))
-    clock: MovedClock = field(default_factory=MovedClock)
-    stored: dict[str, str] = field(default_factory=dict)
-
-    def physical_resource_name(self) -> str:
-        return f"{self.stack_name}-{self.resource_name}-{self.uuid[:12]}"
-
-    def data(self) -> Mapping[str, str]:
-        return self.stored
-
-    def data_set(self, key: str, value: str, *, redact: bool = False) -> None:
-        self.stored[key] = value
-
-    def data_delete(self, key: str) -> None:
-        self.stored.pop(key, None)
 
 
 @pytest.fixture

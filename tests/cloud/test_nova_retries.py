@@ -22,10 +22,9 @@ from hotplate.resources.base import Attempt
 from hotplate.resources.openstack.nova.keypair import KeyPair
 from hotplate.resources.openstack.nova.server import Server, attempt_tag
 from hotplate.resources.openstack.nova.server_group import ServerGroup
-from tests.cloud.clients import token_context
+from tests.cloud.clients import PluginContext, token_context
 from tests.cloud.leaks import cloud_leaks  # noqa: F401  (a fixture)
 from tests.cloud.locate import Cloud
-from tests.cloud.test_neutron_retries import PluginContext
 from tests.cloud.test_nova_types import NOVA_CLOUD, PUBLIC_KEY
 
 pytestmark = pytest.mark.usefixtures("cloud_leaks")
