@@ -17,7 +17,7 @@ Rules, each with its why:
   has answered: the record then reflects whatever the check's own action did (a
   rebuild's stale ACTIVE is never read as done). Records unchanged since are
   still current, because the watermark's windows overlap.
-- **Never listed.** An id a changes list has not shown after ``UNSEEN_TICKS``
+- **Never listed.** An id a changes list has not shown for ``UNSEEN_TICKS``
   fresh ticks (an object last changed before the watermark, a resumed wait) is
   looked at once by itself (``probe``), at most ``PROBES_PER_TICK`` a tick. A
   patient wait (its check has just made the object, or asked it to change) waits
@@ -26,7 +26,11 @@ Rules, each with its why:
   and probing it would cost one call per object for nothing.
 - **Exact answers for deletes.** A wait until gone asks for an exact answer
   (listed, or gone): services whose changes lists omit deleted objects cannot
-  tell "unchanged" from "gone".
+  tell "unchanged" from "gone". And it is probed when unlisted that long even
+  with a record in hand: an object can vanish without a changes list showing it
+  (Nova forgets a server deleted before it was scheduled; its last record, BUILD,
+  would be read for ever). A listing restarts the count, so such a wait costs a
+  probe every ``UNSEEN_TICKS`` ticks at most.
 - **Back-off when nothing moves.** The interval between ticks grows from
   ``FIRST_INTERVAL`` by ``GROWTH`` up to ``MAX_INTERVAL`` while no watched object
   changes, and is reset when one does, or when a new wait registers.
@@ -163,7 +167,7 @@ class KeyState:
         self.started += 1
         waiting = {i: w for i, w in self.watches.items() if i not in self.gone}
         probe = sorted(i for i, w in waiting.items()
-                       if w.probe_due and i not in self.records)
+                       if w.probe_due and (i not in self.records or w.until_gone))
         exact = frozenset(i for i, w in waiting.items() if w.until_gone)
         return self.started, ListPlan(self.watermark, exact,
                                       frozenset(probe[:PROBES_PER_TICK]),
@@ -181,7 +185,9 @@ class KeyState:
             self.gone.add(ident)
             self.records.pop(ident, None)
         for ident, watch in self.watches.items():
-            if watch.ticket < number and ident not in listing.records:
+            if ident in listing.records:
+                watch.unseen = 0
+            elif watch.ticket < number:
                 watch.unseen += 1
         newest = max((t for t in (changed_at(r) for r in listing.records.values()) if t),
                      default=None)

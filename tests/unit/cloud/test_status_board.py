@@ -144,6 +144,27 @@ def test_an_id_never_listed_is_probed_after_some_ticks(patient: bool, ticks: int
     assert plan.probe == {"old"}
 
 
+def test_a_delete_wait_holding_a_stale_record_is_probed_once_unlisted_that_long() -> None:
+    # a server deleted before Nova scheduled it is never listed again: its BUILD record,
+    # heard while its create was waited on, must not stand for it for ever
+    state = KeyState()
+    state.register("s", 0.0)
+    assert _tick(state, Listing({"s": _server("s", "BUILD", T0)}), 0.0)
+    state.register("s", 1.0, until_gone=True)
+    now = 1.0
+    for tick in range(UNSEEN_TICKS):
+        number, plan = state.begin_tick(now)
+        assert not plan.probe
+        listed = {"s": _server("s", "BUILD", T0)} if tick == 0 else {}
+        state.end_tick(number, Listing(listed), now)  # a listing restarts the count
+        now = state.due
+    number, plan = state.begin_tick(now)
+    assert not plan.probe
+    state.end_tick(number, Listing({}), now)
+    _, plan = state.begin_tick(state.due)
+    assert plan.probe == {"s"}
+
+
 def test_a_failed_tick_is_no_news_and_backs_off() -> None:
     state = KeyState()
     ticket = state.register("a", 0.0)

@@ -331,27 +331,35 @@ class Server(NovaResource):
         """Suspend (not again if it is already); the wait is check_suspend_complete's."""
         if st.status_of(self._for_action("suspend")) != "SUSPENDED":
             self.nova().action(str(self.resource_id), {"suspend": None})
+            acted(self, "suspend")
         return str(self.resource_id)
 
     def check_suspend_complete(self, data: Any) -> CheckResult:
-        server = self._fetch()
+        seen = self._look("suspend", BUILD_POLL_SECS)
+        server = seen.record
         if server is None:
-            return CheckAgain(BUILD_POLL_SECS)
+            return CheckAgain(seen.after)
         status = st.status_of(server)
+        if status == "SUSPENDED":
+            done_waiting(self, "suspend", NOVA_SERVERS, str(self.resource_id))
+            return True
         if status in st.DEFERRED | {"ACTIVE"}:
-            return True if status == "SUSPENDED" else CheckAgain(BUILD_POLL_SECS)
+            return CheckAgain(seen.after)
+        done_waiting(self, "suspend", NOVA_SERVERS, str(self.resource_id))
         raise st.ResourceUnknownStatus(status, result=(
             f"Suspend of server {server.get('name')} failed"))
 
     def handle_resume(self) -> Any:
         if st.status_of(self._for_action("resume")) != "ACTIVE":
             self.nova().action(str(self.resource_id), {"resume": None})
+            acted(self, "resume")
         return str(self.resource_id)
 
     def check_resume_complete(self, data: Any) -> CheckResult:
-        server = self._fetch()
-        if server is None or not st.check_active(server):
-            return CheckAgain(BUILD_POLL_SECS)
+        seen = self._look("resume", BUILD_POLL_SECS)
+        if seen.record is None or not st.check_active(seen.record):
+            return CheckAgain(seen.after)
+        done_waiting(self, "resume", NOVA_SERVERS, str(self.resource_id))
         return True
 
     def handle_check(self) -> None:
