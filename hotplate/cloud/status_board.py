@@ -17,20 +17,21 @@ Rules, each with its why:
   has answered: the record then reflects whatever the check's own action did (a
   rebuild's stale ACTIVE is never read as done). Records unchanged since are
   still current, because the watermark's windows overlap.
-- **Never listed.** An id a changes list has not shown for ``UNSEEN_TICKS``
-  fresh ticks (an object last changed before the watermark, a resumed wait) is
-  looked at once by itself (``probe``), at most ``PROBES_PER_TICK`` a tick. A
-  patient wait (its check has just made the object, or asked it to change) waits
-  ``PATIENT_UNSEEN_TICKS``: what it waits for is a change, which the changes list
-  will show; a new volume Cinder has not touched yet is not listed until then,
-  and probing it would cost one call per object for nothing.
+- **Not listed for long.** An id no tick has listed for ``UNSEEN_TICKS`` fresh
+  ticks in a row (an object last changed before the watermark, a resumed wait) is
+  looked at once by itself (``probe``), at most ``PROBES_PER_TICK`` a tick, even
+  with a record in hand: a change can escape every changes list (one committed
+  more than ``MARGIN`` after the time it carries, on a loaded cloud; Nova never
+  lists a server deleted before it was scheduled), and the last record heard
+  (BUILD) would be read for ever. A listing restarts the count, so a wait costs a
+  probe every ``UNSEEN_TICKS`` unlisted ticks at most. A patient wait (its check
+  has just made the object, or asked it to change) waits ``PATIENT_UNSEEN_TICKS``:
+  what it waits for is a change, which the changes list will show; a new volume
+  Cinder has not touched yet is not listed until then, and probing it early would
+  cost one call per object for nothing.
 - **Exact answers for deletes.** A wait until gone asks for an exact answer
   (listed, or gone): services whose changes lists omit deleted objects cannot
-  tell "unchanged" from "gone". And it is probed when unlisted that long even
-  with a record in hand: an object can vanish without a changes list showing it
-  (Nova forgets a server deleted before it was scheduled; its last record, BUILD,
-  would be read for ever). A listing restarts the count, so such a wait costs a
-  probe every ``UNSEEN_TICKS`` ticks at most.
+  tell "unchanged" from "gone".
 - **Back-off when nothing moves.** The interval between ticks grows from
   ``FIRST_INTERVAL`` by ``GROWTH`` up to ``MAX_INTERVAL`` while no watched object
   changes, and is reset when one does, or when a new wait registers.
@@ -166,8 +167,7 @@ class KeyState:
         self.in_flight = True
         self.started += 1
         waiting = {i: w for i, w in self.watches.items() if i not in self.gone}
-        probe = sorted(i for i, w in waiting.items()
-                       if w.probe_due and (i not in self.records or w.until_gone))
+        probe = sorted(i for i, w in waiting.items() if w.probe_due)
         exact = frozenset(i for i, w in waiting.items() if w.until_gone)
         return self.started, ListPlan(self.watermark, exact,
                                       frozenset(probe[:PROBES_PER_TICK]),
