@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import secrets
 import statistics
 import sys
@@ -118,13 +119,25 @@ def wait(http: httpx.Client, path: str, want: str, timeout: float) -> str:
         time.sleep(POLL_S)
 
 
-def run_once(base: str, token: str, pids: Callable[[], list[int]], servers: int,
+class KeystoneToken(httpx.Auth):
+    """The user's token as of each request: a run of 500 members outlives one token
+    (Keystone's hour), and the session fetches a new one as the old nears its end."""
+
+    def __init__(self, token: Callable[[], str]) -> None:
+        self._token = token
+
+    def auth_flow(self, request: httpx.Request) -> Any:
+        request.headers["X-Auth-Token"] = self._token()
+        yield request
+
+
+def run_once(base: str, token: Callable[[], str], pids: Callable[[], list[int]], servers: int,
              params: dict[str, str], timeout: float, orchestrator: str) -> dict[str, float]:
     name = f"bench-{secrets.token_hex(3)}"
     files = {"member.yaml": json.dumps(MEMBER)}
     result: dict[str, float] = {}
     path = ""
-    with httpx.Client(base_url=base, headers={"X-Auth-Token": token}, timeout=120) as http:
+    with httpx.Client(base_url=base, auth=KeystoneToken(token), timeout=120) as http:
         for phase in PHASES:
             marks = cloud_calls.marks()
             with Sampler(pids) as sampled:
@@ -132,6 +145,7 @@ def run_once(base: str, token: str, pids: Callable[[], list[int]], servers: int,
                 if phase == "create":
                     sent = http.post("/stacks", json={
                         "stack_name": name, "parameters": params | {"round": "1"},
+                        "timeout_mins": math.ceil(timeout / 60),
                         "template": template(servers), "files": files})
                     if sent.status_code >= 400:
                         raise SystemExit(f"create: {sent.status_code} {sent.text}")
@@ -191,7 +205,6 @@ def main(argv: list[str] | None = None) -> int:
     failures: list[str] = []
     with bench_user(admin) as user, tempfile.TemporaryDirectory() as tmp:
         session = user.session()
-        token = session.get_token()
         own = openstack.connection.Connection(session=session, region_name="RegionOne")
         with hotplate(Path(tmp), user.auth_url, args.service_password,
                       user.project_id) as (base, pids):
@@ -206,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
                                                             args.flavor, args.timeout))
                 for label, url, engine in targets:  # alternated: both see the same cloud
                     try:
-                        runs[label].append(run_once(url, token, engine, args.servers,
+                        runs[label].append(run_once(url, session.get_token, engine, args.servers,
                                                     params, args.timeout, label))
                     except SystemExit as failed:  # one orchestrator's failure is a result
                         failures.append(f"{label}: {failed}")
