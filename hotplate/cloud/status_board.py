@@ -19,16 +19,17 @@ Rules, each with its why:
   still current, because the watermark's windows overlap.
 - **Not listed for long.** An id no tick has listed for ``UNSEEN_TICKS`` fresh
   ticks in a row (an object last changed before the watermark, a resumed wait) is
-  looked at once by itself (``probe``), at most ``PROBES_PER_TICK`` a tick, even
-  with a record in hand: a change can escape every changes list (one committed
-  more than ``MARGIN`` after the time it carries, on a loaded cloud; Nova never
-  lists a server deleted before it was scheduled), and the last record heard
-  (BUILD) would be read for ever. A listing restarts the count, so a wait costs a
-  probe every ``UNSEEN_TICKS`` unlisted ticks at most. A patient wait (its check
-  has just made the object, or asked it to change) waits ``PATIENT_UNSEEN_TICKS``:
-  what it waits for is a change, which the changes list will show; a new volume
-  Cinder has not touched yet is not listed until then, and probing it early would
-  cost one call per object for nothing.
+  looked at once by itself (``probe``), at most ``PROBES_PER_TICK`` a tick. A
+  patient wait (its check has just made the object, or asked it to change) waits
+  ``PATIENT_UNSEEN_TICKS``: what it waits for is a change, which the changes list
+  will show; a new volume Cinder has not touched yet is not listed until then,
+  and probing it early would cost one call per object for nothing. An object
+  already heard of is probed after ``STALE_RECORD_TICKS``: a change can escape
+  every changes list (one committed more than ``MARGIN`` after the time it
+  carries, on a loaded cloud; Nova never lists a server deleted before it was
+  scheduled), and the last record heard (BUILD) would be read for ever; an object
+  that just sits in BUILD on a busy cloud costs a probe that often. A listing
+  restarts each count.
 - **Exact answers for deletes.** A wait until gone asks for an exact answer
   (listed, or gone): services whose changes lists omit deleted objects cannot
   tell "unchanged" from "gone".
@@ -58,14 +59,16 @@ from hotplate.resources.openstack.status_listing import (
     changed_at,
 )
 
-__all__ = ["FIRST_INTERVAL", "MAX_INTERVAL", "PATIENT_UNSEEN_TICKS", "KeyState", "Watch",
-           "back_off", "next_watermark"]
+__all__ = ["FIRST_INTERVAL", "MAX_INTERVAL", "PATIENT_UNSEEN_TICKS", "STALE_RECORD_TICKS",
+           "KeyState", "Watch", "back_off", "next_watermark"]
 
 FIRST_INTERVAL = 1.0
 MAX_INTERVAL = 5.0
 GROWTH = 1.5
 UNSEEN_TICKS = 3
 PATIENT_UNSEEN_TICKS = 20
+STALE_RECORD_TICKS = 60
+"""Unlisted ticks after which an object already heard of is looked at by itself."""
 PROBES_PER_TICK = 25
 FAILURES_TO_FALL_BACK = 3
 WATCH_TTL = 300.0
@@ -105,8 +108,10 @@ class Watch:
     patient: bool = False
     """The check has just acted on the object: its change will be listed."""
 
-    @property
-    def probe_due(self) -> bool:
+    def probe_due(self, heard: bool) -> bool:
+        """Whether to look at the object by itself, ``heard`` of it already or not."""
+        if heard:
+            return self.unseen >= STALE_RECORD_TICKS
         return self.unseen >= (PATIENT_UNSEEN_TICKS if self.patient else UNSEEN_TICKS)
 
 
@@ -167,7 +172,7 @@ class KeyState:
         self.in_flight = True
         self.started += 1
         waiting = {i: w for i, w in self.watches.items() if i not in self.gone}
-        probe = sorted(i for i, w in waiting.items() if w.probe_due)
+        probe = sorted(i for i, w in waiting.items() if w.probe_due(i in self.records))
         exact = frozenset(i for i, w in waiting.items() if w.until_gone)
         return self.started, ListPlan(self.watermark, exact,
                                       frozenset(probe[:PROBES_PER_TICK]),

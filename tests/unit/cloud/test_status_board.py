@@ -15,6 +15,7 @@ from hotplate.cloud.status_board import (
     FIRST_INTERVAL,
     MAX_INTERVAL,
     PATIENT_UNSEEN_TICKS,
+    STALE_RECORD_TICKS,
     UNSEEN_TICKS,
     WATCH_TTL,
     KeyState,
@@ -153,7 +154,7 @@ def test_a_wait_holding_a_record_is_probed_once_unlisted_that_long(until_gone: b
     assert _tick(state, Listing({"s": _server("s", "BUILD", T0)}), 0.0)
     state.register("s", 1.0, until_gone=until_gone)
     now = 1.0
-    for tick in range(UNSEEN_TICKS):
+    for tick in range(STALE_RECORD_TICKS):
         number, plan = state.begin_tick(now)
         assert not plan.probe
         listed = {"s": _server("s", "BUILD", T0)} if tick == 0 else {}
