@@ -299,6 +299,12 @@ class Cloud:
             return ask()
         return self.found.lookup(self.project_identity(), kind, name_or_id, ask)
 
+    def remember_found(self, kind: str, ident: str) -> None:
+        """The ``kind`` object ``ident`` was just made here: later lookups of its id need
+        not ask the cloud (kept as the finder cache keeps what it finds, when it does)."""
+        if self.found.ttl is not None and self.credentials is not None:
+            self.found.remember(self.project_identity(), kind, ident)
+
     def check_constraint(self, name: str, value: Any) -> str | None:
         """A cloud custom constraint's check (``resources.custom_constraints``)."""
         return constraints.check_constraint(self, name, value)

@@ -15,6 +15,8 @@ diff). What Heat keeps, and only that::
                 every other kind (volume, keypair, server, keystone's...)
                 callers with no project (the standalone mode)
 
+Beyond Heat, an object of a kept kind this engine makes is kept as found by its id
+(``remember``): the stack's own port, given to its server, is not looked up again.
 The price is Heat's too: within the TTL a renamed or deleted object still
 resolves to the id it had, and the call handed that id fails at its service.
 Concurrent lookups of one key wait for the first (dogpile's lock does this for
@@ -68,3 +70,9 @@ class FinderCache:
         if self.ttl is None or scope is None or kind not in CACHED_KINDS:
             return find()
         return self._ids.get_or_load((scope, kind, value), find)
+
+    def remember(self, scope: str | None, kind: str, ident: str) -> None:
+        """An object this engine has just made: its id is found as itself, as a lookup
+        would have found it (a server given a port of its stack asks Neutron nothing)."""
+        if self.ttl is not None and scope is not None and kind in CACHED_KINDS:
+            self._ids.put((scope, kind, ident), ident)

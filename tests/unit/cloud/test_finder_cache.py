@@ -132,3 +132,17 @@ def test_when_the_first_lookup_fails_the_waiting_callers_ask_themselves() -> Non
     assert cache.lookup("p@R", "port", "x", flaky) == "id-2"
     leader.join()
     assert len(first_failed) == 1 and len(asked) == 2
+
+
+def test_an_object_made_here_is_found_as_itself_without_asking() -> None:
+    cache, find = FinderCache(ttl=60), Lookup("asked")
+    cache.remember("p@R", "port", "made-id")
+    assert cache.lookup("p@R", "port", "made-id", find) == "made-id"
+    assert cache.lookup("q@R", "port", "made-id", find) == "asked"  # another project asks
+    assert find.asked == 1
+    off, volume = FinderCache(), FinderCache(ttl=60)
+    off.remember("p@R", "port", "made-id")
+    volume.remember("p@R", "volume", "made-id")
+    assert off.lookup("p@R", "port", "made-id", find) == "asked"
+    assert volume.lookup("p@R", "volume", "made-id", find) == "asked"
+    assert find.asked == 3

@@ -174,7 +174,15 @@ class Attaching:
 
 @dataclass
 class Detaching:
-    """A detach in progress (``attachment``: Nova's id of it, the volume's)."""
+    """A detach in progress (``attachment``: Nova's id of it, the volume's).
+
+    Done when Cinder has let the volume go and, with ``nova_done`` False at the start,
+    Nova has forgotten the attachment too (Heat waits for both). A delete starts with
+    ``nova_done``: nothing after it needs Nova's record gone (the volume is Cinder's to
+    delete or attach again once it is available; Nova drops the record a moment later,
+    or with the server), and it costs a GET per attachment. An update, which may attach
+    the volume to the same server again, waits for both.
+    """
 
     server: str
     volume: str

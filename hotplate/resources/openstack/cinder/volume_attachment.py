@@ -91,7 +91,7 @@ class BaseVolumeAttachment(Resource):
 
     def resume_data(self, action: str) -> Any:
         if action == "DELETE":
-            return self._detaching(self.properties)
+            return self._detaching(self.properties, deleting=True)
         return None
 
     # -- update -----------------------------------------------------------------------
@@ -120,14 +120,17 @@ class BaseVolumeAttachment(Resource):
         return done
 
     # -- delete -----------------------------------------------------------------------
-    def _detaching(self, props: Mapping[str, Any]) -> Detaching | None:
+    def _detaching(self, props: Mapping[str, Any], *, deleting: bool = False,
+                   ) -> Detaching | None:
+        """The detach of this attachment; a delete's waits for Cinder's side only
+        (``Detaching`` says why)."""
         if self.resource_id is None:
             return None
         server, volume, _ = self._where(props)
-        return Detaching(server, volume, str(self.resource_id))
+        return Detaching(server, volume, str(self.resource_id), nova_done=deleting)
 
     def handle_delete(self) -> Any:
-        state = self._detaching(self.properties)
+        state = self._detaching(self.properties, deleting=True)
         if state is not None:
             state.advance(self.nova(), self.cinder())
         return state

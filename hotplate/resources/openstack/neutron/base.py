@@ -193,6 +193,7 @@ class NeutronResource(Resource):
         made = found or self.neutron().create_marked(self.collection_path(), self.entity,
                                                      body, mark)
         self.resource_id_set(str(made["id"]))
+        self.cloud.remember_found(self.entity, str(made["id"]))
         self.after_create(made)
         return made
 
