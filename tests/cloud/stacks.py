@@ -46,15 +46,11 @@ STARTS = 5
 BIND_FAILED = "error while attempting to bind"
 
 
-def keystone_extra(cloud: Cloud) -> str:
-    """The configuration these suites serve with: Heat's trustee and stack domain,
-    abandon and adopt on, and no retry of a failed create."""
+def trust_config(cloud: Cloud, defaults: str = "") -> str:
+    """hotplate's configuration as the cloud's Heat: its trustee and stack domain, with
+    ``defaults`` (lines of ``[DEFAULT]``) before them."""
     root = cloud.auth_url.removesuffix("/v3")
-    # A create whose object goes ERROR fails at once: these suites check Heat's texts for
-    # the failure; its retries (action_retry_limit) are test_cloud_failures' subject.
-    return ("[DEFAULT]\n"
-            "enable_stack_abandon = true\nenable_stack_adopt = true\n"
-            "action_retry_limit = 0\n"
+    return ("[DEFAULT]\n" + defaults +
             f"stack_user_domain_name = {STACK_DOMAIN}\n"
             f"stack_domain_admin = {DOMAIN_ADMIN}\n"
             f"stack_domain_admin_password = {SERVICE_PASSWORD}\n"
@@ -63,6 +59,15 @@ def keystone_extra(cloud: Cloud) -> str:
             "[trustee]\n"
             f"auth_url = {root}\nauth_type = password\nuser_domain_name = Default\n"
             f"username = {SERVICE_USER}\npassword = {SERVICE_PASSWORD}\n")
+
+
+def keystone_extra(cloud: Cloud) -> str:
+    """The configuration these suites serve with: ``trust_config``, abandon and adopt
+    on, and no retry of a failed create."""
+    # A create whose object goes ERROR fails at once: these suites check Heat's texts for
+    # the failure; its retries (action_retry_limit) are test_cloud_failures' subject.
+    return trust_config(cloud, "enable_stack_abandon = true\nenable_stack_adopt = true\n"
+                               "action_retry_limit = 0\n")
 
 
 def serve_on_catalog_ports(cloud: Cloud, tmp_path_factory: pytest.TempPathFactory,

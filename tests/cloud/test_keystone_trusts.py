@@ -30,6 +30,7 @@ from hotplate.cloud.trusts import Trusts
 from hotplate.model.errors import MissingCredentialError
 from tests.cloud.locate import Cloud
 from tests.cloud.serving import CFN_PORT, SERVICE_PASSWORD, SERVICE_USER, Serving, keystone_serve
+from tests.cloud.stacks import trust_config
 from tests.cloud.trust_probe import TYPE, probe_plugin_path
 
 KEYSTONE_ROOT = "http://127.0.0.1:5000"
@@ -67,16 +68,7 @@ resources:
 
 
 def _extra(cloud: Cloud) -> str:
-    root = cloud.auth_url.removesuffix("/v3")
-    return ("[DEFAULT]\n"
-            f"stack_user_domain_name = {STACK_DOMAIN}\n"
-            f"stack_domain_admin = {DOMAIN_ADMIN}\n"
-            f"stack_domain_admin_password = {SERVICE_PASSWORD}\n"
-            "[clients_keystone]\n"
-            f"auth_uri = {root}\n"
-            "[trustee]\n"
-            f"auth_url = {root}\nauth_type = password\nuser_domain_name = Default\n"
-            f"username = {SERVICE_USER}\npassword = {SERVICE_PASSWORD}\n")
+    return trust_config(cloud)
 
 
 @pytest.fixture(scope="module")
