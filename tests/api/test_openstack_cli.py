@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -21,9 +20,10 @@ import pytest
 
 from hotplate.api.background import free_port
 from tests.api.helpers import wait_until_serving
+from tests.openstack_cli import openstack_available, openstack_command
 
-OPENSTACK = shutil.which("openstack", path=str(Path(sys.executable).parent))
-pytestmark = pytest.mark.skipif(OPENSTACK is None, reason="python-openstackclient missing")
+pytestmark = pytest.mark.skipif(not openstack_available(),
+                                reason="python-openstackclient missing")
 
 TEMPLATE = """\
 heat_template_version: 2021-04-16
@@ -50,11 +50,10 @@ class Cli:
     cwd: Path
 
     def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        assert OPENSTACK is not None
         env = {k: v for k, v in os.environ.items() if not k.startswith("OS_")}
         env.update(HOME=str(self.cwd), XDG_CONFIG_HOME=str(self.cwd / ".config"))
         proc = subprocess.run(
-            [OPENSTACK, "--os-auth-type", "admin_token", "--os-token", self.token,
+            [*openstack_command(), "--os-auth-type", "admin_token", "--os-token", self.token,
              "--os-endpoint", self.endpoint, *args],
             cwd=self.cwd, env=env, capture_output=True, text=True, timeout=120,
         )

@@ -6,12 +6,12 @@ with the stack's trust) through :func:`serve_on_catalog_ports`, as the user its
 fixtures choose, and drives it with the unchanged ``openstack`` CLI.
 
 Where the time goes: an action of these stacks takes the engine one to four
-seconds, but ``openstack stack ... --wait`` looks at the stack every 5 seconds
-(only ``stack create`` takes ``--poll``), and each ``openstack`` process spends
-about 2 seconds starting. So :func:`cli` makes the requests a user makes (create,
-update, delete, abandon, adopt) without ``--wait``, and :func:`stack_action` waits
-and reads (resources, outputs, events) in process, with python-heatclient, the
-library the CLI itself calls, looking every ``POLL`` seconds.
+seconds, and each ``openstack`` process spends about 2 seconds starting. So
+:func:`cli` makes the requests a user makes (create, update, delete, abandon,
+adopt), and :func:`stack_action` waits and reads (resources, outputs, events) in
+process, with python-heatclient, the library the CLI itself calls, looking every
+``POLL`` seconds. Where a test waits with the CLI's own ``--wait``, the CLI looks
+every half second (``tests/openstack_cli.py``), not every 5.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -32,6 +31,7 @@ import pytest
 
 from tests.cloud.locate import Cloud
 from tests.cloud.serving import PORT, SERVICE_PASSWORD, SERVICE_USER, Serving, keystone_serve
+from tests.openstack_cli import openstack_command
 
 STACK_DOMAIN = os.environ.get("HOTPLATE_TEST_STACK_DOMAIN") or "heat"
 DOMAIN_ADMIN = os.environ.get("HOTPLATE_TEST_DOMAIN_ADMIN") or "heat_domain_admin"
@@ -137,10 +137,9 @@ def cli(served: Serving, *args: str, check: bool = True, cloud: str | None = Non
     """``openstack --os-cloud <demo> <args> -f json`` as a user runs it (``cloud``: as
     another of the cloud's users); the decoded document (None when there is none),
     or with ``check=False`` the finished process."""
-    binary = shutil.which("openstack") or str(Path(sys.executable).parent / "openstack")
     env = {k: v for k, v in os.environ.items() if not k.startswith("OS_")}
     env.update(served.cloud.environ(cloud))
-    done = subprocess.run([binary, "--os-cloud", cloud or served.cloud.user, *args],
+    done = subprocess.run([*openstack_command(), "--os-cloud", cloud or served.cloud.user, *args],
                           env=env, capture_output=True, text=True, timeout=600)
     if not check:
         return done

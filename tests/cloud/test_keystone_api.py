@@ -14,9 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -31,6 +29,7 @@ import pytest
 from tests.cloud.keystone_proxy import SlowKeystoneProxy
 from tests.cloud.locate import Cloud
 from tests.cloud.serving import PORT, SERVICE_PASSWORD, keystone_serve
+from tests.openstack_cli import openstack_command
 
 READER_CLOUD = os.environ.get("OS_READER_CLOUD") or "hotplate-demo-reader"
 ALT_CLOUD = os.environ.get("OS_ALT_CLOUD") or "hotplate-alt-demo"
@@ -76,11 +75,10 @@ def served(cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[S
 
 def _openstack(served: Served, cloud: str, *args: str, json_out: bool = True) -> Any:
     """``openstack --os-cloud <cloud> <args> [-f json]``, as a user runs it."""
-    binary = shutil.which("openstack") or str(Path(sys.executable).parent / "openstack")
     env = {k: v for k, v in os.environ.items() if not k.startswith("OS_")}
     env.update(served.cloud.environ(cloud))
     fmt = ["-f", "json"] if json_out else []
-    done = subprocess.run([binary, "--os-cloud", cloud, *args, *fmt], env=env,
+    done = subprocess.run([*openstack_command(), "--os-cloud", cloud, *args, *fmt], env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()  # --wait prints event lines before the document
