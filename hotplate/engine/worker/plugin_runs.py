@@ -55,12 +55,15 @@ class PluginRuns(RowBookkeeping):
         handle, check = waits.handle, waits.check
         parked = self._deps.parked
         if parked is None:
+            latest = [row]
+
+            def persist() -> None:
+                latest[0] = self._persist_progress(latest[0], instance, ctx)
+
             def run() -> None:
                 with self._deps.slots.released():
                     self._deps.runner.run(handle, check, deadline=stack_deadline(work.stack),
-                                          cancelled=cancelled,
-                                          before_wait=lambda: self._persist_progress(
-                                              row, instance, ctx))
+                                          cancelled=cancelled, before_wait=persist)
             return self._guarded(row, action, instance, ctx, run)[0]
 
         def first() -> bool:
@@ -71,8 +74,8 @@ class PluginRuns(RowBookkeeping):
                 answer = check(data)
             if answer:  # any truthy answer is done, as Heat reads it
                 return False
-            self._persist_progress(row, instance, ctx)
-            self._park(ParkedAction(work, row, action, instance, ctx, check, data, finish,
+            written = self._persist_progress(row, instance, ctx)
+            self._park(ParkedAction(work, written, action, instance, ctx, check, data, finish,
                                     wake_key=instance.wake_key(), since=since),
                        answer, cancelled, again=False)
             return True
@@ -90,7 +93,7 @@ class PluginRuns(RowBookkeeping):
                 answer = parked.check(parked.data)
             if answer:
                 return False
-            self._persist_progress(parked.row, parked.instance, parked.ctx)
+            parked.row = self._persist_progress(parked.row, parked.instance, parked.ctx)
             self._park(parked, answer, cancelled, again=True)
             return True
         try:
@@ -162,8 +165,10 @@ class PluginRuns(RowBookkeeping):
         return retries.handle, retries.check
 
     def _persist_progress(self, row: ResourceRecord, instance: Resource,
-                          ctx: EngineResourceContext) -> None:
-        """What the plugin did so far, made durable before time passes.
+                          ctx: EngineResourceContext) -> ResourceRecord:
+        """What the plugin did so far, made durable before time passes; the row as
+        written (``row`` when there was nothing to write), which the next check
+        compares with, so a check that found nothing new writes nothing.
 
         Written under our lock, so an engine whose lock was taken over (it
         was paused past the life check) learns it here and stops: LockLost.
@@ -174,9 +179,12 @@ class PluginRuns(RowBookkeeping):
             values["resource_data"] = pending
         if instance.resource_id != row.physical_resource_id:
             values["physical_resource_id"] = instance.resource_id
-        if values and self._deps.store.update_resource_locked(
-                row.id, self._deps.engine_id, values) is None:
+        if not values:
+            return row
+        written = self._deps.store.update_resource_locked(row.id, self._deps.engine_id, values)
+        if written is None:
             raise LockLost()
+        return written
 
     def _guarded(self, row: ResourceRecord, action: Action, instance: Resource,
                  ctx: EngineResourceContext, step: Callable[[], Any],
