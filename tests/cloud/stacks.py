@@ -6,12 +6,13 @@ with the stack's trust) through :func:`serve_on_catalog_ports`, as the user its
 fixtures choose, and drives it with the unchanged ``openstack`` CLI.
 
 Where the time goes: an action of these stacks takes the engine one to four
-seconds, and each ``openstack`` process spends about 2 seconds starting. So
+seconds, and an ``openstack`` process spends over a second importing itself. So
 :func:`cli` makes the requests a user makes (create, update, delete, abandon,
-adopt), and :func:`stack_action` waits and reads (resources, outputs, events) in
-process, with python-heatclient, the library the CLI itself calls, looking every
-``POLL`` seconds. Where a test waits with the CLI's own ``--wait``, the CLI looks
-every half second (``tests/openstack_cli.py``), not every 5.
+adopt), with the CLI forked from a process that has imported it, and
+:func:`stack_action` waits and reads (resources, outputs, events) in process, with
+python-heatclient, the library the CLI itself calls, looking every ``POLL``
+seconds. Where a test waits with the CLI's own ``--wait``, the CLI looks every half
+second, not every 5 (``tests/openstack_cli.py``).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import pytest
 
 from tests.cloud.locate import Cloud
 from tests.cloud.serving import PORT, SERVICE_PASSWORD, SERVICE_USER, Serving, keystone_serve
-from tests.openstack_cli import openstack_command
+from tests.openstack_cli import run_openstack
 
 STACK_DOMAIN = os.environ.get("HOTPLATE_TEST_STACK_DOMAIN") or "heat"
 DOMAIN_ADMIN = os.environ.get("HOTPLATE_TEST_DOMAIN_ADMIN") or "heat_domain_admin"
@@ -139,8 +140,7 @@ def cli(served: Serving, *args: str, check: bool = True, cloud: str | None = Non
     or with ``check=False`` the finished process."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("OS_")}
     env.update(served.cloud.environ(cloud))
-    done = subprocess.run([*openstack_command(), "--os-cloud", cloud or served.cloud.user, *args],
-                          env=env, capture_output=True, text=True, timeout=600)
+    done = run_openstack(["--os-cloud", cloud or served.cloud.user, *args], env, timeout=600)
     if not check:
         return done
     assert done.returncode == 0, done.stderr + "\n" + served.log.read_text()[-4000:]

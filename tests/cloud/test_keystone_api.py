@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
 import time
 import uuid
 from collections.abc import Iterator
@@ -29,7 +28,7 @@ import pytest
 from tests.cloud.keystone_proxy import SlowKeystoneProxy
 from tests.cloud.locate import Cloud
 from tests.cloud.serving import PORT, SERVICE_PASSWORD, keystone_serve
-from tests.openstack_cli import openstack_command
+from tests.openstack_cli import run_openstack
 
 READER_CLOUD = os.environ.get("OS_READER_CLOUD") or "hotplate-demo-reader"
 ALT_CLOUD = os.environ.get("OS_ALT_CLOUD") or "hotplate-alt-demo"
@@ -78,8 +77,7 @@ def _openstack(served: Served, cloud: str, *args: str, json_out: bool = True) ->
     env = {k: v for k, v in os.environ.items() if not k.startswith("OS_")}
     env.update(served.cloud.environ(cloud))
     fmt = ["-f", "json"] if json_out else []
-    done = subprocess.run([*openstack_command(), "--os-cloud", cloud, *args, *fmt], env=env,
-                          capture_output=True, text=True, timeout=300)
+    done = run_openstack(["--os-cloud", cloud, *args, *fmt], env, timeout=300)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()  # --wait prints event lines before the document
     start = next((i for i, line in enumerate(lines) if line[:1] in "[{"), len(lines))
