@@ -150,7 +150,7 @@ class _ForkServer:
             assert self._proc.stdin is not None
             self._proc.stdin.write(json.dumps(request) + "\n")
             self._proc.stdin.flush()
-            pid = self._reply(30.0)["pid"]
+            pid = self._reply(120.0)["pid"]  # the first waits for the imports
             try:
                 status = self._reply(timeout)["status"]
             except subprocess.TimeoutExpired:
