@@ -13,6 +13,11 @@ told when the next tick is due, which their ``CheckAgain(after)`` honours, so
 parked actions come back together with the ticks and no check makes its own
 GET. With nobody looking, nothing is asked.
 
+Where the engine can wake a parked check (``wake_with``: its parked actions'
+``wake``), news is pushed instead: only the driver's check comes back with
+each tick, and a tick wakes the checks it has news for, each parked under
+``wake_key_of(service, id)`` (``status_board``, "News is pushed").
+
 The key's project is the credentials' project (two stacks of one project share
 their ticks); the tick runs with the credentials of the check that runs it.
 When the board cannot serve (no credentials, no project), ``watch`` answers
@@ -30,7 +35,7 @@ from typing import Any
 
 from hotplate.cloud.errors import CloudError
 from hotplate.cloud.status_board import KeyState
-from hotplate.resources.openstack.status_listing import Sighting, StatusLister
+from hotplate.resources.openstack.status_listing import Sighting, StatusLister, wake_key_of
 
 __all__ = ["IN_FLIGHT_WAIT", "StatusBoard"]
 
@@ -51,6 +56,12 @@ class StatusBoard:
         self._clock = clock
         self._states: OrderedDict[Key, KeyState] = OrderedDict()
         self._lock = threading.Condition()
+        self._wake: Callable[[str], Any] | None = None
+
+    def wake_with(self, wake: Callable[[str], Any]) -> None:
+        """Push news: ``wake(wake_key_of(service, id))`` re-checks at once the action
+        parked on that object (the engine's ``ParkedActions.wake``)."""
+        self._wake = wake
 
     def _key(self, cloud: Any, lister: StatusLister) -> Key | None:
         try:
@@ -101,29 +112,45 @@ class StatusBoard:
                 if state.in_flight and state.completed <= ticket:
                     self._lock.wait_for(lambda: not state.in_flight, IN_FLIGHT_WAIT)
         if number:
-            self._run_tick(cloud, lister, state, number, plan)
+            woken = self._run_tick(cloud, lister, state, number, plan)
+            self._push(lister, [i for i in woken if i != ident])  # it reads just below
         with self._lock:
-            return state.read(ident, ticket, self._clock()) if state.serving else None
+            if not state.serving:
+                return None
+            return state.read(ident, ticket, self._clock(), pushed=self._wake is not None)
 
     def forget(self, cloud: Any, lister: StatusLister, ident: str) -> None:
         """Stop waiting on ``ident`` (its check is done)."""
         key = self._key(cloud, lister)
         with self._lock:
             state = self._states.get(key) if key is not None else None
-            if state is not None:
-                state.forget(ident)
+            successor = state.forget(ident) if state is not None else None
+        self._push(lister, [successor] if successor is not None else [])
+
+    def _push(self, lister: StatusLister, idents: list[str]) -> None:
+        """Wake the checks parked on ``idents`` (news is pushed only with ``wake_with``)."""
+        wake = self._wake
+        if wake is None:
+            return
+        for ident in idents:
+            try:
+                wake(wake_key_of(lister.service, ident))
+            except Exception:  # a wake-up lost costs a wait its safety net, no more
+                LOG.exception("could not wake the check waiting on %s", ident)
 
     def _run_tick(self, cloud: Any, lister: StatusLister, state: KeyState, number: int,
-                  plan: Any) -> None:
+                  plan: Any) -> list[str]:
+        """One tick's call and its bookkeeping; the waits it has news for."""
         try:
             listing = lister.list(cloud, plan)
         except Exception as exc:  # any failure of the batch call: no news this tick
             LOG.warning("listing %s for waiting checks failed (%s); asking again later",
                         lister.service, exc, exc_info=not isinstance(exc, CloudError))
             with self._lock:
-                state.fail_tick(self._clock())
+                woken = state.fail_tick(self._clock())
                 self._lock.notify_all()
-            return
+            return woken
         with self._lock:
             state.end_tick(number, listing, self._clock())
             self._lock.notify_all()
+            return state.woken()

@@ -42,6 +42,14 @@ Rules, each with its why:
   (a list the policy refuses must not stall every wait) until a tick answers.
 - **Forgotten waits expire.** A wait no check has read for ``WATCH_TTL`` is
   dropped, so a check that never came back costs nothing for long.
+- **News is pushed** (``read(pushed=True)``, where the engine can wake a parked
+  check): one wait, the *driver*, is told to come back with each tick and so runs
+  it; the others are told ``PUSHED_RECHECK``, a safety net, and each tick names
+  the waits it has news for (``woken``: what they would read now differs from
+  what they read last), whose checks the engine wakes. A thousand servers
+  building cost one check a tick, not a thousand. A driver that stops reading
+  (its check is done or gone) hands over: ``forget`` names a successor to wake,
+  and a driver silent for ``DRIVER_SILENT`` is replaced by the next reader.
 """
 
 from __future__ import annotations
@@ -60,7 +68,7 @@ from hotplate.resources.openstack.status_listing import (
 )
 
 __all__ = ["FIRST_INTERVAL", "MAX_INTERVAL", "PATIENT_UNSEEN_TICKS", "STALE_RECORD_TICKS",
-           "KeyState", "Watch", "back_off", "next_watermark"]
+           "DRIVER_SILENT", "PUSHED_RECHECK", "KeyState", "Watch", "back_off", "next_watermark"]
 
 FIRST_INTERVAL = 1.0
 MAX_INTERVAL = 5.0
@@ -75,6 +83,14 @@ WATCH_TTL = 300.0
 """Seconds a wait is kept without a check reading it."""
 SLACK = 0.05
 """A check is asked back this long after the tick is due, so it finds the tick due."""
+PUSHED_RECHECK = 20.0
+"""Seconds a wait that is not the driver sleeps when news is pushed: a safety net only
+(a wake-up lost with an engine's message, a tick that never ran)."""
+DRIVER_SILENT = 3 * MAX_INTERVAL
+"""A driver that has not read for this long is replaced by the next wait that reads."""
+_PENDING = object()
+"""What a wait reads before any news (its ``told`` starts there)."""
+_GONE = object()
 
 
 def next_watermark(previous: datetime | None, newest: datetime | None) -> datetime | None:
@@ -107,6 +123,9 @@ class Watch:
     """Fresh ticks since registering that did not list the object."""
     patient: bool = False
     """The check has just acted on the object: its change will be listed."""
+    told: object = _PENDING
+    """What its check read last (the record, or no news, or gone): a tick wakes the
+    check when that is no longer what it would read."""
 
     def probe_due(self, heard: bool) -> bool:
         """Whether to look at the object by itself, ``heard`` of it already or not."""
@@ -133,6 +152,9 @@ class KeyState:
     interval: float = FIRST_INTERVAL
     due: float = 0.0
     """When the next tick is due (engine seconds)."""
+    driver: str | None = None
+    """The wait whose check comes back with every tick, and so runs it, when news is
+    pushed; the other checks sleep until a tick wakes them."""
 
     # -- waits ------------------------------------------------------------------------
     def register(self, ident: str, now: float, *, until_gone: bool = False,
@@ -144,23 +166,60 @@ class KeyState:
         self.due = min(self.due, now + FIRST_INTERVAL) if self.completed else now
         return self.started
 
-    def forget(self, ident: str) -> None:
+    def forget(self, ident: str) -> str | None:
+        """Stop waiting on ``ident``; the wait to wake as the next driver when it was
+        the driver (None: nobody needs waking)."""
         self.watches.pop(ident, None)
         self.records.pop(ident, None)
         self.gone.discard(ident)
+        if self.driver != ident:
+            return None
+        self.driver = None
+        return next(iter(self.watches), None)
 
-    def read(self, ident: str, ticket: int, now: float) -> Sighting:
-        """What the board can tell the check holding ``ticket`` about ``ident``."""
+    def read(self, ident: str, ticket: int, now: float, *, pushed: bool = False
+             ) -> Sighting:
+        """What the board can tell the check holding ``ticket`` about ``ident``, and
+        when to come back: with the next tick, or (``pushed``, not the driver) only
+        on the safety net, since a tick with news for it wakes it."""
         watch = self.watches.get(ident)
-        if watch is not None:
-            watch.read_at = now
         # while a tick is in flight the next is due an interval after it ends
         after = (self.interval if self.in_flight else max(self.due - now, 0.0)) + SLACK
+        if watch is not None and pushed and not self._drives(ident, now):
+            after = PUSHED_RECHECK
+        if watch is not None:
+            watch.read_at = now
         if self.completed <= ticket:
-            return Sighting(None, False, after)
+            seen = Sighting(None, False, after)
+        elif ident in self.gone:
+            seen = Sighting(None, True, after)
+        else:
+            seen = Sighting(self.records.get(ident), False, after)
+        if watch is not None:
+            watch.told = self._readable(ident, watch)
+        return seen
+
+    def woken(self) -> list[str]:
+        """The waits whose checks would now read something other than they read last
+        (after ``end_tick``: the ones to wake when news is pushed)."""
+        return [ident for ident, watch in self.watches.items()
+                if self._readable(ident, watch) != watch.told]
+
+    def _readable(self, ident: str, watch: Watch) -> object:
+        if self.completed <= watch.ticket:
+            return _PENDING
         if ident in self.gone:
-            return Sighting(None, True, after)
-        return Sighting(self.records.get(ident), False, after)
+            return _GONE
+        record = self.records.get(ident)
+        return _PENDING if record is None else record
+
+    def _drives(self, ident: str, now: float) -> bool:
+        """Whether ``ident``'s check is (or now becomes) the driver."""
+        current = self.watches.get(self.driver) if self.driver is not None else None
+        if current is None or self.driver == ident or now - current.read_at > DRIVER_SILENT:
+            self.driver = ident
+            return True
+        return False
 
     def tick_due(self, now: float) -> bool:
         return bool(self.watches) and not self.in_flight and now >= self.due
@@ -204,10 +263,13 @@ class KeyState:
         self._schedule(now, moved)
         return moved
 
-    def fail_tick(self, now: float) -> None:
-        """A tick whose call failed: no news; the next one after the grown interval."""
+    def fail_tick(self, now: float) -> list[str]:
+        """A tick whose call failed: no news; the next one after the grown interval.
+        The waits to wake: all of them, when this failure stops the board serving
+        (their checks then ask the cloud themselves)."""
         self.failures += 1
         self._schedule(now, False)
+        return list(self.watches) if self.failures == FAILURES_TO_FALL_BACK else []
 
     @property
     def serving(self) -> bool:

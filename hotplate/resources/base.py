@@ -166,6 +166,9 @@ class Resource(LiveState):
         self.ctx = ctx
         self.resource_id = resource_id
         self.attempt = FIRST_TRY
+        self.waiting_on: str | None = None
+        """The cloud object a check of this action last waited on through the engine's
+        status board (``openstack.waiting``), by its wake key: the default ``wake_key``."""
 
     @property
     def cloud(self) -> Any:
@@ -360,8 +363,9 @@ class Resource(LiveState):
     def wake_key(self) -> str | None:
         """What this action waits on (a child stack's id), if something says when it
         ends: that end re-checks the action at once, so the back-off between checks
-        can be long (engine/worker/parking.py). None: only the back-off asks."""
-        return None
+        can be long (engine/worker/parking.py). None: only the back-off asks.
+        By default the cloud object a batched wait looks at (``waiting_on``)."""
+        return self.waiting_on
 
     def update_policy(self) -> Mapping[str, Any]:
         """The resource's ``update_policy`` in the template being applied (as written)."""

@@ -94,6 +94,7 @@ class PluginRuns(RowBookkeeping):
             if answer:
                 return False
             parked.row = self._persist_progress(parked.row, parked.instance, parked.ctx)
+            parked.wake_key = parked.instance.wake_key()  # the check may wait on another
             self._park(parked, answer, cancelled, again=True)
             return True
         try:

@@ -24,7 +24,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 __all__ = ["MARGIN", "ListPlan", "Listing", "Sighting", "StatusLister", "changed_at",
-           "cloud_time", "ids_of"]
+           "cloud_time", "ids_of", "wake_key_of"]
 
 MARGIN = timedelta(seconds=5)
 """How far before the newest change seen the next changes list starts: changes committed
@@ -105,6 +105,12 @@ class StatusLister(Protocol):
 
     def list(self, cloud: Any, plan: ListPlan) -> Listing:
         """One tick's calls. Raises the cloud's errors; the board treats any as no news."""
+
+
+def wake_key_of(service: str, ident: str) -> str:
+    """What a check waiting on ``ident`` through the board parks on (its plugin's
+    ``wake_key``): the tick that has news of it wakes it by that name."""
+    return f"cloud-wait:{service}:{ident}"
 
 
 def ids_of(records: Sequence[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:

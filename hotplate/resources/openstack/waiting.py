@@ -13,7 +13,9 @@ while ``look.pending``, so it comes back with the next tick::
 Where the board cannot serve (a cloud without credentials or project, a cloud
 object with no board, lists failing tick after tick) the check's own ``fetch``
 answers, as before. The ticket
-of a wait is kept on the plugin, which stays in memory between checks.
+of a wait is kept on the plugin, which stays in memory between checks, and so
+is what it waits on (``waiting_on``, its ``wake_key``): where the board pushes
+news, a tick that has news of the object wakes the parked check.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hotplate.resources.openstack.status_listing import StatusLister
+from hotplate.resources.openstack.status_listing import StatusLister, wake_key_of
 
 __all__ = ["Look", "acted", "done_waiting", "look"]
 
@@ -76,7 +78,9 @@ def look(plugin: Any, purpose: str, lister: StatusLister, ident: str,
     if board is not None and key in tickets:
         seen = board.look(cloud, lister, ident, tickets[key])
     if seen is None:
+        plugin.waiting_on = None
         return Look(fetch(), False, every)
+    plugin.waiting_on = wake_key_of(lister.service, ident)
     if seen.gone:
         return Look(None, False, seen.after)
     return Look(seen.record, seen.record is None, seen.after)
@@ -86,6 +90,8 @@ def done_waiting(plugin: Any, purpose: str, lister: StatusLister, ident: str) ->
     """The wait ``purpose`` is over: the board stops asking about ``ident`` for it."""
     if _tickets(plugin).pop(f"{purpose}:{ident}", None) is None:
         return
+    if plugin.waiting_on == wake_key_of(lister.service, ident):
+        plugin.waiting_on = None
     board = getattr(plugin.cloud, "board", None)
     if board is not None:
         board.forget(plugin.cloud, lister, ident)

@@ -11,10 +11,12 @@ import pytest
 
 from hotplate.cloud.batched_waits import StatusBoard
 from hotplate.cloud.status_board import (
+    DRIVER_SILENT,
     FAILURES_TO_FALL_BACK,
     FIRST_INTERVAL,
     MAX_INTERVAL,
     PATIENT_UNSEEN_TICKS,
+    PUSHED_RECHECK,
     STALE_RECORD_TICKS,
     UNSEEN_TICKS,
     WATCH_TTL,
@@ -28,6 +30,7 @@ from hotplate.resources.openstack.status_listing import (
     ListPlan,
     Sighting,
     cloud_time,
+    wake_key_of,
 )
 
 T0 = datetime(2026, 12, 5, 15, 0, 0, tzinfo=UTC)
@@ -198,6 +201,59 @@ def test_lists_failing_tick_after_tick_hand_the_checks_back_their_own_gets() -> 
     assert state.serving
 
 
+def test_pushed_one_wait_drives_the_ticks_and_the_others_sleep_until_news() -> None:
+    state = KeyState()
+    for ident in ("a", "b", "c"):
+        state.register(ident, 0.0)
+    assert state.read("a", 0, 0.0, pushed=True).after < FIRST_INTERVAL + 1  # the driver
+    assert state.read("b", 0, 0.0, pushed=True).after == PUSHED_RECHECK
+    assert state.read("c", 0, 0.0).after < FIRST_INTERVAL + 1  # not pushed: every tick
+    _tick(state, Listing({"a": _server("a", "BUILD", T0), "b": _server("b", "BUILD", T0)}), 1.0)
+    assert state.woken() == ["a", "b"]  # their first news; c was not listed: still none
+    for ident in ("a", "b", "c"):
+        state.read(ident, 0, 1.0, pushed=True)
+    assert state.woken() == []
+    _tick(state, Listing({"a": _server("a", "BUILD", T0), "b": _server("b", "BUILD", T0)}), 2.0)
+    assert state.woken() == []  # listed again, unchanged: nobody is woken
+    _tick(state, Listing({"b": _server("b", "ACTIVE", T0 + timedelta(seconds=9))}), 3.0)
+    assert state.woken() == ["b"]
+
+
+def test_pushed_a_deletion_wakes_its_wait() -> None:
+    state = KeyState()
+    state.register("a", 0.0, until_gone=True)
+    state.read("a", 0, 0.0, pushed=True)
+    _tick(state, Listing({}, gone=frozenset({"a"})), 1.0)
+    assert state.woken() == ["a"]
+    assert state.read("a", 0, 1.0, pushed=True).gone and state.woken() == []
+
+
+def test_pushed_the_driver_hands_over_when_done_or_silent() -> None:
+    state = KeyState()
+    for ident in ("a", "b", "c"):
+        state.register(ident, 0.0)
+        state.read(ident, 0, 0.0, pushed=True)
+    assert state.driver == "a"
+    assert state.forget("b") is None  # not the driver: nobody to wake
+    assert state.forget("a") == "c" and state.driver is None
+    assert state.read("c", 0, 1.0, pushed=True).after < PUSHED_RECHECK
+    state.register("d", 1.0)
+    assert state.read("d", 0, 2.0, pushed=True).after == PUSHED_RECHECK
+    assert state.read("d", 0, 3.0 + DRIVER_SILENT, pushed=True).after < PUSHED_RECHECK
+    assert state.driver == "d"
+
+
+def test_pushed_lists_failing_wake_every_wait_to_ask_by_itself() -> None:
+    state = KeyState()
+    state.register("a", 0.0)
+    woken = []
+    for n in range(FAILURES_TO_FALL_BACK + 1):
+        state.begin_tick(float(n))
+        woken.append(state.fail_tick(float(n)))
+    assert woken[:-2] == [[]] * (FAILURES_TO_FALL_BACK - 1)
+    assert woken[-2:] == [["a"], []]  # once, as the board stops serving
+
+
 class _Cloud:
     """Just enough of ``hotplate.cloud.Cloud`` for the board's key."""
 
@@ -247,6 +303,29 @@ def test_one_list_call_a_tick_answers_every_check_of_a_project() -> None:
     assert _status(board.look(cloud, lister, "s0", 0)) == "ACTIVE"
     assert _status(board.look(cloud, lister, "s1", 0)) == "ACTIVE"
     assert len(lister.calls) == 2
+
+
+def test_pushed_a_tick_wakes_the_checks_it_has_news_for_by_their_wake_keys() -> None:
+    clock = [0.0]
+    board = StatusBoard(clock=lambda: clock[0])
+    woken: list[str] = []
+    board.wake_with(woken.append)
+    lister, cloud = _Lister(), _Cloud()
+    tickets = {i: board.watch(cloud, lister, i) or 0 for i in ("s0", "s1", "s2")}
+    first = board.look(cloud, lister, "s0", tickets["s0"])  # runs the first tick
+    assert first is not None and first.after < PUSHED_RECHECK  # s0 drives
+    assert woken == [wake_key_of("test-things", "s1"), wake_key_of("test-things", "s2")]
+    for ident in ("s1", "s2"):
+        seen = board.look(cloud, lister, ident, tickets[ident])
+        assert seen is not None and seen.after == PUSHED_RECHECK
+    woken.clear()
+    clock[0] = 1.1
+    lister.status = "ACTIVE"
+    board.look(cloud, lister, "s0", tickets["s0"])
+    assert sorted(woken) == [wake_key_of("test-things", i) for i in ("s1", "s2")]
+    woken.clear()
+    board.forget(cloud, lister, "s0")  # the driver is done: the next wait takes over
+    assert woken == [wake_key_of("test-things", "s1")]
 
 
 def _status(seen: Sighting | None) -> Any:
