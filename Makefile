@@ -21,8 +21,9 @@ lint: $(STAMP)
 	$(BIN)/mypy --strict hotplate/model hotplate/graph hotplate/template hotplate/convergence
 	$(BIN)/mypy hotplate
 
+# The cloud suites run beside the rest (scripts/run_tests.sh): they mostly wait on the cloud.
 test: lint
-	$(BIN)/pytest -q -p no:cacheprovider --durations=30
+	BIN=$(BIN) scripts/run_tests.sh
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/converge.py
