@@ -112,8 +112,9 @@ class StatusBoard:
                 if state.in_flight and state.completed <= ticket:
                     self._lock.wait_for(lambda: not state.in_flight, IN_FLIGHT_WAIT)
         if number:
-            woken = self._run_tick(cloud, lister, state, number, plan)
-            self._push(lister, [i for i in woken if i != ident])  # it reads just below
+            # its own object too: another check may wait on it (this one reads it below,
+            # and finds nothing new when woken)
+            self._push(lister, self._run_tick(cloud, lister, state, number, plan))
         with self._lock:
             if not state.serving:
                 return None

@@ -48,7 +48,8 @@ Rules, each with its why:
   the waits it has news for (``woken``: what they would read now differs from
   what they read last), whose checks the engine wakes. A thousand servers
   building cost one check a tick, not a thousand. A driver that stops reading
-  (its check is done or gone) hands over: ``forget`` names a successor to wake,
+  (its check is done or gone) hands over: ``forget`` names a successor to wake
+  (the wait read last),
   and a driver silent for ``DRIVER_SILENT`` is replaced by the next reader.
 """
 
@@ -175,7 +176,8 @@ class KeyState:
         if self.driver != ident:
             return None
         self.driver = None
-        return next(iter(self.watches), None)
+        # the wait read last: the likeliest to have a check still coming back
+        return max(self.watches, key=lambda i: self.watches[i].read_at, default=None)
 
     def read(self, ident: str, ticket: int, now: float, *, pushed: bool = False
              ) -> Sighting:

@@ -314,7 +314,7 @@ def test_pushed_a_tick_wakes_the_checks_it_has_news_for_by_their_wake_keys() -> 
     tickets = {i: board.watch(cloud, lister, i) or 0 for i in ("s0", "s1", "s2")}
     first = board.look(cloud, lister, "s0", tickets["s0"])  # runs the first tick
     assert first is not None and first.after < PUSHED_RECHECK  # s0 drives
-    assert woken == [wake_key_of("test-things", "s1"), wake_key_of("test-things", "s2")]
+    assert woken == [wake_key_of("test-things", i) for i in ("s0", "s1", "s2")]
     for ident in ("s1", "s2"):
         seen = board.look(cloud, lister, ident, tickets[ident])
         assert seen is not None and seen.after == PUSHED_RECHECK
@@ -322,7 +322,7 @@ def test_pushed_a_tick_wakes_the_checks_it_has_news_for_by_their_wake_keys() -> 
     clock[0] = 1.1
     lister.status = "ACTIVE"
     board.look(cloud, lister, "s0", tickets["s0"])
-    assert sorted(woken) == [wake_key_of("test-things", i) for i in ("s1", "s2")]
+    assert sorted(woken) == [wake_key_of("test-things", i) for i in ("s0", "s1", "s2")]
     woken.clear()
     board.forget(cloud, lister, "s0")  # the driver is done: the next wait takes over
     assert woken == [wake_key_of("test-things", "s1")]
