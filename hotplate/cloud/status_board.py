@@ -48,9 +48,8 @@ Rules, each with its why:
   the waits it has news for (``woken``: what they would read now differs from
   what they read last), whose checks the engine wakes. A thousand servers
   building cost one check a tick, not a thousand. A driver that stops reading
-  (its check is done or gone) hands over: ``forget`` names a successor to wake
-  (the wait read last),
-  and a driver silent for ``DRIVER_SILENT`` is replaced by the next reader.
+  hands over: done, ``forget`` names a successor to wake (the wait read last);
+  silent for ``DRIVER_SILENT`` (its stack cancelled), the next reader replaces it.
 """
 
 from __future__ import annotations
