@@ -24,7 +24,9 @@ this engine, which finds the parked action and checks it again) when it is due:
     ... and the action has a ``wake_key``  the same back-off, to 5 s: what it
                                            waits on wakes it (a child stack's
                                            end, a signal); the back-off is only
-                                           a safety net
+                                           a safety net; with more than 125
+                                           parked, to one 25th of a second per
+                                           action
     check answered CheckAgain(after=N)     in N seconds, as the plugin asked
     the plugin's ``next_check_after``      no later than that
     the stack's deadline                   no later than that (it then fails
@@ -74,6 +76,9 @@ RECHECKS_PER_SECOND = 250.0
 """About how many parked actions an engine re-checks a second on the back-off: past
 that many parked, the cap grows with their number (a thousand waiting: each every
 4 s), so that polling does not take the whole worker pool for ever."""
+WOKEN_RECHECKS_PER_SECOND = 25.0
+"""The same for actions that something wakes, whose back-off is only a safety net: a
+group of 500 members waiting on their stacks costs 25 checks a second, not 100."""
 LONGEST_WAIT = 86400.0
 """A plugin's ``CheckAgain`` is honoured up to a day (the stack's deadline comes first)."""
 REDRIVE_RETRY = 30.0
@@ -116,9 +121,11 @@ class Parked:
     def key(self) -> NodeKey:
         return (self.row.id, self.work.traversal_id, self.work.is_update)
 
-    @property
-    def cap(self) -> float:
-        return MAX_DELAY_WOKEN if self.wake_key is not None else MAX_DELAY
+    def cap(self, parked: int) -> float:
+        """The back-off's cap with ``parked`` actions parked in all."""
+        if self.wake_key is not None:
+            return max(MAX_DELAY_WOKEN, parked / WOKEN_RECHECKS_PER_SECOND)
+        return max(MAX_DELAY, parked / RECHECKS_PER_SECOND)
 
     def deadline(self) -> datetime | None:
         """When the wait must end (it is then re-driven, to fail): the stack's."""
@@ -176,9 +183,8 @@ class ParkedActions:
         such flags before it looks for parked actions, so one read here, under
         the lock ``cancel`` takes, misses no cancel.
         """
-        if again and asked is None:
-            crowd = len(self._parked) / RECHECKS_PER_SECOND  # read unlocked: a hint
-            parked.delay = min(parked.delay * 2, max(parked.cap, crowd))
+        if again and asked is None:  # the count is read unlocked: a hint
+            parked.delay = min(parked.delay * 2, parked.cap(len(self._parked)))
         now = self._clock.now()
         due = now + timedelta(seconds=next_wait(parked.delay, asked=asked, latest=latest))
         deadline = parked.deadline()

@@ -17,6 +17,7 @@ from hotplate.cloud.status_board import (
     MAX_INTERVAL,
     PATIENT_UNSEEN_TICKS,
     PUSHED_RECHECK,
+    STALE_PROBES_PER_TICK,
     STALE_RECORD_TICKS,
     UNSEEN_TICKS,
     WATCH_TTL,
@@ -168,6 +169,27 @@ def test_a_wait_holding_a_record_is_probed_once_unlisted_that_long(until_gone: b
     state.end_tick(number, Listing({}), now)
     _, plan = state.begin_tick(state.due)
     assert plan.probe == {"s"}
+
+
+@pytest.mark.parametrize("heard", [True, False])
+def test_with_many_waits_probes_of_stale_or_patient_ones_average_two_a_tick(heard: bool
+                                                                            ) -> None:
+    state = KeyState()
+    waits = 10 * STALE_RECORD_TICKS
+    for n in range(waits):
+        state.register(f"s{n}", 0.0, patient=not heard)
+    listed = {f"s{n}": _server(f"s{n}", "BUILD", T0) for n in range(waits)} if heard else {}
+    _tick(state, Listing(listed), 0.0)
+    probes, now = [], 1.0
+    for _ in range(waits):  # nothing listed again: every wait goes stale in turn
+        for watch in state.watches.values():  # their checks still read (they do not expire)
+            watch.read_at = now
+        number, plan = state.begin_tick(now)
+        probes.append(len(plan.probe))
+        state.end_tick(number, Listing(), now)
+        now = state.due
+    stale_after = waits // STALE_PROBES_PER_TICK - (0 if heard else 1)
+    assert probes[:stale_after] == [0] * stale_after and probes[stale_after] > 0
 
 
 def test_a_failed_tick_is_no_news_and_backs_off() -> None:

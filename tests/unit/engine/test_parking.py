@@ -96,6 +96,15 @@ def test_an_action_something_wakes_backs_off_to_five_seconds(p: Parking) -> None
     assert waits[-1] == MAX_DELAY_WOKEN and waits[6] == pytest.approx(1.28)
 
 
+def test_with_many_parked_an_action_something_wakes_is_rechecked_seldom(p: Parking) -> None:
+    for i in range(2, 502):  # 500 others: at 25 safety-net checks a second, each every 20 s
+        p.parked.park(action(i), asked=3600.0)
+    woken = action(1, wake_key="child")
+    p.parked.park(woken)
+    waits = [p.check_again(woken) for _ in range(14)]
+    assert waits[-2:] == pytest.approx([20.0, 20.0]) and waits[8] == pytest.approx(5.12)
+
+
 def test_a_plugin_saying_when_to_ask_again_is_asked_then(p: Parking) -> None:
     waiting = action()
     p.parked.park(waiting, asked=30.0)
