@@ -26,9 +26,11 @@ None and the plugin asks the cloud itself.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -57,6 +59,8 @@ class StatusBoard:
         self._states: OrderedDict[Key, KeyState] = OrderedDict()
         self._lock = threading.Condition()
         self._wake: Callable[[str], Any] | None = None
+        self._keys: weakref.WeakKeyDictionary[Any, dict[str, Key]] = (
+            weakref.WeakKeyDictionary())
 
     def wake_with(self, wake: Callable[[str], Any]) -> None:
         """Push news: ``wake(wake_key_of(service, id))`` re-checks at once the action
@@ -64,6 +68,12 @@ class StatusBoard:
         self._wake = wake
 
     def _key(self, cloud: Any, lister: StatusLister) -> Key | None:
+        """The key of ``cloud``'s waits on ``lister``'s objects, found once per cloud
+        object (a catalog lookup is no small part of a check's cost)."""
+        with self._lock:
+            known = self._keys.get(cloud)
+            if known is not None and lister.service in known:
+                return known[lister.service]
         try:
             project = cloud.project_identity()
             endpoint = lister.endpoint(cloud) if project else None
@@ -71,7 +81,10 @@ class StatusBoard:
             return None
         if not project or not endpoint:
             return None
-        return (lister.service, str(endpoint), str(project))
+        key = (lister.service, str(endpoint), str(project))
+        with self._lock, contextlib.suppress(TypeError):  # a cloud that takes no weakref
+            self._keys.setdefault(cloud, {})[lister.service] = key
+        return key
 
     def _state(self, key: Key) -> KeyState:
         state = self._states.get(key)

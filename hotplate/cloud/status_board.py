@@ -46,12 +46,13 @@ Rules, each with its why:
   dropped, so a check that never came back costs nothing for long.
 - **News is pushed** (``read(pushed=True)``, where the engine can wake a parked
   check): one wait, the *driver*, is told to come back with each tick and so runs
-  it; the others are told ``PUSHED_RECHECK``, a safety net, and each tick names
-  the waits it has news for (``woken``: what they would read now differs from
-  what they read last), whose checks the engine wakes. A thousand servers
-  building cost one check a tick, not a thousand. A driver that stops reading
-  hands over: done, ``forget`` names a successor to wake (the wait read last);
-  silent for ``DRIVER_SILENT`` (its stack cancelled), the next reader replaces it.
+  it; the others are told ``PUSHED_RECHECK`` (longer with many waits), a safety
+  net, and each tick names the waits it has news for (``woken``: what they would
+  read now differs from what they read last), whose checks the engine wakes. A
+  thousand servers building cost one check a tick, not a thousand. A driver that
+  stops reading hands over: done, ``forget`` names a successor to wake (the wait
+  read last); silent for ``DRIVER_SILENT`` (its stack cancelled), the next reader
+  replaces it.
 """
 
 from __future__ import annotations
@@ -70,8 +71,8 @@ from hotplate.resources.openstack.status_listing import (
 )
 
 __all__ = ["DRIVER_SILENT", "FIRST_INTERVAL", "MAX_INTERVAL", "PATIENT_UNSEEN_TICKS",
-           "PUSHED_RECHECK", "STALE_PROBES_PER_TICK", "STALE_RECORD_TICKS", "KeyState",
-           "Watch", "back_off", "next_watermark"]
+           "PUSHED_RECHECK", "PUSHED_RECHECKS_PER_SECOND", "STALE_PROBES_PER_TICK",
+           "STALE_RECORD_TICKS", "KeyState", "Watch", "back_off", "next_watermark"]
 
 FIRST_INTERVAL = 1.0
 MAX_INTERVAL = 5.0
@@ -91,7 +92,10 @@ SLACK = 0.05
 """A check is asked back this long after the tick is due, so it finds the tick due."""
 PUSHED_RECHECK = 20.0
 """Seconds a wait that is not the driver sleeps when news is pushed: a safety net only
-(a wake-up lost with an engine's message, a tick that never ran)."""
+(a wake-up lost with an engine's message, a tick that never ran)..."""
+PUSHED_RECHECKS_PER_SECOND = 5.0
+"""... and with many waits, longer: about this many such checks a second in all (500
+servers queued in BUILD: each every 100 s)."""
 DRIVER_SILENT = 3 * MAX_INTERVAL
 """A driver that has not read for this long is replaced by the next wait that reads."""
 _PENDING = object()
@@ -196,7 +200,8 @@ class KeyState:
         # while a tick is in flight the next is due an interval after it ends
         after = (self.interval if self.in_flight else max(self.due - now, 0.0)) + SLACK
         if watch is not None and pushed and not self._drives(ident, now):
-            after = PUSHED_RECHECK
+            crowd = len(self.watches) / PUSHED_RECHECKS_PER_SECOND
+            after = min(max(PUSHED_RECHECK, crowd), WATCH_TTL / 2)  # read before it expires
         if watch is not None:
             watch.read_at = now
         if self.completed <= ticket:

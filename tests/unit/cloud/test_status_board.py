@@ -17,6 +17,7 @@ from hotplate.cloud.status_board import (
     MAX_INTERVAL,
     PATIENT_UNSEEN_TICKS,
     PUSHED_RECHECK,
+    PUSHED_RECHECKS_PER_SECOND,
     STALE_PROBES_PER_TICK,
     STALE_RECORD_TICKS,
     UNSEEN_TICKS,
@@ -239,6 +240,17 @@ def test_pushed_one_wait_drives_the_ticks_and_the_others_sleep_until_news() -> N
     assert state.woken() == []  # listed again, unchanged: nobody is woken
     _tick(state, Listing({"b": _server("b", "ACTIVE", T0 + timedelta(seconds=9))}), 3.0)
     assert state.woken() == ["b"]
+
+
+def test_pushed_with_many_waits_the_safety_net_is_longer() -> None:
+    state = KeyState()
+    for n in range(500):
+        state.register(f"s{n}", 0.0)
+    state.read("s0", 0, 0.0, pushed=True)  # the driver
+    assert state.read("s1", 0, 0.0, pushed=True).after == 500 / PUSHED_RECHECKS_PER_SECOND
+    for n in range(500, 3000):
+        state.register(f"s{n}", 0.0)
+    assert state.read("s1", 0, 0.0, pushed=True).after == WATCH_TTL / 2  # read ere it expires
 
 
 def test_pushed_a_deletion_wakes_its_wait() -> None:
