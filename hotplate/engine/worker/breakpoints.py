@@ -38,7 +38,7 @@ from hotplate.engine.deps import EngineDeps
 from hotplate.engine.events import resource_event
 from hotplate.engine.runner import ActionTimeout
 from hotplate.engine.worker.node_work import NodeWork
-from hotplate.engine.worker.parking import Parked
+from hotplate.engine.worker.parking import WOKEN_RECHECKS_PER_SECOND, Parked
 from hotplate.model.errors import CancelOperation, InvalidBreakPointHook
 from hotplate.model.ids import ResourceId, StackId, TemplateId
 from hotplate.model.records import ResourceRecord, StackRecord
@@ -67,9 +67,8 @@ class ParkedHook(Parked):
     hook: str
     then: Then
 
-    @property
-    def cap(self) -> float:
-        return HOOK_RECHECK
+    def cap(self, parked: int) -> float:
+        return max(HOOK_RECHECK, parked / WOKEN_RECHECKS_PER_SECOND)  # clearing wakes it
 
 
 class Breakpoints:
