@@ -109,6 +109,8 @@ def test_failing_cast_is_logged_and_does_not_stop_delivery(
         transport.cast({}, TOPIC, "boom", {}, server="a")
         transport.cast({}, TOPIC, "note", {}, server="a")
         eventually(lambda: sorted(a.methods()) == ["boom", "note"])  # casts go out in any order
+        # a message is counted once its method has returned, a moment after it ran
+        eventually(lambda: transport.counters.delivered == 2)
     counters = transport.counters
     assert (counters.delivered, counters.failed) == (2, 1)
     ours = [r for r in caplog.records if r.levelno == logging.ERROR
