@@ -12,6 +12,7 @@ import dataclasses
 import time
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -106,3 +107,55 @@ def test_retried_keypair_and_group_creates_take_what_the_first_made(
         for key, group in made[:1]:
             key.handle_delete()
             group.handle_delete()
+
+
+class WallClock:
+    """Real time: the other server builds while the plugin waits."""
+
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+
+def test_a_rollback_takes_its_port_back_from_a_replacement_still_building(
+        ctx: PluginContext, user_conn: Any) -> None:
+    """A rollback that cancelled the replacement's create right after Nova answered it
+    (the engine waits for its id): the replacement is let finish building, on the
+    port, then the port is taken from it and attached to the old server again."""
+    ctx.clock = WallClock()  # type: ignore[assignment]
+    net = user_conn.network.create_network(name=f"{ctx.stack_name}-net")
+    user_conn.network.create_subnet(network_id=net.id, ip_version=4, cidr="10.45.0.0/24",
+                                    name=f"{ctx.stack_name}-subnet")
+    port = user_conn.network.create_port(network_id=net.id, name=f"{ctx.stack_name}-port")
+    props = Server.resolve_properties(Server.validate(
+        {"flavor": "m1.tiny", "image": "cirros-fake", "user_data_format": "RAW",
+         "networks": [{"port": port.id}]}, WHERE), ctx.cloud)
+    old = Server("server", props, ctx)
+    old.attempt = Attempt("a-token", retry=False)
+    replacement = None
+    try:
+        old.handle_create()
+        _wait(old.check_create_complete, None, "the create")
+        old.prepare_for_replace()  # the port let go, for the replacement
+        _wait(lambda _: not user_conn.network.get_port(port.id).device_id, None, "the detach")
+        replacement = user_conn.compute.create_server(
+            name=f"{ctx.stack_name}-new", image_id=props["image"],
+            flavor_id=user_conn.compute.find_flavor("m1.tiny", ignore_missing=False).id,
+            networks=[{"port": port.id}])
+        old.replacement = Server("server", props, ctx, resource_id=replacement.id)
+        old.restore_prev_rsrc(convergence=True)
+        assert user_conn.network.get_port(port.id).device_id == old.resource_id
+        assert user_conn.compute.get_server(replacement.id).status == "ACTIVE"
+        assert user_conn.compute.get_server(old.resource_id).status == "ACTIVE"
+        assert [i.port_id for i in user_conn.compute.server_interfaces(old.resource_id)] == [
+            port.id]
+    finally:
+        if replacement is not None:
+            user_conn.compute.delete_server(replacement.id)
+            user_conn.compute.wait_for_delete(replacement, wait=120)
+        if old.resource_id is not None:
+            _wait(old.check_delete_complete, old.handle_delete(), "the delete")
+        user_conn.network.delete_port(port.id, ignore_missing=True)
+        user_conn.network.delete_network(net.id)

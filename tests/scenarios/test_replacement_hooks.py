@@ -7,10 +7,12 @@ hooks hand over.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
 
+from hotplate.engine.worker.replacement_hooks import REPLACEMENT_ID_WAIT_SECS
 from hotplate.resources.registry import Registry
 from hotplate.resources.test_resource import TestResource
 
@@ -134,6 +136,42 @@ def test_rollback_after_a_replacement_restores_the_old_resource(tmp_path, seed) 
     restore = calls[1]
     assert restore[1] == old and restore[2] not in (None, old)  # handed the replacement
     assert _data(h, sid, "a")[old]["handed_over"] == "back"
+
+
+@pytest.mark.parametrize(("unsettled_reads", "sees_its_id"), [(3, True), (10_000, False)])
+def test_a_restore_waits_for_the_id_of_a_replacement_still_being_made(
+        tmp_path, monkeypatch: pytest.MonkeyPatch, unsettled_reads: int,
+        sees_its_id: bool) -> None:
+    """The replacement read as its cancelled create leaves it while the cloud has not
+    answered yet: held by an engine, no physical id. The restore waits for the id,
+    and goes on without it once the wait is over."""
+    h = Harness(tmp_path, seed=4, registry=REGISTRY)
+    sid = h.create("s", FIRST)
+    h.run()
+    old = _physical(h, sid, "a")
+    h.update(sid, FAILING, disable_rollback=False)
+    read = h.store.get_resource
+    unsettled = {"left": unsettled_reads}
+
+    def underway(resource_id: int) -> Any:
+        found = read(resource_id)
+        if found is not None and found.replaces is not None and unsettled["left"] > 0:
+            unsettled["left"] -= 1
+            return dataclasses.replace(found, physical_resource_id=None,
+                                       engine_id="engine-elsewhere")
+        return found
+
+    monkeypatch.setattr(h.store, "get_resource", underway)
+    before = h.clock.now()
+    h.run()
+    assert h.status(sid) == "ROLLBACK_COMPLETE"
+    (restore,) = [c for c in calls if c[0] == "restore"]
+    assert restore[1] == old
+    if sees_its_id:
+        assert restore[2] not in (None, old)
+    else:
+        assert restore[2] is None
+        assert (h.clock.now() - before).total_seconds() >= REPLACEMENT_ID_WAIT_SECS
 
 
 def test_failing_restore_fails_the_rollback(tmp_path) -> None:

@@ -26,6 +26,10 @@ from hotplate.model.states import Action, Status
 from hotplate.resources.base import Resource
 
 LOG = logging.getLogger(__name__)
+REPLACEMENT_ID_WAIT_SECS = 30.0
+"""How long a rollback's ``restore_prev_rsrc`` waits for the physical id of a
+replacement whose create is still underway (an API call in flight takes seconds)."""
+REPLACEMENT_ID_POLL_SECS = 0.5
 
 
 def overrides(cls: type[Resource], hook: str) -> bool:
@@ -72,12 +76,25 @@ class ReplacementHooks(RowBookkeeping):
             return None
 
     def _replacement(self, row: ResourceRecord, stack: StackRecord) -> Resource | None:
-        """The plugin of the row that replaced ``row``, if it still stands."""
+        """The plugin of the row that replaced ``row``, if it still stands.
+
+        A rollback that cancelled the replacement's create may get here while that
+        create still waits on the cloud's answer, its physical id not yet written:
+        the old resource would take its things back not knowing who holds them, and
+        race the replacement for them (a port bound to two servers). So while that
+        create holds the row without an id, its id is waited for a while.
+        """
         assert row.replaced_by is not None
-        found = self._deps.store.get_resource(row.replaced_by)
-        if found is None or found.stack_id != row.stack_id or found.replaces != row.id:
-            return None
-        return row_instance(self._deps, found, stack)
+        deps = self._deps
+        deadline = deps.clock.now().timestamp() + REPLACEMENT_ID_WAIT_SECS
+        while True:
+            found = deps.store.get_resource(row.replaced_by)
+            if found is None or found.stack_id != row.stack_id or found.replaces != row.id:
+                return None
+            if (found.physical_resource_id is not None or found.engine_id is None
+                    or deps.clock.now().timestamp() >= deadline):
+                return row_instance(deps, found, stack)
+            deps.clock.sleep(REPLACEMENT_ID_POLL_SECS)
 
     def _hooked(self, row: ResourceRecord, stack: StackRecord, cls: type[Resource],
                 hook: Callable[[Resource], None], values: dict[str, object] | None = None

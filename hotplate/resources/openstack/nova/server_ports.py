@@ -22,6 +22,7 @@ from typing import Any
 
 from hotplate.model.errors import HotplateError
 from hotplate.resources.openstack.attempt_marks import part_tag
+from hotplate.resources.openstack.cloud_errors import is_conflict
 from hotplate.resources.openstack.neutron.api import NeutronApi, ignoring
 from hotplate.resources.openstack.nova.base import NovaResource, is_not_found
 
@@ -176,25 +177,68 @@ class ServerPorts:
         cannot give an interface up, and one still scheduling binds the port later.
         Each detach is seen through (the port let go) before the attach: Nova detaches
         asynchronously, and an attach racing it finds the port still in use.
+
+        A replacement whose id was not recorded yet (its create cancelled while Nova
+        answered) shows no holder until Nova binds the port to it, which may happen
+        just before or just after the attach here: Nova then refuses the attach as in
+        use, or answers that this server has no such port, or the port ends up bound
+        to that server, which may end in ERROR still holding it. Each time the port is
+        looked at again and taken from its holder, until it is here or the wait is over.
         """
         ident = str(self._plugin.resource_id)
         if replacement:
             self._wait_built(replacement)
+        clock = self._plugin.ctx.clock
         for port in [*self.ids(), *self.ids(EXTERNAL)]:
-            holder = self._holder(port)
-            if holder == ident:
-                continue
-            if holder:
-                if holder != replacement:
-                    self._wait_built(holder)
-                with ignoring(is_not_found):
-                    self._plugin.nova().delete(f"/servers/{holder}/os-interface/{port}")
-                self._wait_port(port, lambda now, was=holder: now != was,
-                                f"Failed to detach interface ({port}) from server ({holder})")
+            deadline = clock.now().timestamp() + HANDOVER_WAIT_SECS
+            while (holder := self._holder(port)) != ident:
+                if clock.now().timestamp() >= deadline:
+                    raise HotplateError(
+                        f"Failed to attach interface ({port}) to server ({ident})")
+                if holder:
+                    self._let_go(port, holder, built=holder == replacement)
+                if not self._attached(ident, port):
+                    clock.sleep(HANDOVER_POLL_SECS)
+
+    def _let_go(self, port: str, holder: str, *, built: bool) -> None:
+        """Detach ``port`` from ``holder`` (let finish building first) and see it done.
+        Nova refuses to detach from a server in ERROR: the port is then unbound in
+        Neutron, as Nova would unbind it."""
+        if not built:
+            self._wait_built(holder)
+        try:
+            self._plugin.nova().delete(f"/servers/{holder}/os-interface/{port}")
+        except Exception as exc:
+            if is_conflict(exc) and self._status(holder) == "ERROR":
+                self.neutron().update("ports", "port", port,
+                                      {"device_id": "", "device_owner": ""})
+            elif not is_not_found(exc):
+                raise
+        self._wait_port(port, lambda now, was=holder: now != was,
+                        f"Failed to detach interface ({port}) from server ({holder})")
+
+    def _attached(self, ident: str, port: str) -> bool:
+        """Ask Nova to attach ``port`` here; False when it lost a race to another
+        server (refused as in use, or answered that this server has no such port:
+        another server bound it as Nova attached it here). This server gone fails."""
+        try:
             self._plugin.nova().post(f"/servers/{ident}/os-interface",
                                      {"interfaceAttachment": {"port_id": port}})
-            self._wait_port(port, lambda now: now == ident,
-                            f"Failed to attach interface ({port}) to server ({ident})")
+        except Exception as exc:
+            if is_conflict(exc) or (is_not_found(exc) and self._status(ident) is not None):
+                return False
+            raise
+        return True
+
+    def _status(self, server: str) -> str | None:
+        """The server's status (without a task's suffix); None when it is gone."""
+        try:
+            found = self._plugin.nova().server(server)
+        except Exception as exc:
+            if is_not_found(exc):
+                return None
+            raise
+        return str(found.get("status") or "").split("(")[0]
 
     def _holder(self, port: str) -> str | None:
         found = self.neutron().show("ports", "port", port)
@@ -202,17 +246,9 @@ class ServerPorts:
 
     def _wait_built(self, server: str) -> None:
         """Wait while ``server`` builds (it may end ACTIVE, in ERROR, or gone)."""
-        nova, clock = self._plugin.nova(), self._plugin.ctx.clock
+        clock = self._plugin.ctx.clock
         deadline = clock.now().timestamp() + HANDOVER_WAIT_SECS
-        while clock.now().timestamp() < deadline:
-            try:
-                status = str(nova.server(server).get("status") or "").split("(")[0]
-            except Exception as exc:
-                if is_not_found(exc):
-                    return
-                raise
-            if status != "BUILD":
-                return
+        while clock.now().timestamp() < deadline and self._status(server) == "BUILD":
             clock.sleep(HANDOVER_POLL_SECS)
 
     def _wait_port(self, port: str, done: Callable[..., bool], failed: str) -> None:
