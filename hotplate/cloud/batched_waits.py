@@ -71,7 +71,10 @@ class StatusBoard:
         """The key of ``cloud``'s waits on ``lister``'s objects, found once per cloud
         object (a catalog lookup is no small part of a check's cost)."""
         with self._lock:
-            known = self._keys.get(cloud)
+            try:
+                known = self._keys.get(cloud)
+            except TypeError:  # a cloud that takes no weakref: looked up each time
+                known = None
             if known is not None and lister.service in known:
                 return known[lister.service]
         try:

@@ -362,6 +362,26 @@ def test_pushed_a_tick_wakes_the_checks_it_has_news_for_by_their_wake_keys() -> 
     assert woken == [wake_key_of("test-things", "s1")]
 
 
+class _SlottedCloud:
+    """A cloud object that takes no weak reference."""
+
+    __slots__ = ()
+
+    def project_identity(self) -> str:
+        return "project@RegionOne"
+
+
+def test_a_cloud_that_takes_no_weakref_is_keyed_each_time() -> None:
+    clock = [0.0]
+    board = StatusBoard(clock=lambda: clock[0])
+    lister, cloud = _Lister(), _SlottedCloud()
+    ticket = board.watch(cloud, lister, "s0")
+    assert ticket is not None
+    assert _status(board.look(cloud, lister, "s0", ticket)) == "BUILD"
+    assert _status(board.look(cloud, lister, "s0", ticket)) == "BUILD"
+    assert len(lister.calls) == 1
+
+
 def _status(seen: Sighting | None) -> Any:
     assert seen is not None and seen.record is not None
     return seen.record["status"]
