@@ -55,6 +55,17 @@ class Status(StrEnum):
     FAILED = "FAILED"
 
 
+ALL_ATTRIBUTES_ACTIONS = frozenset({Action.CREATE, Action.ADOPT, Action.SUSPEND, Action.RESUME,
+                                    Action.UPDATE, Action.CHECK, Action.SNAPSHOT})
+
+
+def answers_all_attributes(action: Action | str, status: Status | str) -> bool:
+    """Whether ``get_attr: [name]`` reads the resource's attributes in this state; in any
+    other (failed, deleted, never made, rolled back) Heat answers null."""
+    return (str(status) in (Status.IN_PROGRESS, Status.COMPLETE)
+            and str(action) in ALL_ATTRIBUTES_ACTIONS)
+
+
 class IllegalTransition(ValueError):
     """A state change that no correct engine would make: a bug, never user error."""
 

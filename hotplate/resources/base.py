@@ -460,6 +460,19 @@ class Resource(LiveState):
             raise InvalidTemplateAttribute(self.name, name)
         return self._resolve_attribute(name)
 
+    def attribute_values(self) -> dict[str, Any]:
+        """``get_attr: [name]``: every declared attribute but ``show``, by name (Heat's
+        FnGetAtts). One the type refuses to answer is left out, as Heat leaves it."""
+        found: dict[str, Any] = {}
+        for name in self.attributes_schema:
+            if name == SHOW:
+                continue
+            try:
+                found[name] = self.get_attribute(name)
+            except InvalidTemplateAttribute:
+                continue
+        return found
+
     def get_attribute_path(self, name: str, path: tuple[Any, ...]) -> Any:
         """Attribute ``name`` at ``path``; None where the path leads nowhere (Heat's rule)."""
         return select_path(self.get_attribute(name), path)

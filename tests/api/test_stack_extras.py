@@ -13,7 +13,7 @@ import pytest
 from heatclient import exc
 
 from tests.api.conftest import LIMITED, LIMITED_BODY_SIZE, Api
-from tests.api.helpers import VERSION, value_template, wait_status
+from tests.api.helpers import VERSION, output_values, value_template, wait_status
 
 
 @pytest.fixture
@@ -361,3 +361,29 @@ def test_create_from_text_names_the_line(api: Api, http: Any) -> None:
     assert resp.json()["error"]["message"] == (
         'resources.a.properties.fail: "sometimes" is not a valid boolean '
         "at line 7, column 7")
+
+
+# -- get_attr with a resource name alone ------------------------------------------------
+def test_get_attr_of_a_resource_alone_reads_its_attributes_as_a_map(hc: Any) -> None:
+    """Every declared attribute but ``show``, in outputs and in another resource's
+    properties; null once the resource has failed, as Heat answers."""
+    template: dict[str, Any] = {"heat_template_version": "2016-10-14", "resources": {
+        "rs": {"type": "OS::Heat::RandomString", "properties": {"length": 6}},
+        "t": {"type": "OS::Heat::TestResource", "properties": {"value": "one"}},
+        "copy": {"type": "OS::Heat::Value", "properties": {"value": {"get_attr": ["rs"]}}},
+        "nothing": {"type": "OS::Heat::None"}},
+        "outputs": {"rs": {"value": {"get_attr": ["rs"]}}, "t": {"value": {"get_attr": ["t"]}},
+                    "copy": {"value": {"get_attr": ["copy", "value"]}},
+                    "nothing": {"value": {"get_attr": ["nothing"]}}}}
+    _created(hc, "allattrs", template)
+    outputs = output_values(hc.stacks.get("allattrs"))
+    assert set(outputs["rs"]) == {"value"} and len(outputs["rs"]["value"]) == 6
+    assert outputs["copy"] == outputs["rs"]
+    assert outputs["t"] == {"output": "one"}
+    assert outputs["nothing"] == {}
+    shown = hc.stacks.output_show("allattrs", "rs")["output"]
+    assert shown["output_value"] == outputs["rs"]
+    template["resources"]["t"]["properties"] = {"value": "two", "fail": True}
+    hc.stacks.update("allattrs", template=template)
+    assert wait_status(hc, "allattrs").stack_status == "UPDATE_FAILED"
+    assert output_values(hc.stacks.get("allattrs"))["t"] is None

@@ -19,6 +19,7 @@ from hotplate.convergence.steps import Failed
 from hotplate.engine.cache import pseudo_parameters
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.events import resource_event
+from hotplate.engine.hosting.attribute_reads import read_attribute
 from hotplate.engine.hosting.resource_context import EngineResourceContext
 from hotplate.engine.hosting.row_plugins import row_class, row_context
 from hotplate.engine.worker.node_work import LockLost, NodeWork, failure_text
@@ -81,7 +82,7 @@ class RowBookkeeping:
         attrs: dict[str, Any] = {}
         for name in sorted(template.attributes_referenced().get(row.name, frozenset())):
             try:
-                attrs[name] = instance.get_attribute(name)
+                attrs[name] = read_attribute(instance, name, action, status)
             except Exception as exc:  # a bad attribute fails its reader, not its owner
                 LOG.info("resource %s: attribute %s unavailable: %s", row.name, name, exc)
                 attrs[name] = None
