@@ -9,13 +9,15 @@ metadata resolved against the rows as they stand) go through here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from hotplate.model.records import ResourceRecord
 from hotplate.model.states import Action, Status, answers_all_attributes
 from hotplate.resources.base import Resource
 from hotplate.template import ALL_ATTRIBUTES
 
-__all__ = ["read_attribute", "stored_attribute"]
+__all__ = ["read_attribute", "row_attribute"]
 
 
 def read_attribute(instance: Resource, name: str, action: Action | str,
@@ -26,12 +28,14 @@ def read_attribute(instance: Resource, name: str, action: Action | str,
     return instance.get_attribute(name)
 
 
-def stored_attribute(attr_data: dict[str, Any] | None, name: str, action: Action | str,
-                     status: Status | str) -> tuple[bool, Any]:
-    """``(True, value)`` when the row's stored attributes answer ``name`` in its state
-    now; ``(False, None)`` when the plugin must be asked."""
-    if name == ALL_ATTRIBUTES and not answers_all_attributes(action, status):
-        return True, None
-    if attr_data and name in attr_data:
-        return True, attr_data[name]
-    return False, None
+def row_attribute(row: ResourceRecord, name: str,
+                  instance: Callable[[], Resource | None]) -> Any:
+    """Attribute ``name`` of a row as it stands: from the attributes stored when it
+    finished where they answer it in the row's state now, else from its plugin
+    (``instance()``; None when there is none)."""
+    if name == ALL_ATTRIBUTES and not answers_all_attributes(row.action, row.status):
+        return None
+    if row.attr_data and name in row.attr_data:
+        return row.attr_data[name]
+    found = instance()
+    return read_attribute(found, name, row.action, row.status) if found is not None else None

@@ -18,7 +18,7 @@ from typing import Any
 from hotplate.convergence.node_plan import DEFAULT_TIMEOUT_MINS, time_remaining
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.hosting.adopt import child_adopt_request, visible_files, with_adopt_parameters
-from hotplate.engine.hosting.attribute_reads import read_attribute, stored_attribute
+from hotplate.engine.hosting.attribute_reads import row_attribute
 from hotplate.engine.stack_rows import current_rows
 from hotplate.model.errors import (
     EntityNotFound,
@@ -151,11 +151,7 @@ class EngineNestedStacks:
         row = self._rows(stack).get(name) if stack is not None else None
         if stack is None or row is None or row.action is Action.INIT:
             return None
-        stored, value = stored_attribute(row.attr_data, attribute, row.action, row.status)
-        if stored:
-            return value
-        return read_attribute(row_instance(self._deps, row, stack), attribute, row.action,
-                              row.status)
+        return row_attribute(row, attribute, lambda: row_instance(self._deps, row, stack))
 
     # -- helpers -----------------------------------------------------------------------
     def _converges(self, stack_id: str, outside_traversal: bool) -> bool:

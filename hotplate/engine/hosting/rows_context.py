@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from hotplate.engine.deps import EngineDeps
-from hotplate.engine.hosting.attribute_reads import read_attribute, stored_attribute
+from hotplate.engine.hosting.attribute_reads import row_attribute
 from hotplate.engine.hosting.row_plugins import row_instance
 from hotplate.model.nodes import path_key
 from hotplate.model.records import ResourceRecord, StackRecord
@@ -45,13 +45,7 @@ class RowsContext:
         row = self._rows.get(name)
         if row is None:
             return None
-        stored, value = stored_attribute(row.attr_data, attribute, row.action, row.status)
-        if stored:
-            return value
-        instance = self._instance(name)
-        if instance is None:
-            return None
-        return read_attribute(instance, attribute, row.action, row.status)
+        return row_attribute(row, attribute, lambda: self._instance(name))
 
 
     def resource_attribute_path(self, name: str, attribute: str, path: tuple[Any, ...]
