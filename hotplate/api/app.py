@@ -12,6 +12,7 @@ from hotplate.api import (
     resource_actions,
     resource_types,
     services,
+    snapshots,
     software_configs,
     software_deployments,
     stack_data,
@@ -48,7 +49,7 @@ def create_app(rpc: EngineRpc, *, auth: Authenticator | None = None,
     faults.install(app)
     for module in (versions, arn_lookup, templates, resource_types, services, previews,
                    stack_parts,
-                   stack_data, resource_actions, stacks, software_configs,
+                   stack_data, snapshots, resource_actions, stacks, software_configs,
                    software_deployments):
         app.include_router(module.router)
     return app

@@ -47,6 +47,7 @@ STATUS_BY_NAME: dict[str, int] = {
     "InvalidTenant": 403,
     "EntityNotFound": 404,
     "ResourceNotFound": 404,
+    "SnapshotNotFound": 404,
     "NotFound": 404,
     "ResourceNotAvailable": 404,
     "StackExists": 409,

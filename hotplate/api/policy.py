@@ -85,6 +85,11 @@ RULES: dict[str, frozenset[str]] = {
     "stacks:validate_template": MEMBER,
     "stacks:list_outputs": READER,
     "stacks:show_output": READER,
+    "stacks:snapshot": MEMBER,
+    "stacks:show_snapshot": READER,
+    "stacks:delete_snapshot": MEMBER,
+    "stacks:list_snapshots": READER,
+    "stacks:restore_snapshot": MEMBER,
     "stacks:drift": READER,  # hotplate's own route (stack drift): a read
 }
 """Heat 27.0.1's default rule of each API policy, by its name."""
@@ -116,6 +121,11 @@ ROUTE_RULES: dict[str, str | None] = {
     "get_files": "stacks:files",
     "abandon_stack": "stacks:abandon",
     "export_stack": "stacks:export",
+    "stack_snapshot": "stacks:snapshot",
+    "show_snapshot": "stacks:show_snapshot",
+    "delete_snapshot": "stacks:delete_snapshot",
+    "list_snapshots": "stacks:list_snapshots",
+    "restore_snapshot": "stacks:restore_snapshot",
     "resource_metadata": "resource:metadata",
     "resource_signal": "resource:signal",
     "mark_unhealthy": "resource:mark_unhealthy",

@@ -96,6 +96,10 @@ ENGINE_OPTS = [
         "max_resources_per_stack", default=1000,
         help="Maximum resources allowed per top-level stack. -1 stands for unlimited."),
     cfg.IntOpt(
+        "max_snapshots_per_stack", default=32,
+        help="Maximum number of snapshot any one stack may have active at one time. "
+             "-1 stands for unlimited."),
+    cfg.IntOpt(
         "max_template_size", default=524288, min=1,
         help="Maximum raw byte size of any template."),
     cfg.BoolOpt(

@@ -46,6 +46,7 @@ from hotplate.db.schema_delivery import (
     stack_user_key,
 )
 from hotplate.db.schema_requests import engine_request
+from hotplate.db.schema_snapshots import resource_snapshot, snapshot
 from hotplate.db.types import JsonText, UtcDateTime
 
 __all__ = [
@@ -66,8 +67,10 @@ __all__ = [
     "resource_data",
     "resource_properties_data",
     "resource_signal",
+    "resource_snapshot",
     "service",
     "signal_token",
+    "snapshot",
     "software_config",
     "software_deployment",
     "stack",

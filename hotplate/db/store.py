@@ -55,6 +55,7 @@ from hotplate.db.resources import ResourceStore
 from hotplate.db.rows import to_resource
 from hotplate.db.services import ServiceStore
 from hotplate.db.signals import SignalStore
+from hotplate.db.snapshots import SnapshotStore
 from hotplate.db.software import SoftwareStore
 from hotplate.db.stack_users import StackUserStore
 from hotplate.db.stacks import StackStore
@@ -65,7 +66,8 @@ from hotplate.ports import Clock
 
 
 class SqlStore(StackStore, ResourceStore, ResourceLockStore, SyncStore, EventStore, ServiceStore,
-               RecoveryStore, SoftwareStore, SignalStore, StackUserStore, RequestStore):
+               RecoveryStore, SoftwareStore, SignalStore, StackUserStore, RequestStore,
+               SnapshotStore):
     """The Store on an engine from ``hotplate.db.engine.make_engine``.
 
     ``clock`` supplies every created_at / updated_at / deleted_at, so a fake

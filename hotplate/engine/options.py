@@ -21,6 +21,8 @@ UNLIMITED = -1
 class EngineOptions:
     max_resources_per_stack: int = 1000
     """Most resources one template may declare (top level); -1: no limit."""
+    max_snapshots_per_stack: int = 32
+    """Most snapshots one stack may have (not counted for an admin); -1: no limit."""
     max_template_size: int = 524288
     """Longest template accepted, in characters of its text (bytes in Heat's words)."""
     enable_stack_abandon: bool = False

@@ -14,6 +14,7 @@ from typing import Any
 from hotplate.convergence.rows import choose_rows
 from hotplate.model.ids import TemplateId
 from hotplate.model.records import EventRecord, ResourceRecord, ServiceRecord, StackRecord
+from hotplate.model.snapshots import SnapshotRecord
 from hotplate.model.states import Action, Status
 from hotplate.template import ParameterSchema
 
@@ -179,4 +180,21 @@ def format_service(service: ServiceRecord, now: datetime) -> dict[str, Any]:
         "updated_at": iso(service.updated_at),
         "deleted_at": None,
         "status": "up" if up else "down",
+    }
+
+
+def format_snapshot(snapshot: SnapshotRecord) -> dict[str, Any]:
+    """Heat's snapshot view; ``data.resources`` holds each resource's part once it has
+    one (an empty ``resources`` until then, as Heat's)."""
+    data = dict(snapshot.data) if snapshot.data is not None else None
+    if data is not None and snapshot.resources:
+        data["resources"] = dict(snapshot.resources)
+    return {
+        "id": snapshot.id,
+        "name": snapshot.name,
+        "action": snapshot.action,
+        "status": snapshot.status,
+        "status_reason": snapshot.status_reason,
+        "data": data,
+        "creation_time": iso(snapshot.created_at),
     }

@@ -149,6 +149,12 @@ class WorkerClient:
             kwargs["again"] = True
         self._transport.cast({}, WORKER_TOPIC, "stack_action", kwargs)
 
+    def delete_snapshot(self, snapshot_id: str) -> None:
+        """Have any engine delete a snapshot (Heat's ``check_resource_delete_snapshot``;
+        here one message does all of the snapshot's resources)."""
+        self._transport.cast({}, WORKER_TOPIC, "check_resource_delete_snapshot",
+                             {"snapshot_id": str(snapshot_id)})
+
     def cancel_check_resource(self, stack_id: StackId, server: EngineId) -> None:
         """Ask ``server`` to cancel its running workers of the stack."""
         self._transport.cast({}, WORKER_TOPIC, "cancel_check_resource",

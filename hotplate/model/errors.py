@@ -48,6 +48,14 @@ class EntityNotFound(HotplateError):
         self.name = name
 
 
+class SnapshotNotFound(EntityNotFound):
+    def __init__(self, snapshot: str, stack: str) -> None:
+        HotplateError.__init__(
+            self, f"The Snapshot ({snapshot}) for Stack ({stack}) could not be found.")
+        self.entity = "Snapshot"
+        self.name = snapshot
+
+
 class StackExists(HotplateError):
     def __init__(self, stack_name: str) -> None:
         super().__init__(f"The Stack ({stack_name}) already exists.")

@@ -32,6 +32,7 @@ from hotplate.model.records import (
 )
 from hotplate.ports.requests import RequestStorage
 from hotplate.ports.server_config import SignalStorage, SoftwareStorage
+from hotplate.ports.snapshots import SnapshotStorage
 
 
 class Clock(Protocol):
@@ -408,7 +409,7 @@ class CredentialStorage(Protocol):
 class Store(
     TemplateStorage, StackStorage, ResourceStorage, ResourceDataStorage, EventStorage,
     SyncPointStorage, ServiceStorage, RecoveryStorage, CredentialStorage, SoftwareStorage,
-    SignalStorage, RequestStorage, Protocol,
+    SignalStorage, RequestStorage, SnapshotStorage, Protocol,
 ):
     """Persistence for stacks, resources, events and sync points: every role at once.
 

@@ -71,9 +71,11 @@ is looked up by its base class, and Exception is a 500."""
 API_STATUS: Mapping[str, int] = {
     **{name: status for name, status in HEAT_FAULT_MAP.items() if status != 500},
     "ResourceNotFound": 404,
+    "SnapshotNotFound": 404,
 }
 """The statuses hotplate's API gives by name (``hotplate.api.faults.STATUS_BY_NAME``):
-Heat's map, and ResourceNotFound, since a remote error is mapped by its name alone."""
+Heat's map, and the EntityNotFound kinds, since a remote error is mapped by its name
+alone."""
 
 STRICTER_THAN_HEAT_API: Mapping[str, int] = {"InvalidRestrictedAction": 409}
 """Client errors heat-api answers 500 for (its fault map lacks them) and hotplate's API
@@ -140,6 +142,8 @@ HEAT_CLASSES: Mapping[str, HeatClass] = {c.name: c for c in (
     HeatClass("ResourceNotFound", "The Resource (%(resource_name)s) could not be found in "
               "Stack %(stack_name)s.", parent="EntityNotFound"),
     HeatClass(_NOT_FOUND, None, text_argument="msg_fmt"),
+    HeatClass("SnapshotNotFound", "The Snapshot (%(snapshot)s) for Stack (%(stack)s) "
+              "could not be found.", parent="EntityNotFound"),
     HeatClass("ResourceNotAvailable", "The Resource (%(resource_name)s) is not available."),
     HeatClass("StackExists", "The Stack (%(stack_name)s) already exists."),
     HeatClass("ActionInProgress",
@@ -244,6 +248,7 @@ _Rebuild = Callable[[Mapping[str, str], str], Exception]
 
 _MODEL_ERRORS: Mapping[str, _Rebuild] = {
     "EntityNotFound": lambda f, text: model.EntityNotFound(f["entity"], f["name"]),
+    "SnapshotNotFound": lambda f, text: model.SnapshotNotFound(f["snapshot"], f["stack"]),
     "StackExists": lambda f, text: model.StackExists(f["stack_name"]),
     "ActionInProgress": lambda f, text: model.ActionInProgress(f["stack_name"], f["action"]),
     _SVF: lambda f, text: model.StackValidationFailed(text),

@@ -24,8 +24,8 @@ READS = frozenset({
     "list_software_deployments", "list_stack_resources", "list_stacks",
     "list_template_functions", "list_template_versions", "metadata_software_deployments",
     "preview_stack", "preview_update_stack", "resource_schema", "show_output",
-    "show_software_config", "show_software_deployment", "show_stack", "stack_drift",
-    "validate_template",
+    "show_snapshot", "show_software_config", "show_software_deployment", "show_stack",
+    "stack_drift", "stack_list_snapshots", "validate_template",
 })
 """Engine-topic methods that change nothing: safe to ask again at any time."""
 
@@ -34,7 +34,8 @@ WRITES = frozenset({
     "create_software_deployment", "create_stack", "delete_software_config",
     "delete_software_deployment", "delete_stack", "resource_mark_unhealthy",
     "resource_signal", "signal_software_deployment", "stack_cancel_update", "stack_check",
-    "stack_resume", "stack_suspend", "update_software_deployment", "update_stack",
+    "stack_restore", "stack_resume", "stack_snapshot", "stack_suspend", "delete_snapshot",
+    "update_software_deployment", "update_stack",
 })
 """Engine-topic methods that change something: kept by request id, safe to ask again
 only with one."""

@@ -27,8 +27,8 @@ from typing import Any
 from hotplate.convergence import outcome
 from hotplate.engine import notify
 from hotplate.engine.deps import EngineDeps
-from hotplate.engine.hosting.adopt import visible_files
 from hotplate.engine.hosting.row_plugins import row_class
+from hotplate.engine.stack_document import stack_document
 from hotplate.engine.stack_rows import current_rows, owned_children
 from hotplate.engine.worker import traversal as trav
 from hotplate.model.errors import ActionInProgress, NotSupported
@@ -44,21 +44,9 @@ def check_enabled(deps: EngineDeps) -> None:
 
 def abandon_document(deps: EngineDeps, stack: StackRecord,
                      rows: Mapping[str, ResourceRecord]) -> dict[str, Any]:
-    loaded = deps.caches.template(stack.raw_template_id)
     children = owned_children(deps, stack)
-    return {
-        "name": stack.name,
-        "id": stack.id,
-        "action": str(stack.action),
-        "status": str(stack.status),
-        "template": dict(loaded.raw),
-        "environment": loaded.env.to_dict(),
-        "files": visible_files(loaded.files),
-        "resources": {name: _resource(deps, row, children) for name, row in rows.items()},
-        "project_id": stack.project_id,
-        "stack_user_project_id": stack.project_id,
-        "tags": list(stack.tags) or None,
-    }
+    return stack_document(deps, stack, {name: _resource(deps, row, children)
+                                        for name, row in rows.items()})
 
 
 def _resource(deps: EngineDeps, row: ResourceRecord,

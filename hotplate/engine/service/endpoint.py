@@ -31,9 +31,15 @@ from hotplate.engine.service.preview_update import NO_ID, preview_update
 from hotplate.engine.service.request_ledger import start_mark, started_before
 from hotplate.engine.service.service_catalog import CatalogMethods
 from hotplate.engine.service.service_resources import ResourceMethods
+from hotplate.engine.service.snapshots import SnapshotMethods
 from hotplate.engine.service.software_configs import SoftwareMethods
 from hotplate.engine.service.type_access import TypeAccess
-from hotplate.engine.service.validation import check_tree_size, located_in, validate_stack_request
+from hotplate.engine.service.validation import (
+    check_tree_size,
+    hidden_parameters,
+    located_in,
+    validate_stack_request,
+)
 from hotplate.engine.stack_credentials import StackUserProjectFailed
 from hotplate.engine.views import format_event, format_stack, parameter_texts
 from hotplate.engine.worker import stack_actions
@@ -54,7 +60,8 @@ from hotplate.template.parameter_values import (
 LOG = logging.getLogger(__name__)
 
 
-class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods, DriftMethods):
+class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods, DriftMethods,
+                    SnapshotMethods):
     STACK_METHODS = frozenset({
         "create_stack", "update_stack", "delete_stack", "show_stack", "list_stacks",
         "identify_stack", "list_events", "stack_cancel_update", "show_output", "list_outputs",
@@ -63,7 +70,7 @@ class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods, DriftMetho
     })
     ALLOWED = (STACK_METHODS | ResourceMethods.RESOURCE_METHODS
                | CatalogMethods.CATALOG_METHODS | SoftwareMethods.SOFTWARE_METHODS
-               | DriftMethods.DRIFT_METHODS)
+               | DriftMethods.DRIFT_METHODS | SnapshotMethods.SNAPSHOT_METHODS)
 
     def __init__(self, deps: EngineDeps, worker: WorkerService) -> None:
         super().__init__(deps)
@@ -415,12 +422,6 @@ def _tags(args: Mapping[str, Any]) -> list[str]:
     if isinstance(tags, str):
         return [t for t in tags.split(",") if t]
     return [str(t) for t in tags]
-
-
-def hidden_parameters(template: Template) -> frozenset[str]:
-    """The template's hidden parameters (``hidden: true``, CFN's ``NoEcho``): the
-    store encrypts their values with ``encrypt_parameters_and_properties``."""
-    return frozenset(name for name, schema in template.parameters.items() if schema.hidden)
 
 
 class _Made:

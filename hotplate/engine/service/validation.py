@@ -257,3 +257,9 @@ def located_in(template: Any) -> Iterator[None]:
                 exc.message = position_text(exc.message, found.line, found.column)
                 exc.args = (exc.message,)
         raise
+
+
+def hidden_parameters(template: Template) -> frozenset[str]:
+    """The template's hidden parameters (``hidden: true``, CFN's ``NoEcho``): the
+    store encrypts their values with ``encrypt_parameters_and_properties``."""
+    return frozenset(name for name, schema in template.parameters.items() if schema.hidden)

@@ -14,7 +14,7 @@ from datetime import timedelta
 from typing import Any
 
 from hotplate.engine.deps import EngineDeps
-from hotplate.engine.worker import stack_actions
+from hotplate.engine.worker import snapshot_deletion, stack_actions
 from hotplate.engine.worker import traversal as trav
 from hotplate.engine.worker.check_resource import CheckResource
 from hotplate.model.ids import ResourceId, StackId, TraversalId
@@ -32,7 +32,7 @@ LOCAL_BACKLOG = 2
 
 class WorkerService:
     ALLOWED = frozenset({"check_resource", "check_resources", "cancel_check_resource",
-                         "stack_action", "wake_parked"})
+                         "check_resource_delete_snapshot", "stack_action", "wake_parked"})
 
     def __init__(self, deps: EngineDeps) -> None:
         self._deps = deps
@@ -172,6 +172,11 @@ class WorkerService:
         with self._deps.slots.held():
             stack_actions.run(self._deps, StackId(stack_id), Action(action),
                               TraversalId(traversal_id), again=bool(again))
+
+    def check_resource_delete_snapshot(self, ctxt: Mapping[str, Any], snapshot_id: str) -> None:
+        """Delete a snapshot: its resources' parts, then its rows (snapshot_deletion.py)."""
+        with self._deps.slots.held():
+            snapshot_deletion.run(self._deps, str(snapshot_id))
 
     def cancel_check_resource(self, ctxt: Mapping[str, Any], stack_id: str) -> None:
         count = self._deps.cancels.cancel(StackId(stack_id))

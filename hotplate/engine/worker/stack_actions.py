@@ -1,4 +1,4 @@
-"""Suspend, resume and check: whole-stack actions outside convergence, as in Heat.
+"""Suspend, resume, check and snapshot: whole-stack actions outside convergence.
 
 Heat runs these as one task per stack, resource by resource (suspend in
 reverse dependency order, so dependants go first), rather than as a
@@ -12,7 +12,9 @@ walk stops at the next resource.
 Per resource, Heat's rules: a plugin's ``handle_suspend`` / ``handle_resume``
 / ``handle_check`` runs when it has one; without it suspend and resume only
 record the state change, and check records ``CHECK_COMPLETE`` with "CHECK
-not supported for <type>". Resources never created are skipped.
+not supported for <type>". Resources never created are skipped. A snapshot's
+walk has the snapshot's id for traversal id and writes each resource's part of
+it as it completes (snapshot_records.py).
 
 A resource whose first ``check_<action>_complete`` does not find it done holds
 no thread while the walk waits for it: the walk is parked (``ParkedWalk``,
@@ -36,6 +38,7 @@ from hotplate.engine import lifecycle, notify
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.events import resource_event
 from hotplate.engine.hosting.row_plugins import row_class, row_instance
+from hotplate.engine.worker import snapshot_records
 from hotplate.engine.worker import traversal as trav
 from hotplate.engine.worker.node_work import NodeWork, failure_text
 from hotplate.engine.worker.parking import Parked
@@ -47,27 +50,31 @@ from hotplate.resources.base import CheckResult, Resource
 
 LOG = logging.getLogger(__name__)
 
-STACK_ACTIONS = (Action.SUSPEND, Action.RESUME, Action.CHECK)
+STACK_ACTIONS = (Action.SUSPEND, Action.RESUME, Action.CHECK, Action.SNAPSHOT)
 
 _WAITING = "waiting"
 """``_one``'s answer when the walk waits for the resource (parked)."""
 
 
-def start(deps: EngineDeps, stack: StackRecord, action: Action) -> None:
-    """Mark the stack ``<ACTION>_IN_PROGRESS`` and hand the walk to a worker.
+def start(deps: EngineDeps, stack: StackRecord, action: Action, *,
+          traversal: TraversalId | None = None) -> bool:
+    """Mark the stack ``<ACTION>_IN_PROGRESS`` and hand the walk to a worker; False if
+    the action ended before it started (refused by a lifecycle plugin, or a suspend
+    of a suspended stack). ``traversal``: the walk's id (a snapshot's is its own id).
 
     Raises:
         ActionInProgress: the stack is busy (Heat's 409).
     """
     if stack.status is Status.IN_PROGRESS:
         raise ActionInProgress(stack.name, str(stack.action))
-    if action is not Action.CHECK and (stack.action, stack.status) == (action, Status.COMPLETE):
-        return  # already suspended (or resumed): Heat does nothing
+    if action in (Action.SUSPEND, Action.RESUME) and (
+            stack.action, stack.status) == (action, Status.COMPLETE):
+        return False  # already suspended (or resumed): Heat does nothing
     refused = lifecycle.before_action(deps, stack, str(action))
     if refused is not None:  # a lifecycle plugin's pre-op: the action fails before it starts
         trav.refuse(deps, stack, action, refused)
-        return
-    traversal = TraversalId(deps.ids.new_uuid())
+        return False
+    traversal = traversal or TraversalId(deps.ids.new_uuid())
     reason = outcome.started_reason(action)
     event = trav.stack_event(deps, stack, action, Status.IN_PROGRESS, reason)
     values = {"action": action, "status": Status.IN_PROGRESS, "status_reason": reason,
@@ -77,6 +84,7 @@ def start(deps: EngineDeps, stack: StackRecord, action: Action) -> None:
         raise ActionInProgress(stack.name, str(stack.action))
     notify.stack_changed(deps, stack, values)
     deps.worker_client.stack_action(stack.id, action, traversal)
+    return True
 
 
 @dataclass
@@ -147,7 +155,7 @@ def _resume_walk(deps: EngineDeps, parked: ParkedWalk) -> None:
     except Exception as exc:
         LOG.info("resource %s %s failed", row.name, walk.action, exc_info=True)
         status, reason = Status.FAILED, failure_text(exc, row.name)
-    _settle(deps, row, walk.action, status, reason)
+    _settled(deps, walk, row, status, reason)
     if status is Status.FAILED:
         walk.failures[row.name] = reason
         if walk.action is not Action.CHECK:
@@ -197,6 +205,8 @@ def _end(deps: EngineDeps, walk: Walk) -> None:
     event = trav.stack_event(deps, stack, action, status, reason)
     values = {"status": status, "status_reason": reason}
     if deps.store.update_stack_if_traversal(stack.id, walk.traversal, values, event):
+        if action is Action.SNAPSHOT:
+            snapshot_records.finish(deps, stack, walk.traversal, status, reason)
         notify.stack_changed(deps, stack, values)
         lifecycle.after_action(deps, stack, values, failed=status is Status.FAILED)
         deps.wake_waiters(stack)
@@ -254,7 +264,7 @@ def _one(deps: EngineDeps, walk: Walk, row: ResourceRecord) -> str | None:
         except Exception as exc:
             LOG.info("resource %s %s failed", row.name, action, exc_info=True)
             status, reason = Status.FAILED, failure_text(exc, row.name)
-    _settle(deps, row, action, status, reason)
+    _settled(deps, walk, row, status, reason)
     return reason if status is Status.FAILED else None
 
 
@@ -276,6 +286,14 @@ def _parked(deps: EngineDeps, walk: Walk, row: ResourceRecord, instance: Resourc
     deps.parked.park(ParkedWalk(work, row, walk=walk, check=check, data=data,
                                 wake_key=instance.wake_key(), since=since))
     return True
+
+
+def _settled(deps: EngineDeps, walk: Walk, row: ResourceRecord, status: Status,
+             reason: str) -> None:
+    """The resource's outcome of the walk; a snapshot keeps the resource's part."""
+    _settle(deps, row, walk.action, status, reason)
+    if walk.action is Action.SNAPSHOT and status is Status.COMPLETE:
+        snapshot_records.record_resource(deps, walk.traversal, row.id)
 
 
 def _settle(deps: EngineDeps, row: ResourceRecord, action: Action, status: Status,

@@ -18,6 +18,7 @@ from hotplate.convergence.propagation import sync_counts
 from hotplate.convergence.rows import choose_rows
 from hotplate.engine import lifecycle, notify
 from hotplate.engine.deps import EngineDeps
+from hotplate.engine.worker import snapshot_deletion
 from hotplate.model.ids import NO_TRAVERSAL, StackId, TemplateId, TraversalId
 from hotplate.model.records import NewEvent, NewResource, NewSyncPoint, StackRecord
 from hotplate.model.states import Action, Status
@@ -206,6 +207,15 @@ MAX_DEPTH_WALK = 16
 
 
 def mark_complete(deps: EngineDeps, stack: StackRecord, traversal: TraversalId) -> bool:
+    """Settle the traversal COMPLETE and tidy up; False if superseded.
+
+    A delete first deletes the stack's snapshots (their cloud backups and
+    images too): one that cannot be deleted fails the stack's delete instead.
+    """
+    if stack.action is Action.DELETE:
+        failure = snapshot_deletion.delete_all(deps, stack)
+        if failure is not None:
+            return mark_failed(deps, stack, traversal, failure)
     reason = outcome.completed_reason(stack.action)
     event = stack_event(deps, stack, stack.action, Status.COMPLETE, reason)
     values: dict[str, Any] = {"status": Status.COMPLETE, "status_reason": reason}

@@ -28,6 +28,7 @@ from hotplate.template.errors import InvalidSchemaError, InvalidTemplateReferenc
 SAMPLES: list[Exception] = [
     model.EntityNotFound("Stack", "s1"),
     model.EntityNotFound("Stack", "a (b)"),
+    model.SnapshotNotFound("0f3e", "s1"),
     model.StackExists("web"),
     model.ActionInProgress("web", "CREATE"),
     model.StackValidationFailed("unknown type", path=("resources", "web", "type")),
