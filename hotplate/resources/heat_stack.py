@@ -35,11 +35,13 @@ died finds the remote stack it made by its name (which carries the row's id).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
 from hotplate.resources.attributes import Attribute
 from hotplate.resources.base import Resource
+from hotplate.resources.nested import NestedStacks
 from hotplate.resources.openstack.cloud_errors import is_conflict, is_not_found
 from hotplate.resources.properties import Schema
 from hotplate.resources.remote_heat import RemoteHeat, action_done
@@ -51,6 +53,8 @@ __all__ = ["HeatStack"]
 
 REGION_KEY = "region"
 """Resource data: the region whose Heat holds the stack (absent: this engine's own)."""
+SNAPSHOT_KEY = "snapshot_id"
+"""Resource data: the stack's own snapshot taken for the parent's snapshot."""
 CREATED = "CREATE"
 """What an update that had to create the remote stack hands its check."""
 
@@ -225,6 +229,41 @@ class HeatStack(StackResource):
     def wake_key(self) -> str | None:
         """A remote stack's end wakes nothing here: the back-off alone asks again."""
         return super().wake_key() if self.remote_region() is None else None
+
+    # -- snapshots (Heat's RemoteStack: a snapshot of the stack, its template restored) --
+    def _snapshots(self) -> RemoteHeat | NestedStacks:
+        return self._remote() or self._stacks()
+
+    def handle_snapshot(self) -> str | None:
+        if self.resource_id is None:
+            return None
+        snapshot_id = self._snapshots().snapshot(str(self.resource_id))
+        self.data_set(SNAPSHOT_KEY, snapshot_id)
+        return snapshot_id
+
+    def check_snapshot_complete(self, snapshot_id: str | None) -> bool:
+        """Done once the stack's own snapshot is: a restore reads its template."""
+        if snapshot_id is None:
+            return True
+        shown = self._snapshots().snapshot_show(str(self.resource_id), snapshot_id)
+        if shown.get("status") == "FAILED":
+            raise Exception(shown.get("status_reason") or "snapshot failed")
+        return shown.get("status") == "COMPLETE"
+
+    def handle_restore(self, definition: dict[str, Any],
+                       part: Mapping[str, Any]) -> dict[str, Any]:
+        """This resource with the template, environment parameters and properties the
+        stack had when the snapshot was taken (Heat restores the stack's template, not
+        the stack's own snapshot)."""
+        snapshot_id = (part.get("resource_data") or {})[SNAPSHOT_KEY]
+        shown = self._snapshots().snapshot_show(str(self.resource_id), str(snapshot_id))
+        data = shown.get("data") or {}
+        properties = {key: value for key, value in self.properties.items()
+                      if value is not None}
+        properties["template"] = json.dumps(data.get("template") or {})
+        properties["parameters"] = dict((data.get("environment") or {}).get("parameters")
+                                        or {})
+        return {**definition, "properties": properties}
 
     # -- attributes -------------------------------------------------------------------
     def child_outputs(self) -> dict[str, Any]:

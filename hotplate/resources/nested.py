@@ -109,6 +109,14 @@ class NestedStacks(Protocol):
         """Attribute ``attribute`` of the child's resource ``name`` (None if unknown)."""
         ...
 
+    def snapshot(self, stack_id: str) -> str:
+        """Start a snapshot of the stack; the snapshot's id."""
+        ...
+
+    def snapshot_show(self, stack_id: str, snapshot_id: str) -> dict[str, Any]:
+        """The stack's snapshot as the API shows it (``status``, ``data``...)."""
+        ...
+
 
 class NestedStackFailed(Exception):
     """The child stack ended FAILED; keeps the child's reason for the parent's.

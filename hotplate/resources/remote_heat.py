@@ -170,6 +170,21 @@ class RemoteHeat:
         """Start ``suspend``, ``resume`` or ``check`` on the stack."""
         self.request("POST", f"{self._path(stack_id)}/actions", {action: None})
 
+    def _snapshots(self, stack_id: str) -> str:
+        """The stack's snapshots' path: Heat routes it only under the stack's name and id."""
+        name = str(self.get(stack_id)["stack_name"])
+        return f"/stacks/{quote(name, safe='')}/{quote(stack_id, safe='')}/snapshots"
+
+    def snapshot(self, stack_id: str) -> str:
+        """Start a snapshot of the stack; its id."""
+        made = self.request("POST", self._snapshots(stack_id), {})
+        return str(made["id"])
+
+    def snapshot_show(self, stack_id: str, snapshot_id: str) -> dict[str, Any]:
+        shown = self.request("GET", f"{self._snapshots(stack_id)}/{quote(snapshot_id)}")
+        found: dict[str, Any] = shown["snapshot"]
+        return found
+
     def delete(self, stack_id: str) -> bool:
         """Start deleting the stack; False when it was already gone (404)."""
         try:

@@ -143,3 +143,40 @@ def test_deleting_a_stack_deletes_its_snapshots(hc: Any) -> None:
     assert deleted.stack_status == "DELETE_COMPLETE"
     with pytest.raises(exc.HTTPNotFound):
         hc.stacks.snapshot_list(stack_id)
+
+
+def _child(value: str) -> str:
+    return ("heat_template_version: 2021-04-16\n"
+            "resources:\n"
+            "  inner:\n"
+            "    type: OS::Heat::Value\n"
+            f"    properties: {{value: {value}}}\n"
+            "outputs:\n"
+            "  out: {value: {get_attr: [inner, value]}}\n")
+
+
+def _parent(value: str) -> dict[str, Any]:
+    return {"heat_template_version": VERSION, "resources": {"child": {
+        "type": "OS::Heat::Stack", "properties": {"template": _child(value)}}},
+        "outputs": {"out": {"value": {"get_attr": ["child", "outputs", "out"]}}}}
+
+
+def test_a_heat_stack_resource_snapshots_its_stack_and_restores_its_template(
+        hc: Any) -> None:
+    stack_id = _created(hc, "parent", _parent("first"))
+    snapshot_id = hc.stacks.snapshot(stack_id)["id"]
+    done = _wait_snapshot(hc, stack_id, snapshot_id)
+    assert done["status"] == "COMPLETE", done
+    child_id = hc.resources.get(stack_id, "child").physical_resource_id
+    child_snapshot = done["data"]["resources"]["child"]["resource_data"]["snapshot_id"]
+    shown = hc.stacks.snapshot_show(child_id, child_snapshot)["snapshot"]
+    assert shown["status"] == "COMPLETE"
+    assert shown["data"]["template"]["resources"]["inner"]["properties"] == {"value": "first"}
+
+    hc.stacks.update(stack_id, template=_parent("second"))
+    assert output_values(wait_status(hc, stack_id))["out"] == "second"
+    hc.stacks.restore(stack_id, snapshot_id)
+    restored = wait_status(hc, stack_id)
+    assert restored.stack_status == "RESTORE_COMPLETE", restored.stack_status_reason
+    assert output_values(restored)["out"] == "first"
+    assert hc.resources.get(stack_id, "child").physical_resource_id == child_id

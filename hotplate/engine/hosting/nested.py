@@ -100,6 +100,14 @@ class EngineNestedStacks:
             raise ValueError(f"not a stack action: {action!r}")
         self._call(f"stack_{action.lower()}", stack_identity=stack_id)
 
+    def snapshot(self, stack_id: str) -> str:
+        return str(self._call("stack_snapshot", stack_identity=stack_id, name=None)["id"])
+
+    def snapshot_show(self, stack_id: str, snapshot_id: str) -> dict[str, Any]:
+        found: dict[str, Any] = self._call("show_snapshot", stack_identity=stack_id,
+                                           snapshot_id=snapshot_id)
+        return found
+
     def inherited(self, parameters: Mapping[str, Any]) -> dict[str, Any]:
         return {"files": self._files(), "environment": self._environment(parameters),
                 "disable_rollback": bool(self._parent.disable_rollback)}

@@ -147,7 +147,11 @@ def _resume_walk(deps: EngineDeps, parked: ParkedWalk) -> None:
         _settle(deps, row, walk.action, Status.FAILED, outcome.aborted(walk.action))
         return
     try:
-        if not parked.check(parked.data):
+        try:
+            done = parked.check(parked.data)
+        finally:
+            _keep_data(getattr(parked.check, "__self__", None))
+        if not done:
             assert deps.parked is not None
             deps.parked.park(parked, again=True)
             return
@@ -276,16 +280,30 @@ def _parked(deps: EngineDeps, walk: Walk, row: ResourceRecord, instance: Resourc
     check: Callable[[Any], CheckResult] | None = getattr(instance, f"check_{name}_complete",
                                                           None)
     if deps.parked is None:
-        deps.runner.run(handle, check, deadline=None, cancelled=None)
+        try:
+            deps.runner.run(handle, check, deadline=None, cancelled=None)
+        finally:
+            _keep_data(instance)
         return False
     since = deps.clock.now()
-    data = handle()
-    if check is None or check(data):
-        return False
+    try:
+        data = handle()
+        if check is None or check(data):
+            return False
+    finally:
+        _keep_data(instance)
     work = NodeWork(row, walk.stack, walk.traversal, False)
     deps.parked.park(ParkedWalk(work, row, walk=walk, check=check, data=data,
                                 wake_key=instance.wake_key(), since=since))
     return True
+
+
+def _keep_data(instance: Resource | None) -> None:
+    """Write what the plugin put in its resource data (a backup's id) now: the walk's
+    state changes do not carry it, as a traversal's do."""
+    flush = getattr(getattr(instance, "ctx", None), "flush", None)
+    if callable(flush):
+        flush()
 
 
 def _settled(deps: EngineDeps, walk: Walk, row: ResourceRecord, status: Status,

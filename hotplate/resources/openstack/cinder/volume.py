@@ -35,6 +35,7 @@ from hotplate.resources.openstack.cinder.api import CinderApi
 from hotplate.resources.openstack.cinder.attachments import Attaching, Detaching
 from hotplate.resources.openstack.cinder.errors import Error, ResourceUnknownStatus
 from hotplate.resources.openstack.cinder.volume_base import BaseVolume
+from hotplate.resources.openstack.cinder.volume_snapshots import VolumeSnapshots
 from hotplate.resources.openstack.cinder.volume_update import (
     MICROVERSION_EXTEND_INUSE,
     UpdatePlan,
@@ -70,7 +71,7 @@ def _given(props: Mapping[str, Any], key: str) -> bool:
     return key not in props or bool(props[key])
 
 
-class CinderVolume(BaseVolume):
+class CinderVolume(VolumeSnapshots, BaseVolume):
     """A resource that implements Cinder volumes.
 
     Cinder volume is a storage in the form of block devices. It can be used,

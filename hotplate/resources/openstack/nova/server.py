@@ -69,6 +69,7 @@ from hotplate.resources.openstack.nova.server_create import (
 from hotplate.resources.openstack.nova.server_live import live_data, parse_live_data
 from hotplate.resources.openstack.nova.server_ports import EXTERNAL, ServerPorts
 from hotplate.resources.openstack.nova.server_schema import ATTRIBUTES, PROPERTIES, RULES
+from hotplate.resources.openstack.nova.server_snapshots import ServerSnapshots
 from hotplate.resources.openstack.nova.server_update import InPlaceUpdate, Step, replaced_by_policy
 from hotplate.resources.openstack.status_lists import NOVA_SERVERS
 from hotplate.resources.openstack.waiting import Look, acted, done_waiting, look
@@ -90,7 +91,7 @@ PORT_HANDOVER_SECS = 60.0
 the create goes ahead, and fails with Nova's 409 if the port is still bound."""
 
 
-class Server(NovaResource):
+class Server(ServerSnapshots, NovaResource):
     """A resource for managing Nova instances.
 
     A Server resource manages the running virtual machine instance within an
