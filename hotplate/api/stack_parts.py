@@ -184,4 +184,5 @@ async def stack_drift(request: Request, project_id: str, stack_name: str,
 # -- service information --------------------------------------------------
 @router.get("/build_info")
 async def build_info(request: Request, project_id: str) -> JSONResponse:
-    return JSONResponse({"api": {"revision": __version__}, "engine": {"revision": __version__}})
+    revision = await engine(request, project_id, "get_revision")
+    return JSONResponse({"api": {"revision": __version__}, "engine": {"revision": revision}})

@@ -61,8 +61,8 @@ async def list_stacks(request: Request, project_id: str) -> JSONResponse:
         href = f"{views.base_url(request)}{request.url.path}?{urlencode(pairs)}"
         body["links"] = [views.link(href, "next")]
     if params.query_bool(request, "with_count", False):
-        everything = await engine(request, project_id, "list_stacks", **query)
-        body["count"] = len(everything)
+        counted = {k: v for k, v in query.items() if k not in ("sort_keys", "sort_dir")}
+        body["count"] = await engine(request, project_id, "count_stacks", **counted)
     return JSONResponse(body)
 
 

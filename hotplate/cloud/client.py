@@ -108,6 +108,21 @@ class Cloud:
                 self._access = entry.auth.get_access(session)
         return self._access
 
+    def authenticated(self) -> bool:
+        """Whether Keystone takes these credentials now (asked, not read from a token
+        body given with them); True without credentials: nothing to ask."""
+        if self.credentials is None:
+            return True
+        from keystoneauth1 import exceptions as ks_exc
+
+        entry = self._session_entry()
+        session = self._sessions.connection(entry, "keystone").session
+        try:
+            entry.auth.get_access(session)
+        except ks_exc.Unauthorized:
+            return False
+        return True
+
     def project_identity(self) -> str | None:
         """The project these credentials act in, with the region (the board's key: two
         stacks of one project see the same objects); None without credentials."""

@@ -36,6 +36,12 @@ LIST_RESOURCES = (
     .order_by(_r.c.id)
 )
 LIST_RESOURCES_NAMED = LIST_RESOURCES.where(_r.c.name == bindparam("b_name"))
+RESOURCES_BY_PHYSICAL_ID = (
+    select(*resource_select_columns(_rpd.c.data))
+    .select_from(_resource_with_attrs)
+    .where(_r.c.nova_instance == bindparam("b_physical_id"))
+    .order_by(_r.c.id)
+)
 _NODE_SELECT = (
     select(
         *resource_select_columns(_rpd.c.data, "r_"),

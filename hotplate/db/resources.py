@@ -124,6 +124,14 @@ class ResourceStore(StoreBase):
         )
         return [to_resource(row, secrets=self._secrets) for row in rows]
 
+    def resources_by_physical_id(self, physical_id: str) -> list[ResourceRecord]:
+        params = {"b_physical_id": physical_id}
+        rows = self._tx.read(
+            lambda conn: conn.execute(q.RESOURCES_BY_PHYSICAL_ID, params).mappings().all(),
+            single_statement=True,
+        )
+        return [to_resource(row, secrets=self._secrets) for row in rows]
+
     def delete_resource(self, resource_id: ResourceId) -> None:
         """Remove the row, its resource_data and its attribute data."""
         r = s.resource

@@ -140,6 +140,10 @@ class ResourceStorage(Protocol):
         one resource is read without the whole stack's rows."""
         ...
 
+    def resources_by_physical_id(self, physical_id: str) -> list[ResourceRecord]:
+        """Every row, of any stack, whose physical id is ``physical_id``."""
+        ...
+
     def acquire_resource(
         self,
         resource_id: ResourceId,

@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from typing import Any
 
 READS = frozenset({
+    "authenticated_to_backend", "count_stacks", "describe_stack_resources",
+    "find_physical_resource", "get_revision",
     "describe_stack_resource", "export_stack", "generate_template", "get_environment",
     "get_files", "get_template", "identify_stack", "list_events", "list_outputs",
     "list_resource_types", "list_services", "list_software_configs",

@@ -24,6 +24,7 @@ from hotplate.engine.hosting.adopt import (
 from hotplate.engine.hosting.nested import MAX_NESTED_DEPTH
 from hotplate.engine.service import abandon as abandoning
 from hotplate.engine.service.drift import DriftMethods
+from hotplate.engine.service.lookup_methods import LookupMethods
 from hotplate.engine.service.lookups import identity_of, project_of, request_environment
 from hotplate.engine.service.outputs import OutputResolver
 from hotplate.engine.service.preview_create import preview_create
@@ -60,7 +61,7 @@ from hotplate.template.parameter_values import (
 LOG = logging.getLogger(__name__)
 
 
-class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods, DriftMethods,
+class EngineService(LookupMethods, CatalogMethods, SoftwareMethods, DriftMethods,
                     SnapshotMethods):
     STACK_METHODS = frozenset({
         "create_stack", "update_stack", "delete_stack", "show_stack", "list_stacks",
@@ -70,7 +71,8 @@ class EngineService(ResourceMethods, CatalogMethods, SoftwareMethods, DriftMetho
     })
     ALLOWED = (STACK_METHODS | ResourceMethods.RESOURCE_METHODS
                | CatalogMethods.CATALOG_METHODS | SoftwareMethods.SOFTWARE_METHODS
-               | DriftMethods.DRIFT_METHODS | SnapshotMethods.SNAPSHOT_METHODS)
+               | DriftMethods.DRIFT_METHODS | SnapshotMethods.SNAPSHOT_METHODS
+               | LookupMethods.LOOKUP_METHODS)
 
     def __init__(self, deps: EngineDeps, worker: WorkerService) -> None:
         super().__init__(deps)

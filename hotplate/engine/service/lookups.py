@@ -45,7 +45,7 @@ def request_environment(params: Mapping[str, Any] | None, files: Mapping[str, An
     return merged.to_dict()
 
 
-def _reaches(ctxt: Mapping[str, Any], stack: StackRecord) -> bool:
+def reaches(ctxt: Mapping[str, Any], stack: StackRecord) -> bool:
     """Whether the caller may see the stack: an admin, its project's users, and (Heat's
     rule) its stack users, whose tokens are scoped to the stack's stack user project."""
     project = project_of(ctxt)
@@ -73,7 +73,7 @@ class StackLookups:
                  if stack_id else None)
         if stack is None and name:
             stack = store.get_stack_by_name(project_of(ctxt), str(name))
-        if stack is None or not _reaches(ctxt, stack):
+        if stack is None or not reaches(ctxt, stack):
             raise EntityNotFound("Stack", str(name))
         return stack
 
