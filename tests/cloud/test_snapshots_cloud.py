@@ -66,7 +66,13 @@ def served(snap_cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Itera
 
 
 def _status(served: Serving, name: str) -> str:
-    return str(cli(served, "stack", "show", name)["stack_status"])
+    return str(cli(served, "stack", "show", name, "-f", "json")["stack_status"])
+
+
+def _shown(served: Serving, name: str, snapshot_id: str) -> dict[str, Any]:
+    found: dict[str, Any] = cli(served, "stack", "snapshot", "show", name, snapshot_id,
+                                "-f", "json")["snapshot"]
+    return found
 
 
 def _wait_status(served: Serving, name: str, wait: float = SETTLE) -> str:
@@ -107,12 +113,13 @@ def test_snapshot_restore_and_delete_of_a_server_and_a_volume(served: Serving,
         ids = physical_ids(served, name)
         first_image = user_conn.compute.get_server(ids["server"]).image["id"]
 
-        taken = cli(served, "stack", "snapshot", "create", name, "--name", "before")
+        taken = cli(served, "stack", "snapshot", "create", name, "--name", "before",
+                    "-f", "json")
         assert (taken["status"], taken["name"]) == ("IN_PROGRESS", "before")
         snapshot_id = taken["ID"]
         image = _upload_for_the_hypervisor(user_conn, f"{name}-server-")
         assert _wait_status(served, name) == "SNAPSHOT_COMPLETE"
-        shown = cli(served, "stack", "snapshot", "show", name, snapshot_id)["snapshot"]
+        shown = _shown(served, name, snapshot_id)
         assert shown["status"] == "COMPLETE", shown
         parts = shown["data"]["resources"]
         backup = parts["vol"]["resource_data"]["backup_id"]
@@ -128,7 +135,7 @@ def test_snapshot_restore_and_delete_of_a_server_and_a_volume(served: Serving,
         assert storage.get_volume(ids["vol"]).status == "available"
 
         cli(served, "stack", "snapshot", "delete", "--yes", name, snapshot_id)
-        until(lambda: not cli(served, "stack", "snapshot", "list", name),
+        until(lambda: not cli(served, "stack", "snapshot", "list", name, "-f", "json"),
               "the snapshot stayed listed", SETTLE)
         until(lambda: gone(storage.get_backup, backup), "the backup stayed", SETTLE)
         until(lambda: gone(user_conn.image.get_image, image), "the image stayed", SETTLE)
@@ -147,9 +154,9 @@ def test_a_stack_delete_deletes_its_snapshots_backups(served: Serving, user_conn
     volume_only = TEMPLATE.split("  server:")[0]
     try:
         cli(served, "stack", "create", "--wait", "-t", template_file(served, volume_only), name)
-        taken = cli(served, "stack", "snapshot", "create", name)
+        taken = cli(served, "stack", "snapshot", "create", name, "-f", "json")
         assert _wait_status(served, name) == "SNAPSHOT_COMPLETE"
-        shown = cli(served, "stack", "snapshot", "show", name, taken["ID"])["snapshot"]
+        shown = _shown(served, name, taken["ID"])
         backup = shown["data"]["resources"]["vol"]["resource_data"]["backup_id"]
         cli(served, "stack", "delete", "--yes", "--wait", name)
         until(lambda: gone(storage.get_backup, backup), "the backup stayed", SETTLE)
