@@ -20,8 +20,9 @@ context that keeps no writes (``preview_context``). Nothing is stored.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from hotplate.engine.cache import FACADE
@@ -145,13 +146,23 @@ class _Walk:
         is the order their resources join Heat's lists."""
         nested: dict[str, list[dict[str, Any]]] = {}
         for name in preview.names("deleted", "replaced"):
-            nested[name] = self._gone(preview, name)
+            nested[name] = self._below(partial(self._gone, preview, name))
         for name in preview.names("added", "replaced"):
-            nested[name] = nested.get(name, []) + self._new(preview.target, name, depth)
+            nested[name] = nested.get(name, []) + self._below(
+                partial(self._new, preview.target, name, depth))
         for name in preview.names("updated"):
-            nested[name] = self._updated(preview, name, depth, masks)
+            nested[name] = self._below(partial(self._updated, preview, name, depth, masks))
         return [self._resource(preview, name, kind, masks, nested.get(name, []))
                 for name, kind in preview.kinds.items()]
+
+    def _below(self, walk: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+        """A nested stack's detail. Only Heat's lists with ``show_nested`` fail when a
+        child cannot be worked out (as they did before the detail existed); the detail
+        alone shows what it can, the resource without what is under it."""
+        if self._changes is not None:
+            return walk()
+        found: list[dict[str, Any]] = quietly(walk, [])
+        return found
 
     def _resource(self, preview: StackUpdatePreview, name: str, kind: str, masks: Masks,
                   nested: list[dict[str, Any]]) -> dict[str, Any]:
