@@ -209,3 +209,23 @@ def test_a_replaced_nested_stack_shows_its_old_and_new_resources(hc: Any) -> Non
         "the type changes from child.yaml to OS::Heat::None")
     assert [(e["resource_name"], e["change"]) for e in child["nested"]] == [
         ("keyed", "deleted"), ("sized", "deleted")]
+
+
+def test_a_failed_resource_is_replaced_because_it_failed(hc: Any) -> None:
+    failing = """
+heat_template_version: 2021-04-16
+resources:
+  broken:
+    type: OS::Heat::TestResource
+    properties: {value: x, fail: true}
+"""
+    created = hc.stacks.create(stack_name=next(_names), template=failing, files={})
+    stack = wait_status(hc, created["stack"]["id"], timeout=60)
+    assert stack.stack_status == "CREATE_FAILED", stack.stack_status_reason
+    changes, detail = _plan(hc, f"{stack.stack_name}/{stack.id}",
+                            failing.replace("fail: true", "fail: false"))
+    assert [r["resource_name"] for r in changes["replaced"]] == ["broken"]
+    assert detail == [{"resource_name": "broken", "resource_type": "OS::Heat::TestResource",
+                       "change": "replaced",
+                       "replacement": {"forced_by": [],
+                                       "reason": "the resource is CREATE_FAILED"}}]
