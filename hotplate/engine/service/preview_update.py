@@ -16,6 +16,10 @@ update would touch, each naming its ``parent_resource``, in Heat's order:
 What a child would be sent is the plugin's own answer
 (``StackResource.preview_child``), built over the new properties with a
 context that keeps no writes (``preview_context``). Nothing is stored.
+
+``plan_update`` walks the same way, in the same order, and builds beside
+Heat's lists the plan's detail (``preview_detail``): one entry per resource
+with what changes in it, its nested stack's entries under it.
 """
 
 from __future__ import annotations
