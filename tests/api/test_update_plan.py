@@ -119,6 +119,7 @@ def test_the_type_rule_and_a_type_change_are_the_reasons_of_a_replacement(hc: An
     resources = template["resources"]
     resources["test"]["properties"].update(value="bye", update_replace=True)
     resources["stays"]["type"] = "OS::Heat::TestResource"
+    resources["goes"]["metadata"] = {"tag": "new"}
     _, detail = _plan(hc, stack, yaml.safe_dump(template, sort_keys=False))
     test = _entry(detail, "test")
     assert test["change"] == "replaced"
@@ -129,6 +130,10 @@ def test_the_type_rule_and_a_type_change_are_the_reasons_of_a_replacement(hc: An
     assert _entry(detail, "stays")["replacement"] == {
         "forced_by": [],
         "reason": "the type changes from OS::Heat::None to OS::Heat::TestResource"}
+    # Metadata alone: an update in place with no property changed, as Heat's.
+    assert _entry(detail, "goes") == {"resource_name": "goes",
+                                      "resource_type": "OS::Heat::None",
+                                      "change": "updated", "metadata_changed": True}
 
 
 PARENT = """

@@ -7,8 +7,8 @@ The templates use Heat-native types whose outcome is decided by the template
 alone (no resource reads another's id or attribute: a preview resolves those
 from what is stored, as Heat's does, and cannot know the values an update will
 produce). A parameter, sometimes hidden, feeds some properties, and ``depends_on``
-links the resources; the second template changes values, types, parameters,
-a group's count and member definition, and drops and adds resources.
+links the resources; the second template changes values, metadata, types,
+parameters, a group's count and member definition, and drops and adds resources.
 """
 
 from __future__ import annotations
@@ -60,6 +60,8 @@ def resource(draw: st.DrawFn, earlier: list[str]) -> dict[str, Any]:
     given = draw(properties(kind))
     if given is not None:
         found["properties"] = given
+    if draw(st.booleans()):
+        found["metadata"] = {"tag": draw(st.sampled_from(WORDS))}
     needs = draw(st.lists(st.sampled_from(earlier), unique=True, max_size=2)
                  if earlier else st.just([]))
     if needs:

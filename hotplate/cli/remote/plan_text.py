@@ -67,6 +67,7 @@ def _changes(item: Mapping[str, Any]) -> bool:
     if item["change"] != "updated":
         return True
     return bool(item.get("properties") or item.get("properties_known") is False
+                or item.get("metadata_changed")
                 or any(_changes(below) for below in item.get("nested") or ()))
 
 
@@ -93,6 +94,8 @@ def _resource(item: Mapping[str, Any], depth: int) -> list[str]:
         if prop.get("forces_replacement"):
             line += "  (forces replacement)"
         lines.append(line)
+    if item.get("metadata_changed"):
+        lines.append(f"{inner}(its metadata changes)")
     for below in item.get("nested") or ():
         lines.extend(_resource(below, depth + 1))
     return lines

@@ -18,6 +18,7 @@ The entries are plain data, each one resource::
      "properties": [{"name", "old", "new", "forces_replacement"}],
      "replacement": {"forced_by": [...], "reason": "..."},   # replaced only
      "properties_known": False,     # new values known only once others ran
+     "metadata_changed": True,      # the template's metadata for it changes
      "nested": [entries]}           # a stack-backed resource's own stack
 """
 

@@ -192,6 +192,7 @@ class Verdict:
     """The new properties; None when they are known only at run time."""
     reason: str | None = None
     """Why a replacement is needed when no property forces it."""
+    metadata_changed: bool = False
 
 
 def judge(cls: type[Resource], old_defn: ResourceDefinition, defn: ResourceDefinition,
@@ -213,8 +214,8 @@ def judge(cls: type[Resource], old_defn: ResourceDefinition, defn: ResourceDefin
         return Verdict("updated", old_props, None)
     metadata = quietly(lambda: defn.resolve_metadata(ctx), old_metadata)
     allowed = {k for k, s in cls.properties_schema.items() if s.update_allowed}
-    decision = decide_update(old_props, new_props, allowed,
-                             metadata_changed=metadata != old_metadata)
+    touched = metadata != old_metadata
+    decision = decide_update(old_props, new_props, allowed, metadata_changed=touched)
     if decision.kind is UpdateKind.NO_CHANGE:
         # A built nested stack is updated whatever its properties: its resources decide.
         built = row is not None and row.physical_resource_id is not None
@@ -222,8 +223,8 @@ def judge(cls: type[Resource], old_defn: ResourceDefinition, defn: ResourceDefin
         return Verdict(kind, old_props, new_props)
     cls.check_immutable(old_props, new_props, name=defn.name, type_name=defn.type)
     if decision.kind is UpdateKind.REPLACE or cls.needs_replacement(old_props, new_props):
-        return Verdict("replaced", old_props, new_props)
-    return Verdict("updated", old_props, new_props)
+        return Verdict("replaced", old_props, new_props, metadata_changed=touched)
+    return Verdict("updated", old_props, new_props, metadata_changed=touched)
 
 
 def _properties(cls: type[Resource], defn: ResourceDefinition, ctx: Resolver,

@@ -186,9 +186,10 @@ class _Walk:
             why = ({"forced_by": [], "reason": verdict.reason} if verdict.reason
                    else replacement(cls, verdict.old, verdict.new))
             return entry(name, type_name, kind, properties=props, replacement=why,
-                         nested=nested)
+                         metadata_changed=verdict.metadata_changed or None, nested=nested)
         return entry(name, type_name, kind, properties=props, nested=nested,
-                     properties_known=None if known or kind == "unchanged" else False)
+                     properties_known=None if known or kind == "unchanged" else False,
+                     metadata_changed=verdict.metadata_changed or None)
 
     def _gone(self, preview: StackUpdatePreview, name: str) -> list[dict[str, Any]]:
         child = preview.current_child(name)

@@ -10,6 +10,8 @@ DETAIL = [
                      "forces_replacement": False}]},
     {"resource_name": "later", "resource_type": "T", "change": "updated",
      "properties_known": False},
+    {"resource_name": "tagged", "resource_type": "T", "change": "updated",
+     "metadata_changed": True},
     {"resource_name": "box", "resource_type": "T", "change": "replaced",
      "replacement": {"forced_by": [], "reason": "the resource is CREATE_FAILED"}},
     {"resource_name": "key", "resource_type": "R", "change": "replaced",
@@ -30,6 +32,8 @@ def test_each_touched_resource_then_the_counts_down_the_nested_stacks() -> None:
         '      value: "a" -> {"k": 1}',
         "  ~ later (T) updated in place",
         "      (the new properties are known only during the update)",
+        "  ~ tagged (T) updated in place",
+        "      (its metadata changes)",
         "-/+ box (T) replaced: the resource is CREATE_FAILED",
         "-/+ key (R) replaced, forced by length",
         "      length: 8 -> <hidden>  (forces replacement)",
@@ -37,7 +41,7 @@ def test_each_touched_resource_then_the_counts_down_the_nested_stacks() -> None:
         "      + 1 (T) added",
         "      - 2 (T) deleted",
         "",
-        "Plan: 1 to add, 3 to update in place, 2 to replace, 1 to delete, 2 unchanged.",
+        "Plan: 1 to add, 4 to update in place, 2 to replace, 1 to delete, 2 unchanged.",
     ]
 
 
