@@ -4,6 +4,11 @@ Included before the stack routes, so ``/stacks/preview`` is never taken for
 a stack called "preview" (Heat's route order). The bodies are read as a
 create's and an update's are; PATCH keeps the stored template and parameters
 where the body gives none.
+
+An update's preview answers Heat's ``resource_changes`` and, beside it,
+hotplate's ``resource_changes_detail`` (each resource's changed properties,
+nested stacks under their resource): Heat's clients read only the first key,
+so ``openstack stack update --dry-run`` prints what it prints against Heat.
 """
 
 from __future__ import annotations
@@ -40,9 +45,9 @@ async def preview_update(request: Request, project_id: str, stack_name: str,
     stack = await canonical(request, project_id, stack_name, stack_id)
     kwargs = bodies.instantiation(body, update=True)
     _show_nested(request, kwargs["args"])
-    changes = await engine(request, project_id, "preview_update_stack",
-                           stack_identity=stack["stack_identity"], **kwargs)
-    return JSONResponse({"resource_changes": changes})
+    plan = await engine(request, project_id, "plan_update_stack",
+                        stack_identity=stack["stack_identity"], **kwargs)
+    return JSONResponse(plan)
 
 
 @router.patch("/stacks/{stack_name}/{stack_id}/preview")
@@ -52,6 +57,6 @@ async def preview_update_patch(request: Request, project_id: str, stack_name: st
     stack = await canonical(request, project_id, stack_name, stack_id)
     kwargs = await bodies.patched(request, project_id, stack, body)
     _show_nested(request, kwargs["args"])
-    changes = await engine(request, project_id, "preview_update_stack",
-                           stack_identity=stack["stack_identity"], **kwargs)
-    return JSONResponse({"resource_changes": changes})
+    plan = await engine(request, project_id, "plan_update_stack",
+                        stack_identity=stack["stack_identity"], **kwargs)
+    return JSONResponse(plan)

@@ -25,9 +25,9 @@ READS = frozenset({
     "list_resource_types", "list_services", "list_software_configs",
     "list_software_deployments", "list_stack_resources", "list_stacks",
     "list_template_functions", "list_template_versions", "metadata_software_deployments",
-    "preview_stack", "preview_update_stack", "resource_schema", "show_output",
-    "show_snapshot", "show_software_config", "show_software_deployment", "show_stack",
-    "stack_drift", "stack_list_snapshots", "validate_template",
+    "plan_update_stack", "preview_stack", "preview_update_stack", "resource_schema",
+    "show_output", "show_snapshot", "show_software_config", "show_software_deployment",
+    "show_stack", "stack_drift", "stack_list_snapshots", "validate_template",
 })
 """Engine-topic methods that change nothing: safe to ask again at any time."""
 

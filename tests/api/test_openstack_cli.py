@@ -297,3 +297,16 @@ def test_cancel_a_running_update_rolls_back(cli: Cli) -> None:
     cli.run("stack", "cancel", "--wait", "slowpoke")
     status = cli.value("stack", "show", "slowpoke", "-c", "stack_status")
     assert status == "ROLLBACK_COMPLETE"
+
+
+def test_update_dry_run_prints_heats_five_lists_only(cli: Cli) -> None:
+    # hotplate's plan detail travels beside resource_changes; the plugin prints one
+    # column per key of resource_changes, so its output is what it is against Heat.
+    cli.run("stack", "create", "-t", "stack.yaml", "--wait", "dry")
+    (cli.cwd / "dry2.yaml").write_text(TEMPLATE.replace("default: hello", "default: howdy"))
+    shown = cli.json("stack", "update", "--dry-run", "-t", "dry2.yaml", "dry")
+    assert isinstance(shown, dict)
+    assert sorted(shown) == ["added", "deleted", "replaced", "unchanged", "updated"]
+    assert [r["resource_name"] for r in shown["updated"]] == ["source"]
+    assert "properties" not in shown["updated"][0]
+    assert cli.value("stack", "show", "dry", "-c", "stack_status") == "CREATE_COMPLETE"

@@ -14,6 +14,7 @@ import itertools
 from typing import Any
 
 import yaml
+from heatclient.exc import HTTPBadRequest
 
 from tests.api.helpers import wait_status
 
@@ -304,3 +305,45 @@ resources:
     fixed, group = result["resources"]
     assert fixed["resource_name"] == "fixed"
     assert [[leaf["parent_resource"] for leaf in m] for m in group] == [["0"], ["1"]]
+
+
+def _chain(levels: int) -> tuple[str, dict[str, str]]:
+    """A template resource in a template resource... ``levels`` stacks deep, the last
+    holding an OS::Heat::None."""
+    files = {}
+    for i in range(1, levels + 1):
+        inner = f"level{i + 1}.yaml" if i < levels else "OS::Heat::None"
+        files[f"level{i}.yaml"] = (f"heat_template_version: 2015-04-30\n"
+                                   f"resources:\n  r{i}:\n    type: {inner}\n")
+    return "heat_template_version: 2015-04-30\nresources:\n  top:\n    type: level1.yaml\n", files
+
+
+def _depth(resources: list[Any]) -> int:
+    """How many lists deep a create preview holds its deepest resource."""
+    return 1 + max((_depth(item) for item in resources if isinstance(item, list)), default=0)
+
+
+def test_a_create_preview_goes_as_deep_as_heat_allows_and_refuses_deeper(hc: Any) -> None:
+    # Heat's max_nested_stack_depth (5): five stacks under the root are previewed, each
+    # resource in its own stack's list; a sixth is refused before anything, as Heat's
+    # validation refuses it (heat/tests/test_nested_stack.py, six deep).
+    main, files = _chain(5)
+    previewed = hc.stacks.preview(stack_name="prevdeep", template=main, files=files).to_dict()
+    assert _depth(previewed["resources"]) == 6
+    leaf: Any = previewed["resources"]
+    while isinstance(leaf, list):
+        leaf = leaf[0]
+    assert (leaf["resource_name"], leaf["parent_resource"]) == ("r5", "r4")
+    assert leaf["stack_name"] == "prevdeep-top-r1-r2-r3-r4"
+    main, files = _chain(6)
+    for attempt in (hc.stacks.preview, hc.stacks.create):
+        try:
+            attempt(stack_name="prevdeeper", template=main, files=files)
+        except HTTPBadRequest as exc:
+            assert ("resources.top<level1.yaml>.resources.r1<level2.yaml>.resources."
+                    "r2<level3.yaml>.resources.r3<level4.yaml>.resources.r4<level5.yaml>."
+                    "resources.r5<level6.yaml>: Request limit exceeded: Recursion depth "
+                    "exceeds 5.") in str(exc)
+        else:
+            raise AssertionError(f"{attempt.__name__} of a stack six deep was accepted")
+    assert list(hc.stacks.list(filters={"name": "prevdeeper"})) == []

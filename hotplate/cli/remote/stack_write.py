@@ -4,7 +4,8 @@ Options and request bodies follow openstackclient's heat plugin: ``-t``
 template, repeatable ``-e`` environments, ``--parameter KEY=VALUE`` and
 ``--parameter-file KEY=FILE``, ``--tags``, ``--timeout`` (minutes),
 rollback disabled unless asked for; ``update --existing`` sends a PATCH
-that keeps what the request leaves out. ``--wait`` follows the stack
+that keeps what the request leaves out; ``update --dry-run`` prints the
+update's plan (:mod:`.plan_text`). ``--wait`` follows the stack
 (:mod:`.waiting`) and exits 1 if the action failed.
 """
 
@@ -28,6 +29,7 @@ from hotplate.cli.remote.commands import (
 )
 from hotplate.cli.remote.errors import ApiError, CommandError
 from hotplate.cli.remote.output import Record, add_output_options
+from hotplate.cli.remote.plan_text import plan_lines
 from hotplate.cli.remote.stack_ref import StackRef
 from hotplate.cli.remote.waiting import newest_event_id, wait_for_stack
 
@@ -140,14 +142,27 @@ def update(args: argparse.Namespace) -> int:
     with open_client(args) as client:
         ref = client.find_stack(args.stack)
         if args.dry_run:
-            changes = client.preview_update(ref, fields, patch=args.existing,
-                                            show_nested=args.show_nested)
-            emit_record(args, Record.of(changes.get("resource_changes") or {}))
-            return 0
+            return _plan(client, ref, fields, args)
         marker = newest_event_id(client, ref) if args.wait else None
         client.update_stack(ref, fields, patch=args.existing)
         failure = _wait(client, ref, args, "UPDATE", marker) if args.wait else None
         return _finish(client, ref, args, failure)
+
+
+def _plan(client: HeatClient, ref: StackRef, fields: dict[str, Any],
+          args: argparse.Namespace) -> int:
+    """The update's plan, resource by resource; as data (Heat's lists and the detail)
+    in any format but the table."""
+    body = client.preview_update(ref, fields, patch=args.existing,
+                                 show_nested=args.show_nested)
+    if args.format != "table":
+        emit_record(args, Record.of(body, ["resource_changes", "resource_changes_detail"]))
+        return 0
+    print(f"Stack {ref.name}: what the update would do")
+    print()
+    for line in plan_lines(body.get("resource_changes_detail") or ()):
+        print(line)
+    return 0
 
 
 # -- adopt, abandon -------------------------------------------------------------------
@@ -254,9 +269,11 @@ def register(stack: Subparsers) -> None:
                    help="drop a parameter's value so its default applies; can be repeated")
     p.add_argument("--converge", action="store_true", help="update with observe on reality")
     p.add_argument("--dry-run", action="store_true",
-                   help="do not update the stack, show what would change")
+                   help="do not update the stack, print its plan: what would change, "
+                        "resource by resource, nested stacks included")
     p.add_argument("--show-nested", action="store_true",
-                   help="with --dry-run, show the changes in nested stacks too")
+                   help="with --dry-run and a data format (-f json|yaml|value), Heat's "
+                        "lists hold the nested stacks' resources too")
     add_wait_options(p, "update")
     add_output_options(p)
 

@@ -97,6 +97,10 @@ def _reads_resources(node: Node) -> bool:
     return any(tuple(fn.resources_needed()) for fn in iter_functions(node))
 
 
+TOO_DEEP = f"Request limit exceeded: Recursion depth exceeds {MAX_NESTED_DEPTH}."
+"""Heat's refusal of a stack nested deeper than ``max_nested_stack_depth``."""
+
+
 def validate_child(deps: EngineDeps, cls: type[Resource], name: str,
                    props: Mapping[str, Any], environment: Mapping[str, Any],
                    files: Mapping[str, Any], depth: int = 1,
@@ -107,10 +111,11 @@ def validate_child(deps: EngineDeps, cls: type[Resource], name: str,
     Raises:
         StackValidationFailed: naming the resource and its child's template.
     """
-    if not issubclass(cls, StackResource) or depth > MAX_NESTED_DEPTH:
+    if not issubclass(cls, StackResource):
         return
     if issubclass(cls, HeatStack):
-        _validate_heat_stack(deps, props, environment, files, depth, access)
+        if depth <= MAX_NESTED_DEPTH:
+            _validate_heat_stack(deps, props, environment, files, depth, access)
         return
     if issubclass(cls, TemplateResource):
         template: Any = cls.template_source
@@ -121,6 +126,8 @@ def validate_child(deps: EngineDeps, cls: type[Resource], name: str,
         url, params = GROUP_URL, {}
     if template is None:
         return
+    if depth > MAX_NESTED_DEPTH:  # Heat refuses the tree before making any of it
+        raise _within(StackValidationFailed(TOO_DEEP), name, url)
     registry = {key: target for key, target in
                 dict(environment.get("resource_registry") or {}).items()
                 if key != "resources" and target != url}

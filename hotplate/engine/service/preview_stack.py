@@ -88,11 +88,15 @@ class StackUpdatePreview:
         self.target = Target(parsed.with_parameters(values), parse_environment(environment),
                              files, Stored(values, rows), stack_identity(stack),
                              stack.parent_resource_name, stack)
-        self._old = deps.caches.for_stack(stack.raw_template_id, stack)
+        self.old_template = deps.caches.for_stack(stack.raw_template_id, stack)
         self._stored = deps.caches.template(stack.raw_template_id)
         self._old_ctx = Stored(old_values, rows)
+        self.parameter_values = (old_values, values)
+        """The parameters before and after: the plan hides the hidden ones' values."""
         self.children = owned_children(deps, stack)
         self.kinds: dict[str, str] = {}
+        self.verdicts: dict[str, Verdict] = {}
+        """Why each resource of the new template is sorted where it is."""
         self.changes = self._sort()
 
     def names(self, *kinds: str) -> list[str]:
@@ -107,10 +111,11 @@ class StackUpdatePreview:
     def _sort(self) -> Changes:
         changes: Changes = {kind: [] for kind in CHANGE_KINDS}
         new = self.target.template
-        new_graph, old_graph = new.dependencies(), self._old.dependencies()
+        new_graph, old_graph = new.dependencies(), self.old_template.dependencies()
         for name, defn in new.resources.items():
-            kind = self._kind(name, defn)
-            self.kinds[name] = kind
+            verdict = self._kind(name, defn)
+            kind = self.kinds[name] = verdict.kind
+            self.verdicts[name] = verdict
             row = self.rows.get(name)
             required_by = new_graph.required_by(name)
             if kind == "updated" and row is not None:
@@ -121,7 +126,7 @@ class StackUpdatePreview:
                                     self.target.resolver, with_props=False,
                                     parent=self.target.parent)
             changes[kind].append(view)
-        for name, defn in self._old.resources.items():
+        for name, defn in self.old_template.resources.items():
             if name not in new.resources:
                 self.kinds[name] = "deleted"
                 changes["deleted"].append(self._deleted(name, defn,
@@ -138,10 +143,10 @@ class StackUpdatePreview:
         return new_resource(self.target.identity, defn, cls, required_by, self._old_ctx,
                             with_props=False, parent=self.target.parent)
 
-    def _kind(self, name: str, defn: ResourceDefinition) -> str:
-        if name not in self._old.resources:
-            return "added"
-        old_defn = self._old.resources[name]
+    def _kind(self, name: str, defn: ResourceDefinition) -> Verdict:
+        if name not in self.old_template.resources:
+            return Verdict("added")
+        old_defn = self.old_template.resources[name]
         row = self.rows.get(name)
         cls = self.target.plugin(self._deps, name)
         stored = self._stored
@@ -149,11 +154,12 @@ class StackUpdatePreview:
             old_cls = self._deps.types.for_resource(stored.env, name, old_defn.type,
                                                     stored.files)
         except StackValidationFailed:  # its type is gone: only a new resource will do
-            return "replaced"
+            return Verdict("replaced", reason=f"the type {old_defn.type} is gone")
         old_type = row.resource_type if row is not None else old_defn.type
         if old_type != defn.type or _family(old_cls) is not _family(cls):
-            return "replaced"
-        return change_kind(cls, old_defn, defn, row, self._old_ctx, self.target.resolver)
+            return Verdict("replaced", reason=f"the type changes from {old_type} "
+                                              f"to {defn.type}")
+        return judge(cls, old_defn, defn, row, self._old_ctx, self.target.resolver)
 
 
 def _family(cls: type[Resource]) -> type[Resource]:
@@ -175,11 +181,27 @@ def stored_view(row: ResourceRecord, stack: StackRecord, required_by: Iterable[s
     return view
 
 
-def change_kind(cls: type[Resource], old_defn: ResourceDefinition, defn: ResourceDefinition,
-                row: ResourceRecord | None, old_ctx: Resolver, ctx: Resolver) -> str:
-    """replaced, updated or unchanged, for a resource of the same plugin in both templates."""
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """How an update would treat one resource, and what it compared to decide."""
+
+    kind: str
+    old: Mapping[str, Any] | None = None
+    """The properties as stored (or as the old definition gives them, never built)."""
+    new: Mapping[str, Any] | None = None
+    """The new properties; None when they are known only at run time."""
+    reason: str | None = None
+    """Why a replacement is needed when no property forces it."""
+    metadata_changed: bool = False
+
+
+def judge(cls: type[Resource], old_defn: ResourceDefinition, defn: ResourceDefinition,
+          row: ResourceRecord | None, old_ctx: Resolver, ctx: Resolver) -> Verdict:
+    """replaced, updated or unchanged, for a resource of the same plugin in both
+    templates, with what was compared (the plan's property detail shows it)."""
     if row is not None and row.status is Status.FAILED:
-        return "replaced"  # Heat replaces a failed resource on update
+        # Heat replaces a failed resource on update
+        return Verdict("replaced", reason=f"the resource is {row.action}_{row.status}")
     new_props = _properties(cls, defn, ctx)
     if row is not None and row.action is not Action.INIT:
         old_props: dict[str, Any] | None = row.properties_data or {}
@@ -188,19 +210,21 @@ def change_kind(cls: type[Resource], old_defn: ResourceDefinition, defn: Resourc
         old_props = _properties(cls, old_defn, old_ctx)
         old_metadata = quietly(lambda: old_defn.resolve_metadata(old_ctx), {})
     if new_props is None or old_props is None:
-        return "updated"  # decided by what other resources supply at run time
+        # decided by what other resources supply at run time
+        return Verdict("updated", old_props, None)
     metadata = quietly(lambda: defn.resolve_metadata(ctx), old_metadata)
     allowed = {k for k, s in cls.properties_schema.items() if s.update_allowed}
-    decision = decide_update(old_props, new_props, allowed,
-                             metadata_changed=metadata != old_metadata)
+    touched = metadata != old_metadata
+    decision = decide_update(old_props, new_props, allowed, metadata_changed=touched)
     if decision.kind is UpdateKind.NO_CHANGE:
         # A built nested stack is updated whatever its properties: its resources decide.
         built = row is not None and row.physical_resource_id is not None
-        return "updated" if cls.always_updates and built else "unchanged"
+        kind = "updated" if cls.always_updates and built else "unchanged"
+        return Verdict(kind, old_props, new_props)
     cls.check_immutable(old_props, new_props, name=defn.name, type_name=defn.type)
     if decision.kind is UpdateKind.REPLACE or cls.needs_replacement(old_props, new_props):
-        return "replaced"
-    return "updated"
+        return Verdict("replaced", old_props, new_props, metadata_changed=touched)
+    return Verdict("updated", old_props, new_props, metadata_changed=touched)
 
 
 def _properties(cls: type[Resource], defn: ResourceDefinition, ctx: Resolver,

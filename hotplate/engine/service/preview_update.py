@@ -16,12 +16,17 @@ update would touch, each naming its ``parent_resource``, in Heat's order:
 What a child would be sent is the plugin's own answer
 (``StackResource.preview_child``), built over the new properties with a
 context that keeps no writes (``preview_context``). Nothing is stored.
+
+``plan_update`` walks the same way, in the same order, and builds beside
+Heat's lists the plan's detail (``preview_detail``): one entry per resource
+with what changes in it, its nested stack's entries under it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from hotplate.engine.cache import FACADE
@@ -36,6 +41,16 @@ from hotplate.engine.service.preview import (
     quietly,
 )
 from hotplate.engine.service.preview_context import DryRunContext
+from hotplate.engine.service.preview_detail import (
+    EVERY_PROPERTY,
+    Masks,
+    derived_from_hidden,
+    entry,
+    hidden_parameters,
+    property_changes,
+    replacement,
+    secret_texts,
+)
 from hotplate.engine.service.preview_stack import (
     CHANGE_KINDS,
     DEFAULT_FACADE,
@@ -47,7 +62,9 @@ from hotplate.engine.service.preview_stack import (
 )
 from hotplate.engine.stack_rows import current_rows, owned_children
 from hotplate.model.records import ResourceRecord, StackRecord
+from hotplate.resources.base import Resource
 from hotplate.resources.stack_resource import StackResource
+from hotplate.resources.template_resource import TemplateResource
 from hotplate.template import Environment, Template, parse_environment, parse_template
 
 
@@ -57,11 +74,32 @@ def preview_update(deps: EngineDeps, stack: StackRecord, parsed: Template,
                    ) -> Changes:
     """What updating ``stack`` to ``parsed`` would do to each resource (Heat's five
     lists); with ``show_nested``, to the resources of its nested stacks too."""
+    if show_nested:
+        return plan_update(deps, stack, parsed, environment, files, rows,
+                           show_nested=True).changes
+    top = StackUpdatePreview(deps, stack, parsed, environment, files, rows)
+    return {kind: list(top.changes[kind]) for kind in CHANGE_KINDS}
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Heat's five lists, and the plan's detail: each resource with its changed
+    properties and, for a stack-backed one, its nested stack's resources under it."""
+
+    changes: Changes
+    detail: list[dict[str, Any]]
+
+
+def plan_update(deps: EngineDeps, stack: StackRecord, parsed: Template,
+                environment: Mapping[str, Any], files: Mapping[str, Any],
+                rows: Mapping[str, ResourceRecord], *, show_nested: bool) -> Plan:
+    """``preview_update`` with the detail; the detail always goes down the nested
+    stacks, Heat's lists only with ``show_nested``."""
     top = StackUpdatePreview(deps, stack, parsed, environment, files, rows)
     changes: Changes = {kind: list(top.changes[kind]) for kind in CHANGE_KINDS}
-    if show_nested:
-        _add_nested(deps, top, changes, stack.nested_depth)
-    return changes
+    walk = _Walk(deps, changes if show_nested else None)
+    detail = walk.stack(top, stack.nested_depth, stack_masks(top, frozenset(), frozenset()))
+    return Plan(changes, detail)
 
 
 NO_ID = "None"
@@ -78,43 +116,146 @@ class ChildRequest:
     parent: str
 
 
-def _add_nested(deps: EngineDeps, preview: StackUpdatePreview, changes: Changes,
-                depth: int) -> None:
-    for name in preview.names("deleted", "replaced"):
-        child = preview.current_child(name)
-        if child is not None:
-            changes["deleted"].extend(deleted_tree(deps, child))
-    for name in preview.names("added", "replaced"):
-        request = child_request(deps, preview.target, name, None)
-        if request is not None:
-            changes["added"].extend(added_tree(deps, preview.target, request, depth + 1))
-    for name in preview.names("updated"):
+def stack_masks(preview: StackUpdatePreview, given_hidden: frozenset[str],
+                inherited: frozenset[str]) -> Masks:
+    """What one stack's plan hides: its hidden parameters (and those its parent fed
+    from hidden values, ``given_hidden``), what derives from them in the old and the
+    new template, and the hidden values seen above it (``inherited``)."""
+    new, old = preview.target.template, preview.old_template
+    hidden_new = hidden_parameters(new) | given_hidden
+    hidden_old = hidden_parameters(old) | given_hidden
+    derived = derived_from_hidden(new, hidden_new)
+    for name, keys in derived_from_hidden(old, hidden_old).items():
+        derived[name] = derived.get(name, frozenset()) | keys
+    secrets = inherited | secret_texts(hidden_new | hidden_old, *preview.parameter_values)
+    return Masks(derived, secrets)
+
+
+class _Walk:
+    """One plan's walk down the stacks; Heat's lists grow as it goes, when asked."""
+
+    def __init__(self, deps: EngineDeps, changes: Changes | None) -> None:
+        self._deps = deps
+        self._changes = changes
+
+    def _list(self, kind: str, views: list[dict[str, Any]]) -> None:
+        if self._changes is not None:
+            self._changes[kind].extend(views)
+
+    def stack(self, preview: StackUpdatePreview, depth: int,
+              masks: Masks) -> list[dict[str, Any]]:
+        """The detail of each of the stack's resources, in the new template's order and
+        then the deleted ones. The nested stacks are walked in Heat's order (every tree
+        taken away, then every tree brought in, then each one updated in place), which
+        is the order their resources join Heat's lists."""
+        nested: dict[str, list[dict[str, Any]]] = {}
+        for name in preview.names("deleted", "replaced"):
+            nested[name] = self._below(partial(self._gone, preview, name))
+        for name in preview.names("added", "replaced"):
+            nested[name] = nested.get(name, []) + self._below(
+                partial(self._new, preview.target, name, depth))
+        for name in preview.names("updated"):
+            nested[name] = self._below(partial(self._updated, preview, name, depth, masks))
+        return [self._resource(preview, name, kind, masks, nested.get(name, []))
+                for name, kind in preview.kinds.items()]
+
+    def _below(self, walk: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+        """A nested stack's detail. Only Heat's lists with ``show_nested`` fail when a
+        child cannot be worked out (as they did before the detail existed); the detail
+        alone shows what it can, the resource without what is under it."""
+        if self._changes is not None:
+            return walk()
+        found: list[dict[str, Any]] = quietly(walk, [])
+        return found
+
+    def _resource(self, preview: StackUpdatePreview, name: str, kind: str, masks: Masks,
+                  nested: list[dict[str, Any]]) -> dict[str, Any]:
+        target = preview.target
+        if kind == "deleted":
+            type_name = preview.old_template.resources[name].type
+            return entry(name, type_name, kind, nested=nested)
+        type_name = target.template.resources[name].type
+        if kind == "added":
+            return entry(name, type_name, kind, nested=nested)
+        verdict = preview.verdicts[name]
+        cls = target.plugin(self._deps, name)
+        known = verdict.old is not None and verdict.new is not None
+        props = (property_changes(cls, name, verdict.old or {}, verdict.new or {}, masks)
+                 if known and kind != "unchanged" else None)
+        if kind == "replaced":
+            why = ({"forced_by": [], "reason": verdict.reason} if verdict.reason
+                   else replacement(cls, verdict.old, verdict.new))
+            return entry(name, type_name, kind, properties=props, replacement=why,
+                         metadata_changed=verdict.metadata_changed or None, nested=nested)
+        return entry(name, type_name, kind, properties=props, nested=nested,
+                     properties_known=None if known or kind == "unchanged" else False,
+                     metadata_changed=verdict.metadata_changed or None)
+
+    def _gone(self, preview: StackUpdatePreview, name: str) -> list[dict[str, Any]]:
         child = preview.current_child(name)
         if child is None:
-            continue
-        request = child_request(deps, preview.target, name, preview.rows.get(name))
+            return []
+        views, entries = deleted_tree(self._deps, child)
+        self._list("deleted", views)
+        return entries
+
+    def _new(self, target: Target, name: str, depth: int) -> list[dict[str, Any]]:
+        request = child_request(self._deps, target, name, None)
         if request is None:
-            continue
-        nested = StackUpdatePreview(deps, child, request.template, request.environment,
-                                    request.files, current_rows(deps, child))
+            return []
+        views, entries = added_tree(self._deps, target, request, depth + 1)
+        self._list("added", views)
+        return entries
+
+    def _updated(self, preview: StackUpdatePreview, name: str, depth: int,
+                 masks: Masks) -> list[dict[str, Any]]:
+        child = preview.current_child(name)
+        if child is None:
+            return []
+        request = child_request(self._deps, preview.target, name, preview.rows.get(name))
+        if request is None:
+            return []
+        nested = StackUpdatePreview(self._deps, child, request.template, request.environment,
+                                    request.files, current_rows(self._deps, child))
         for kind in CHANGE_KINDS:
-            changes[kind].extend(nested.changes[kind])
-        _add_nested(deps, nested, changes, depth + 1)
+            self._list(kind, nested.changes[kind])
+        fed = _fed_from_hidden(preview.target.plugin(self._deps, name), name, masks,
+                               request.template)
+        return self.stack(nested, depth + 1, stack_masks(nested, fed, masks.secrets))
 
 
-def deleted_tree(deps: EngineDeps, stack: StackRecord) -> list[dict[str, Any]]:
-    """Every resource of a stored nested stack and of the stacks under it, as stored."""
+def _fed_from_hidden(cls: type[Resource], name: str, masks: Masks,
+                     child: Template) -> frozenset[str]:
+    """The child's parameters a template resource fills from hidden values (each
+    property is the parameter of the same name); a group's members get literal
+    values, which the hidden values themselves catch."""
+    if not issubclass(cls, TemplateResource):
+        return frozenset()
+    derived = masks.derived.get(name, frozenset())
+    if EVERY_PROPERTY in derived:
+        return frozenset(child.parameters)
+    return derived & frozenset(child.parameters)
+
+
+def deleted_tree(deps: EngineDeps, stack: StackRecord,
+                 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Every resource of a stored nested stack and of the stacks under it, as stored
+    (Heat's flat list), and the same as the plan's nested detail."""
     rows = current_rows(deps, stack)
     graph = deps.caches.for_stack(stack.raw_template_id, stack).dependencies()
     children = owned_children(deps, stack)
     views = [stored_view(row, stack, graph.required_by(name),
                          children.get(row.physical_resource_id or ""))
              for name, row in rows.items()]
-    for row in rows.values():
+    entries = []
+    for name, row in rows.items():
         child = children.get(row.physical_resource_id or "")
+        nested: list[dict[str, Any]] = []
         if child is not None:
-            views.extend(deleted_tree(deps, child))
-    return views
+            below, nested = deleted_tree(deps, child)
+            views.extend(below)
+        entries.append(entry(name, row.resource_type, "deleted", nested=nested))
+    return views, entries
 
 
 def child_target(parent: Target, request: ChildRequest) -> Target:
@@ -154,9 +295,10 @@ def _quiet_child(deps: EngineDeps, target: Target, name: str) -> ChildRequest | 
     return found
 
 
-def added_tree(deps: EngineDeps, parent: Target, request: ChildRequest,
-               depth: int) -> list[dict[str, Any]]:
-    """Every resource of a nested stack the update would create, and of those under it."""
+def added_tree(deps: EngineDeps, parent: Target, request: ChildRequest, depth: int,
+               ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Every resource of a nested stack the update would create, and of those under it
+    (Heat's flat list), and the same as the plan's nested detail."""
     target = child_target(parent, request)
     decided = target.template
     identity = target.identity
@@ -164,12 +306,15 @@ def added_tree(deps: EngineDeps, parent: Target, request: ChildRequest,
     views = [new_resource(identity, defn, target.plugin(deps, name), graph.required_by(name),
                           target.resolver, with_props=False, parent=request.parent)
              for name, defn in decided.resources.items()]
-    if depth < MAX_NESTED_DEPTH:
-        for name in decided.resources:
-            grand = child_request(deps, target, name, None)
-            if grand is not None:
-                views.extend(added_tree(deps, target, grand, depth + 1))
-    return views
+    entries = []
+    for name, defn in decided.resources.items():
+        grand = child_request(deps, target, name, None) if depth < MAX_NESTED_DEPTH else None
+        nested: list[dict[str, Any]] = []
+        if grand is not None:
+            below, nested = added_tree(deps, target, grand, depth + 1)
+            views.extend(below)
+        entries.append(entry(name, defn.type, "added", nested=nested))
+    return views, entries
 
 
 def child_request(deps: EngineDeps, target: Target, name: str,
