@@ -21,6 +21,8 @@ from hotplate.cli.common import (
     secret_box,
     settings,
 )
+from hotplate.cli.manage import add_verbs as add_manage_verbs
+from hotplate.cli.manage import run_verb as run_manage_verb
 from hotplate.cli.remote import add_commands as add_remote_commands
 from hotplate.cli.servers import add_commands as add_server_commands
 
@@ -298,6 +300,12 @@ def build_parser() -> argparse.ArgumentParser:
         add_config_arguments(command)
     listing.set_defaults(func=cmd_token_list)
     revoke.set_defaults(func=cmd_token_revoke)
+    manage = sub.add_parser(
+        "manage", help="heat-manage's commands (db_sync, purge_deleted, reset_stack_status, "
+                       "service list, ...); also installed as heat-manage")
+    add_config_arguments(manage)
+    add_manage_verbs(manage)
+    manage.set_defaults(func=run_manage_verb)
     add_remote_commands(sub)
     agent_hook = sub.add_parser(
         "agent-hook", help="on a server: run the deployments os-collect-config collected "
@@ -311,6 +319,12 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "agent-hook":  # on every metadata change: none of the server's imports
         return int(args.func(args))
+    return run_parsed(args)
+
+
+def run_parsed(args: argparse.Namespace) -> int:
+    """Run a parsed command (``hotplate ...`` or ``heat-manage ...``): logging set up, and
+    a configuration the operator must fix said in one line."""
     from hotplate.config import ConfigError
     from hotplate.db.crypt import EncryptionKeyError
     from hotplate.db.migrate import ForeignDatabaseError
