@@ -95,6 +95,26 @@ def _non_negative(value: str, name: str) -> int:
     return number
 
 
+def do_reset_stack_status(args: argparse.Namespace) -> None:
+    from hotplate.db.stack_reset import StackNotFound, reset_stack_status
+
+    print("Warning: this command is potentially destructive and only intended to "
+          "recover from specific crashes.")
+    print("It is advised to shutdown all Heat engines beforehand.")
+    print("Continue ? [y/N]")
+    try:
+        answer = input()
+    except EOFError:
+        answer = ""
+    if not answer.lower().startswith("y"):
+        return
+    try:
+        _with_engine(args, lambda engine: reset_stack_status(
+            engine, args.stack_id, datetime.now(UTC)))
+    except StackNotFound as exc:
+        raise ManageError(str(exc))
+
+
 def do_service_list(args: argparse.Namespace) -> None:
     now = datetime.now(UTC)
     services = _with_engine(args, lambda engine: _store(engine, args).list_services())
@@ -129,6 +149,11 @@ def add_verbs(parser: argparse.ArgumentParser) -> None:
     sync.add_argument("version", nargs="?")
     sync.set_defaults(manage=do_db_sync)
     _add_purge(verbs)
+    reset = verbs.add_parser("reset_stack_status",
+                             help="set a stack stuck IN_PROGRESS (and its nested stacks) to "
+                                  "FAILED; engines stopped")
+    reset.add_argument("stack_id", help="Stack id")
+    reset.set_defaults(manage=do_reset_stack_status)
     verbs.add_parser("migrate_properties_data", help="deprecated; does nothing").set_defaults(
         manage=do_migrate_properties_data)
     service = verbs.add_parser("service", help="the engines' service rows")

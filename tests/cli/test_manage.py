@@ -201,3 +201,47 @@ def test_migrate_properties_data_is_heats_deprecated_no_op(running: Running) -> 
     assert (done.returncode, done.stdout) == (
         0, "This command has been deprecated and is now a no-op. It will be removed in a "
            "future release.\n")
+
+
+SLOW = {"heat_template_version": "2021-04-16",
+        "resources": {"slow": {"type": "OS::Heat::TestResource",
+                               "properties": {"value": "x", "wait_secs": 3}}}}
+WARNING = ("Warning: this command is potentially destructive and only intended to recover "
+           "from specific crashes.\nIt is advised to shutdown all Heat engines beforehand.\n"
+           "Continue ? [y/N]\n")
+
+
+def test_reset_stack_status_asks_then_fails_a_stack_in_progress(running: Running) -> None:
+    engine = running.engine
+    identity = engine.service.create_stack(CTXT, "stuck", SLOW, {}, {}, {})
+    stack_id = str(identity["stack_id"])
+
+    done = manage("reset_stack_status", stack_id, data_dir=running.data_dir, stdin="n\n")
+    assert (done.returncode, done.stdout) == (0, WARNING)
+    assert engine.service.show_stack(CTXT, identity)[0]["stack_status"] == "IN_PROGRESS"
+
+    done = manage("reset_stack_status", stack_id, data_dir=running.data_dir, stdin="y\n")
+    assert (done.returncode, done.stdout, done.stderr) == (0, WARNING, "")
+    view = engine.service.show_stack(CTXT, identity)[0]
+    assert (view["stack_status"], view["stack_status_reason"]) == (
+        "FAILED", "Stack status manually reset")
+    [row] = engine.service.list_stack_resources(CTXT, identity)
+    assert (row["resource_status"], row["resource_status_reason"]) == (
+        "FAILED", "Stack status manually reset")
+
+    time.sleep(4)  # the resource's wait is over: its worker finds its traversal gone
+    view = engine.service.show_stack(CTXT, identity)[0]
+    assert (view["stack_action"], view["stack_status"]) == ("CREATE", "FAILED")
+    [row] = engine.service.list_stack_resources(CTXT, identity)
+    assert (row["resource_action"], row["resource_status"]) == ("CREATE", "FAILED")
+    engine.service.delete_stack(CTXT, identity)
+    deadline = time.monotonic() + 60
+    while engine.store.get_stack(stack_id) is not None:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
+def test_reset_stack_status_of_no_such_stack(running: Running) -> None:
+    done = manage("reset_stack_status", "nope", data_dir=running.data_dir, stdin="yes\n")
+    assert (done.returncode, done.stdout, done.stderr) == (
+        1, WARNING, "ERROR: Stack with id nope not found\n")
