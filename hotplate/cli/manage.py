@@ -132,6 +132,21 @@ def do_service_clean(args: argparse.Namespace) -> None:
     print("Dead engines are removed.")
 
 
+def do_resource_data_list(args: argparse.Namespace) -> None:
+    from hotplate.model.ids import ResourceId
+
+    try:
+        resource_id = ResourceId(int(args.resource_id))
+    except ValueError:
+        raise ManageError("no resource data found")
+    data = _with_engine(args, lambda engine: _store(engine, args).get_resource_data(
+        resource_id, as_stored_if_sealed=True))
+    if not data:
+        raise ManageError("no resource data found")
+    for key, value in data.items():
+        print(f"{key!s:<16} {value!s:<64}")
+
+
 def do_migrate_properties_data(args: argparse.Namespace) -> None:
     print("This command has been deprecated and is now a no-op. "
           "It will be removed in a future release.")
@@ -154,6 +169,10 @@ def add_verbs(parser: argparse.ArgumentParser) -> None:
                                   "FAILED; engines stopped")
     reset.add_argument("stack_id", help="Stack id")
     reset.set_defaults(manage=do_reset_stack_status)
+    data = verbs.add_parser("resource_data_list",
+                            help="a resource's data, what is stored encrypted decrypted")
+    data.add_argument("resource_id", help="Stack resource id")
+    data.set_defaults(manage=do_resource_data_list)
     verbs.add_parser("migrate_properties_data", help="deprecated; does nothing").set_defaults(
         manage=do_migrate_properties_data)
     service = verbs.add_parser("service", help="the engines' service rows")

@@ -245,3 +245,26 @@ def test_reset_stack_status_of_no_such_stack(running: Running) -> None:
     done = manage("reset_stack_status", "nope", data_dir=running.data_dir, stdin="yes\n")
     assert (done.returncode, done.stdout, done.stderr) == (
         1, WARNING, "ERROR: Stack with id nope not found\n")
+
+
+def test_resource_data_list_shows_a_resources_data_decrypted(running: Running) -> None:
+    engine = running.engine
+    identity = engine.service.create_stack(CTXT, "random", {
+        "heat_template_version": "2021-04-16",
+        "resources": {"word": {"type": "OS::Heat::RandomString"}}}, {}, {}, {})
+    assert settled(engine, identity)["stack_status"] == "COMPLETE"
+    [row] = engine.store.list_resources(identity["stack_id"])
+    data = engine.store.get_resource_data(row.id)
+    assert data["value"] and len(data["value"]) == 32  # RandomString's default length
+
+    done = manage("resource_data_list", str(row.id), data_dir=running.data_dir)
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "".join(f"{key:<16} {value:<64}\n" for key, value in data.items())
+    assert f"value            {data['value']}" in done.stdout
+
+
+@pytest.mark.parametrize("resource_id", ["999999", "not-a-number"])
+def test_resource_data_list_of_nothing(running: Running, resource_id: str) -> None:
+    done = manage("resource_data_list", resource_id, data_dir=running.data_dir)
+    assert (done.returncode, done.stderr) == (1, "ERROR: no resource data found\n")
