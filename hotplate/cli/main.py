@@ -15,9 +15,11 @@ from hotplate.agent.runner import add_arguments as add_agent_hook_arguments
 from hotplate.agent.runner import run_from_args as run_agent_hook
 from hotplate.cli.common import (
     DEFAULT_DATA_DIR,
+    PREVIOUS_KEY_VARIABLE,
     add_config_arguments,
     auth_store,
     database_url,
+    previous_key,
     secret_box,
     settings,
 )
@@ -117,26 +119,6 @@ def cmd_db_sync(args: argparse.Namespace) -> int:
     return 0
 
 
-PREVIOUS_KEY_VARIABLE = "HOTPLATE_PREVIOUS_ENCRYPTION_KEY"
-
-
-def _previous_key(args: argparse.Namespace, *, required: bool) -> Any:
-    from hotplate.db.crypt import SecretBox
-
-    key = args.previous_encryption_key or os.environ.get(PREVIOUS_KEY_VARIABLE)
-    if not key:
-        if required:
-            raise SystemExit("error: give the previous auth_encryption_key (argument, or "
-                             f"{PREVIOUS_KEY_VARIABLE})")
-        return None
-    from hotplate.db.crypt import OPTION, EncryptionKeyError
-
-    try:
-        return SecretBox(key, source="the previous key given")
-    except EncryptionKeyError as exc:  # its text names the option: name the argument
-        raise EncryptionKeyError(str(exc).replace(OPTION, "the previous key")) from None
-
-
 def _rekeyed(args: argparse.Namespace, run: Any) -> int:
     """Run a re-encryption over the command's database; its counts, or its one-line error."""
     from hotplate.db.crypt import EncryptionKeyError
@@ -151,7 +133,7 @@ def _rekeyed(args: argparse.Namespace, run: Any) -> int:
               file=sys.stderr)
         return 2
     try:
-        previous = _previous_key(args, required=args.db_command == "rotate-key")
+        previous = previous_key(args, required=args.db_command == "rotate-key")
         upgrade(db_url)  # no key checked here: the values themselves say which key opens them
         engine = make_engine(db_url)
         try:

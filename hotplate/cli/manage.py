@@ -24,7 +24,14 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from hotplate.cli.common import DEFAULT_DATA_DIR, add_config_arguments, database_url, secret_box
+from hotplate.cli.common import (
+    DEFAULT_DATA_DIR,
+    PREVIOUS_KEY_VARIABLE,
+    add_config_arguments,
+    database_url,
+    previous_key,
+    secret_box,
+)
 
 GRANULARITY_SECONDS = {"days": 86400, "hours": 3600, "minutes": 60, "seconds": 1}
 
@@ -147,6 +154,24 @@ def do_resource_data_list(args: argparse.Namespace) -> None:
         print(f"{key!s:<16} {value!s:<64}")
 
 
+def do_update_params(args: argparse.Namespace) -> None:
+    from hotplate.db.crypt import EncryptionKeyError
+    from hotplate.db.rekey import EnginesRunning, update_params
+
+    current = secret_box(args, make=False)
+    if current is None:
+        raise ManageError("no auth_encryption_key configured, and no key file in --data-dir")
+    try:
+        previous = previous_key(args, required=False)
+        moved = _with_engine(args, lambda engine: update_params(
+            engine, args.crypt_operation, current, previous))
+    except (EncryptionKeyError, EnginesRunning) as exc:
+        raise ManageError(str(exc))
+    if args.verbose_update_params:
+        for kind, number in sorted(moved.items()):
+            print(f"{kind}: {number}")
+
+
 def do_migrate_properties_data(args: argparse.Namespace) -> None:
     print("This command has been deprecated and is now a no-op. "
           "It will be removed in a future release.")
@@ -169,6 +194,18 @@ def add_verbs(parser: argparse.ArgumentParser) -> None:
                                   "FAILED; engines stopped")
     reset.add_argument("stack_id", help="Stack id")
     reset.set_defaults(manage=do_reset_stack_status)
+    params = verbs.add_parser(
+        "update_params", help="encrypt or decrypt the hidden parameters and resource "
+                              "properties already stored (engines stopped)")
+    params.add_argument("crypt_operation", choices=["encrypt", "decrypt"],
+                        help="Valid values are encrypt or decrypt. The heat-engine processes "
+                             "must be stopped to use this.")
+    params.add_argument("previous_encryption_key", nargs="?", default=None,
+                        help="Provide old encryption key. New encryption key would be used "
+                             f"from config file. (Or {PREVIOUS_KEY_VARIABLE}.)")
+    params.add_argument("--verbose-update-params", action="store_true",
+                        help="Print how many raw_template and resource rows were processed")
+    params.set_defaults(manage=do_update_params)
     data = verbs.add_parser("resource_data_list",
                             help="a resource's data, what is stored encrypted decrypted")
     data.add_argument("resource_id", help="Stack resource id")

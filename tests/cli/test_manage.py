@@ -268,3 +268,55 @@ def test_resource_data_list_shows_a_resources_data_decrypted(running: Running) -
 def test_resource_data_list_of_nothing(running: Running, resource_id: str) -> None:
     done = manage("resource_data_list", resource_id, data_dir=running.data_dir)
     assert (done.returncode, done.stderr) == (1, "ERROR: no resource data found\n")
+
+
+HIDDEN = {"heat_template_version": "2021-04-16",
+          "parameters": {"pw": {"type": "string", "hidden": True}},
+          "resources": {"thing": {"type": "OS::Heat::None"}}}
+
+
+def _stored_environments(data_dir: Path) -> list[dict[str, Any]]:
+    from sqlalchemy import create_engine, select
+
+    from hotplate.db import schema as s
+
+    engine = create_engine(f"sqlite:///{data_dir / 'hotplate.sqlite'}")
+    try:
+        with engine.connect() as conn:
+            return [env for env in conn.execute(select(s.raw_template.c.environment)).scalars()
+                    if (env or {}).get("parameters")]
+    finally:
+        engine.dispose()
+
+
+def test_update_params_decrypts_and_encrypts_hidden_parameters(tmp_path: Path) -> None:
+    engine, transport = embedded(
+        f"sqlite:///{tmp_path / 'hotplate.sqlite'}", workers=2,
+        secrets=SecretBox(KEY, encrypt_parameters_and_properties=True))
+    try:
+        identity = engine.service.create_stack(CTXT, "hidden", HIDDEN,
+                                               {"parameters": {"pw": "pa55"}}, {}, {})
+        assert settled(engine, identity)["stack_status"] == "COMPLETE"
+    finally:
+        engine.stop()  # its service row goes: no engine reports any more
+        transport.stop()
+    [sealed] = _stored_environments(tmp_path)
+    assert sealed["encrypted_param_names"] == ["pw"] and "pa55" not in repr(sealed)
+
+    done = manage("update_params", "decrypt", "--verbose-update-params", data_dir=tmp_path)
+
+    assert done.returncode == 0, done.stderr
+    assert "templates' hidden parameters: 1\n" in done.stdout
+    [plain] = _stored_environments(tmp_path)
+    assert plain["parameters"]["pw"] == "pa55" and "encrypted_param_names" not in plain
+    done = manage("update_params", "encrypt", data_dir=tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    [again] = _stored_environments(tmp_path)
+    assert again["encrypted_param_names"] == ["pw"] and "pa55" not in repr(again)
+
+
+def test_update_params_refuses_while_an_engine_reports(running: Running) -> None:
+    done = manage("update_params", "encrypt", data_dir=running.data_dir)
+    assert done.returncode == 1
+    assert done.stderr.startswith("ERROR: 1 engine(s) reported to this database")
+    assert done.stderr.endswith("stop every engine first\n")
