@@ -31,6 +31,7 @@ from hotplate.cli.common import (
     database_url,
     previous_key,
     secret_box,
+    settings,
 )
 
 GRANULARITY_SECONDS = {"days": 86400, "hours": 3600, "minutes": 60, "seconds": 1}
@@ -172,6 +173,42 @@ def do_update_params(args: argparse.Namespace) -> None:
             print(f"{kind}: {number}")
 
 
+def do_migrate_convergence_1(args: argparse.Namespace) -> None:
+    from hotplate.model.errors import (
+        ActionInProgress,
+        ActionNotComplete,
+        EntityNotFound,
+        NotSupported,
+    )
+
+    try:
+        _with_engine(args, lambda engine: _migrate_convergence(engine, args))
+    except EntityNotFound:
+        raise ManageError(f"Stack with id {args.stack_id} can not be found.")
+    except (NotSupported, ActionNotComplete, ActionInProgress) as exc:
+        raise ManageError(str(exc))
+
+
+def _migrate_convergence(engine: Any, args: argparse.Namespace) -> None:
+    from hotplate.app import template_caches
+    from hotplate.db.convergence_migration import convert_to_convergence, nested_stacks
+    from hotplate.engine.clock import UuidIds
+    from hotplate.engine.service.convergence_migration import plan_convergence_migration
+    from hotplate.model.errors import ActionInProgress
+    from hotplate.model.ids import StackId
+
+    store = _store(engine, args)
+    root = store.get_stack(StackId(args.stack_id))
+    nested = nested_stacks(engine, root.id) if root is not None else []
+    plans = plan_convergence_migration(
+        root, args.stack_id, nested, caches=template_caches(store, settings(args).engine),
+        rows=store, ids=UuidIds())
+    if plans and not convert_to_convergence(engine, plans):
+        now = store.get_stack(StackId(args.stack_id)) or root
+        assert now is not None
+        raise ActionInProgress(now.name, str(now.action))
+
+
 def do_migrate_properties_data(args: argparse.Namespace) -> None:
     print("This command has been deprecated and is now a no-op. "
           "It will be removed in a future release.")
@@ -206,6 +243,11 @@ def add_verbs(parser: argparse.ArgumentParser) -> None:
     params.add_argument("--verbose-update-params", action="store_true",
                         help="Print how many raw_template and resource rows were processed")
     params.set_defaults(manage=do_update_params)
+    migrate = verbs.add_parser(
+        "migrate_convergence_1",
+        help="make a complete legacy stack (and its nested stacks) a convergence stack")
+    migrate.add_argument("stack_id")
+    migrate.set_defaults(manage=do_migrate_convergence_1)
     data = verbs.add_parser("resource_data_list",
                             help="a resource's data, what is stored encrypted decrypted")
     data.add_argument("resource_id", help="Stack resource id")

@@ -19,6 +19,7 @@ import pytest
 from hotplate.app import Engine, embedded
 from hotplate.db import migrate
 from hotplate.db.crypt import SecretBox
+from hotplate.model.states import Status
 
 KEY = "0123456789abcdef0123456789abcdef"
 CTXT: dict[str, Any] = {"project_id": "admin", "tenant_id": "admin", "is_admin": True}
@@ -69,6 +70,13 @@ def settled(engine: Engine, identity: Any, timeout: float = 60) -> dict[str, Any
         time.sleep(0.05)
 
 
+def _gone(engine: Engine, stack_id: str) -> None:
+    deadline = time.monotonic() + 60
+    while engine.store.get_stack(stack_id) is not None:  # live rows only
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
 def created_and_deleted(engine: Engine, name: str) -> str:
     service = engine.service
     identity = service.create_stack(CTXT, name, {
@@ -77,10 +85,7 @@ def created_and_deleted(engine: Engine, name: str) -> str:
         {"tags": "foo,bar"})
     assert settled(engine, identity)["stack_status"] == "COMPLETE"
     service.delete_stack(CTXT, identity)
-    deadline = time.monotonic() + 60
-    while engine.store.get_stack(identity["stack_id"]) is not None:  # live rows only
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    _gone(engine, str(identity["stack_id"]))
     return str(identity["stack_id"])
 
 
@@ -211,10 +216,17 @@ WARNING = ("Warning: this command is potentially destructive and only intended t
            "Continue ? [y/N]\n")
 
 
-def test_reset_stack_status_asks_then_fails_a_stack_in_progress(running: Running) -> None:
+def test_reset_stack_status_asks_then_fails_a_stack_paused_at_a_hook(running: Running,
+                                                                     ) -> None:
     engine = running.engine
-    identity = engine.service.create_stack(CTXT, "stuck", SLOW, {}, {}, {})
+    hooked = {"resource_registry": {"resources": {"slow": {"hooks": "pre-create"}}}}
+    identity = engine.service.create_stack(CTXT, "paused", SLOW, hooked, {}, {})
     stack_id = str(identity["stack_id"])
+    [row] = engine.store.list_resources(stack_id)
+    deadline = time.monotonic() + 60
+    while "pre-create" not in engine.store.get_resource_data(row.id):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
 
     done = manage("reset_stack_status", stack_id, data_dir=running.data_dir, stdin="n\n")
     assert (done.returncode, done.stdout) == (0, WARNING)
@@ -225,20 +237,31 @@ def test_reset_stack_status_asks_then_fails_a_stack_in_progress(running: Running
     view = engine.service.show_stack(CTXT, identity)[0]
     assert (view["stack_status"], view["stack_status_reason"]) == (
         "FAILED", "Stack status manually reset")
+    assert "pre-create" not in engine.store.get_resource_data(row.id)
+    after = engine.store.get_resource(row.id)
+    assert after is not None and after.status is not Status.IN_PROGRESS
+    engine.service.delete_stack(CTXT, identity)
+    _gone(engine, stack_id)
+
+
+def test_a_stack_reset_mid_create_is_deleted_while_its_worker_still_waits(
+        running: Running) -> None:
+    engine = running.engine
+    waiting = {**SLOW, "resources": {"slow": {"type": "OS::Heat::TestResource",
+                                              "properties": {"value": "x",
+                                                             "action_wait_secs": {"create": 30}}}}}
+    identity = engine.service.create_stack(CTXT, "stuck", waiting, {}, {}, {})
+    stack_id = str(identity["stack_id"])
+    done = manage("reset_stack_status", stack_id, data_dir=running.data_dir, stdin="y\n")
+    assert done.returncode == 0, done.stderr
+    view = engine.service.show_stack(CTXT, identity)[0]
+    assert (view["stack_status"], view["stack_status_reason"]) == (
+        "FAILED", "Stack status manually reset")
     [row] = engine.service.list_stack_resources(CTXT, identity)
     assert (row["resource_status"], row["resource_status_reason"]) == (
         "FAILED", "Stack status manually reset")
-
-    time.sleep(4)  # the resource's wait is over: its worker finds its traversal gone
-    view = engine.service.show_stack(CTXT, identity)[0]
-    assert (view["stack_action"], view["stack_status"]) == ("CREATE", "FAILED")
-    [row] = engine.service.list_stack_resources(CTXT, identity)
-    assert (row["resource_action"], row["resource_status"]) == ("CREATE", "FAILED")
-    engine.service.delete_stack(CTXT, identity)
-    deadline = time.monotonic() + 60
-    while engine.store.get_stack(stack_id) is not None:
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    engine.service.delete_stack(CTXT, identity)  # long before the create's wait is over
+    _gone(engine, stack_id)
 
 
 def test_reset_stack_status_of_no_such_stack(running: Running) -> None:
@@ -320,3 +343,69 @@ def test_update_params_refuses_while_an_engine_reports(running: Running) -> None
     assert done.returncode == 1
     assert done.stderr.startswith("ERROR: 1 engine(s) reported to this database")
     assert done.stderr.endswith("stop every engine first\n")
+
+
+CHAIN = {"heat_template_version": "2021-04-16", "resources": {
+    "first": {"type": "OS::Heat::TestResource", "properties": {"value": "one"}},
+    "second": {"type": "OS::Heat::TestResource",
+               "properties": {"value": {"get_attr": ["first", "output"]}}}}}
+
+
+def _as_legacy(data_dir: Path, stack_id: str) -> None:
+    """What the legacy engine leaves: no traversal, rows without template or requires."""
+    from sqlalchemy import create_engine, update
+
+    from hotplate.db import schema as s
+
+    engine = create_engine(f"sqlite:///{data_dir / 'hotplate.sqlite'}")
+    try:
+        with engine.begin() as conn:
+            conn.execute(update(s.stack).where(s.stack.c.id == stack_id).values(
+                convergence=False, current_traversal=None, current_deps=None))
+            conn.execute(update(s.resource).where(s.resource.c.stack_id == stack_id).values(
+                current_template_id=None, requires=[]))
+    finally:
+        engine.dispose()
+
+
+def test_migrate_convergence_1_then_the_engine_updates_and_deletes_the_stack(
+        running: Running) -> None:
+    engine = running.engine
+    identity = engine.service.create_stack(CTXT, "legacy", CHAIN, {}, {}, {})
+    assert settled(engine, identity)["stack_status"] == "COMPLETE"
+    stack_id = str(identity["stack_id"])
+    _as_legacy(running.data_dir, stack_id)
+
+    done = manage("migrate_convergence_1", stack_id, data_dir=running.data_dir)
+
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    migrated = engine.store.get_stack(stack_id)
+    assert migrated is not None and migrated.convergence
+    rows = {row.name: row for row in engine.store.list_resources(stack_id)}
+    assert rows["second"].requires == (rows["first"].id,)
+    assert rows["first"].current_template_id == migrated.raw_template_id
+
+    changed = {"heat_template_version": "2021-04-16", "resources": {
+        "second": {"type": "OS::Heat::TestResource", "properties": {"value": "alone"}}}}
+    engine.service.update_stack(CTXT, identity, changed, {}, {}, {})
+    view = settled(engine, identity)
+    assert (view["stack_action"], view["stack_status"]) == ("UPDATE", "COMPLETE"), view
+    assert [r.name for r in engine.store.list_resources(stack_id)] == ["second"]
+    engine.service.delete_stack(CTXT, identity)
+    _gone(engine, stack_id)
+
+
+def test_migrate_convergence_1_refusals_read_as_heats(running: Running) -> None:
+    engine = running.engine
+    done = manage("migrate_convergence_1", "no-such", data_dir=running.data_dir)
+    assert (done.returncode, done.stderr) == (
+        1, "ERROR: Stack with id no-such can not be found.\n")
+    identity = engine.service.create_stack(CTXT, "busy", SLOW, {}, {}, {})
+    _as_legacy(running.data_dir, str(identity["stack_id"]))
+    done = manage("migrate_convergence_1", str(identity["stack_id"]),
+                  data_dir=running.data_dir)
+    assert (done.returncode, done.stderr) == (
+        1, "ERROR: Stack busy has an action (CREATE) in progress or failed state.\n")
+    done = manage("reset_stack_status", str(identity["stack_id"]), data_dir=running.data_dir,
+                  stdin="y\n")  # its create stopped with its traversal: leave it settled
+    assert done.returncode == 0, done.stderr
