@@ -7,9 +7,9 @@ and ``purge_db``). What then stays of a deleted stack:
 
 - the stack row, its tags, its events, and the properties rows its events
   point at;
-- its template (``raw_template_id``) and its stored credentials row, when a
-  Keystone trust was deleted with it but not the row (a stack with no trust
-  has none);
+- its template (``raw_template_id``); its stored credentials normally go with
+  a root stack's delete (``engine/stack_credentials.py``), but stay when that
+  failed (Keystone away) or when a nested stack still named them;
 - what has no foreign key to it: its event sinks' outbox rows, watermarks and
   notes, its stored signals, its resources' recorded attempts;
 - anything a delete that never finished left: resource rows (with their data,
