@@ -285,6 +285,10 @@ def build_parser() -> argparse.ArgumentParser:
     manage = sub.add_parser(
         "manage", help="heat-manage's commands (db_sync, purge_deleted, reset_stack_status, "
                        "service list, ...); also installed as heat-manage")
+    manage.add_argument("--db-url", dest="db_url", default=argparse.SUPPRESS,
+                        help="database URL (default: SQLite under --data-dir)")
+    manage.add_argument("--data-dir", dest="data_dir", default=argparse.SUPPRESS,
+                        help="where the SQLite database lives (default: var)")
     add_config_arguments(manage)
     add_manage_verbs(manage)
     manage.set_defaults(func=run_manage_verb)

@@ -176,6 +176,9 @@ def test_the_database_is_the_configured_one(running: Running, tmp_path: Path) ->
     done = manage("service", "list", data_dir=tmp_path, env={
         "HOTPLATE_DB_URL": f"sqlite:///{running.data_dir}/hotplate.sqlite"})
     assert running.engine.deps.engine_id in done.stdout
+    done = manage("--db-url", f"sqlite:///{running.data_dir}/hotplate.sqlite", "service",
+                  "list", data_dir=tmp_path, script=False)
+    assert running.engine.deps.engine_id in done.stdout
 
 
 def test_service_list_and_clean(running: Running) -> None:
