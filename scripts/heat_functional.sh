@@ -48,7 +48,8 @@ trap stop_server EXIT
 
 if [[ -z ${TEST_LIST:-} ]]; then
     TEST_LIST=$DATA_DIR/tests.txt
-    cat "$SUITE_DIR/standalone_tests.txt" scripts/heat_functional_manage_tests.txt > "$TEST_LIST"
+    { cat "$SUITE_DIR/standalone_tests.txt"; echo; cat scripts/heat_functional_manage_tests.txt; } \
+        > "$TEST_LIST"
 fi
 # heat-manage alone (the runner builds its venv with whatever python3 is first on PATH)
 mkdir "$DATA_DIR/bin"
