@@ -147,8 +147,8 @@ def do_resource_data_list(args: argparse.Namespace) -> None:
         resource_id = ResourceId(int(args.resource_id))
     except ValueError:
         raise ManageError("no resource data found")
-    data = _with_engine(args, lambda engine: _store(engine, args).get_resource_data(
-        resource_id, as_stored_if_sealed=True))
+    data = _with_engine(args, lambda engine: _store(engine, args).list_resource_data(
+        resource_id))
     if not data:
         raise ManageError("no resource data found")
     for key, value in data.items():

@@ -191,15 +191,22 @@ class ResourceStore(StoreBase):
 
         self._tx.write(run)
 
-    def get_resource_data(self, resource_id: ResourceId, *, as_stored_if_sealed: bool = False,
-                          ) -> dict[str, str]:
-        """Every key of the resource, redacted values decrypted; with
-        ``as_stored_if_sealed``, a value the key does not open is given as stored (an
-        operator's listing, as heat-manage's, shows what it can).
+    def get_resource_data(self, resource_id: ResourceId) -> dict[str, str]:
+        """Every key of the resource, redacted values decrypted.
 
         Raises:
             EncryptionKeyError: a redacted value another key encrypted.
         """
+        return self._read_data(resource_id, as_stored_if_sealed=False)
+
+    def list_resource_data(self, resource_id: ResourceId) -> dict[str, str]:
+        """Every key of the resource for an operator's listing (``heat-manage
+        resource_data_list``): redacted values decrypted, and a value the key does not
+        open given as stored, as Heat's listing shows what it can."""
+        return self._read_data(resource_id, as_stored_if_sealed=True)
+
+    def _read_data(self, resource_id: ResourceId, *, as_stored_if_sealed: bool,
+                   ) -> dict[str, str]:
         rd = s.resource_data
         query = select(rd.c.key, rd.c.value, rd.c.redact, rd.c.decrypt_method).where(
             rd.c.resource_id == resource_id)

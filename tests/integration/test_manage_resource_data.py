@@ -17,12 +17,12 @@ def test_redacted_data_is_decrypted_or_shown_as_stored(store: SqlStore, clock: F
     resource = make_resource(store, make_stack(store, clock))
     store.set_resource_data(resource, "plain", "visible")
     store.set_resource_data(resource, "secret", "hush", redact=True)
-    assert store.get_resource_data(resource, as_stored_if_sealed=True) == {
+    assert store.list_resource_data(resource) == {
         "plain": "visible", "secret": "hush"}
 
     other = SqlStore(store.engine, clock, SecretBox(OTHER_KEY))
     with pytest.raises(EncryptionKeyError):
         other.get_resource_data(resource)
-    shown = other.get_resource_data(resource, as_stored_if_sealed=True)
+    shown = other.list_resource_data(resource)
     assert shown["plain"] == "visible"
     assert shown["secret"] not in ("hush", "") and shown["secret"].startswith("gAAAA")
