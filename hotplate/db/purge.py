@@ -84,7 +84,9 @@ HANGING: tuple[Hanging, ...] = (
     Hanging(s.stack_lock, "stack_id"),
     Hanging(s.stack_tag, "stack_id"),
 )
-"""What belongs to a doomed stack, in the order it is deleted (children first)."""
+"""What belongs to a doomed stack, in the order it is deleted (children first). A
+stack's snapshots would be ``Hanging(snapshot, "stack_id")``, preceded by their
+resources' ``Hanging(resource_snapshot, "snapshot_id", parent=(snapshot, "id"))``."""
 
 SHARED: tuple[Shared, ...] = (
     Shared(s.resource_properties_data, ((s.resource, "rsrc_prop_data_id"),

@@ -190,15 +190,16 @@ def test_soft_deleted_services_before_the_cutoff_go(engine: Engine) -> None:
         assert sorted(conn.execute(select(s.service.c.id)).scalars()) == ["live", "recent"]
 
 
-def test_every_table_naming_a_stack_or_a_resource_is_purged() -> None:
-    """A table added with a stack or resource column needs its entry in HANGING (or in
-    SHARED), or purged stacks would leave its rows behind."""
-    covered = {entry.table.name for entry in HANGING} | {x.table.name for x in SHARED}
-    covered |= {"stack", "sync_point_input"}  # the root; its points' inputs go by cascade
+def test_every_table_naming_a_stack_or_a_purged_row_is_purged() -> None:
+    """A table added with a stack or resource column, or a foreign key to a table whose
+    rows a purge deletes (a snapshot's to its stack, a resource snapshot's to its
+    snapshot), needs its entry in HANGING, or purged stacks would leave its rows behind
+    (or fail on them)."""
+    hanging = {entry.table.name for entry in HANGING} | {"stack"}
+    covered = hanging | {x.table.name for x in SHARED} | {"sync_point_input"}  # cascade
     naming = {table.name for table in s.metadata.sorted_tables
               if {"stack_id", "resource_id", "owner_id"} & set(table.c.keys())
-              or any(fk.column.table.name in ("stack", "resource")
-                     for fk in table.foreign_keys)}
+              or any(fk.column.table.name in hanging for fk in table.foreign_keys)}
     assert naming - covered == set()
 
 
