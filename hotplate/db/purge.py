@@ -5,8 +5,8 @@ row, marked ``deleted_at``, so that ``stack list --show-deleted`` and the
 stack's events still answer (``engine/worker/traversal.py``: ``mark_complete``
 and ``purge_db``). What then stays of a deleted stack:
 
-- the stack row, its tags, its events, and the properties rows its events
-  point at;
+- the stack row, its tags and its events (hotplate's events point at no
+  properties row: the column is Heat's, kept for its schema);
 - its template (``raw_template_id``); its stored credentials normally go with
   a root stack's delete (``engine/stack_credentials.py``), but stay when that
   failed (Keystone away) or when a nested stack still named them;
