@@ -209,8 +209,7 @@ def start_engine(
         transport=transport,
         clock=clock,
         ids=ids,
-        types=ResourceTypes(registry or Registry.default(),
-                            load_global_environment(options.environment_dir)),
+        types=resource_types(options, registry),
         caches=EngineCaches(store),
         runner=runner or ActionRunner(clock),
         host=host,
@@ -247,6 +246,23 @@ def start_engine(
     transport.serve(ENGINE_TOPIC, host, RepeatSafe(service, deps), EngineService.ALLOWED)
     return Engine(deps=deps, service=service, worker=worker, reporter=reporter,
                   recovery=Recovery.start(deps), delivery=_sink_delivery(deps), watch=watch)
+
+
+def resource_types(options: EngineOptions, registry: Any = None) -> ResourceTypes:
+    """The plugins (``registry``, else every installed one) under the global environment
+    (``environment_dir``): what serves each resource of a template."""
+    return ResourceTypes(registry or Registry.default(),
+                         load_global_environment(options.environment_dir))
+
+
+def template_caches(store: Store, options: EngineOptions) -> EngineCaches:
+    """Templates as the engine reads them, implicit dependencies included, for a command
+    that reads stacks without running an engine (``heat-manage migrate_convergence_1``)."""
+    types = resource_types(options)
+    caches = EngineCaches(store)
+    caches.implicit = lambda loaded, decided, params: with_implicit(
+        types, loaded.env, loaded.files, decided, params)
+    return caches
 
 
 def _sink_delivery(deps: EngineDeps) -> SinkDelivery | None:

@@ -6,8 +6,13 @@
 #   TEST_LIST=../shared/heat-functional/beyond_heat_tests.txt make heat-functional
 #
 # The server runs with abandon and adopt switched on (as Heat's gate does), no auth, on a free
-# port and a data directory of its own, and is stopped afterwards. The last line printed is the
-# runner's `N passed, M failed`. Exit status: the runner's (0 all passed, 1 some failed, 2 setup).
+# port and a data directory of its own, and is stopped afterwards. The tests run with this
+# checkout's `heat-manage` first on PATH and HOTPLATE_DATA_DIR naming the server's data
+# directory, so a test that runs `heat-manage purge_deleted` reaches the server's database.
+# Without TEST_LIST the selection is the runner's standalone list plus the tests that need
+# heat-manage (scripts/heat_functional_manage_tests.txt).
+# The last line printed is the runner's `N passed, M failed`. Exit status: the runner's
+# (0 all passed, 1 some failed, 2 setup).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,6 +45,16 @@ stop_server() {
     echo "heat-functional: server log kept in $LOG" >&2
 }
 trap stop_server EXIT
+
+if [[ -z ${TEST_LIST:-} ]]; then
+    TEST_LIST=$DATA_DIR/tests.txt
+    { cat "$SUITE_DIR/standalone_tests.txt"; echo; cat scripts/heat_functional_manage_tests.txt; } \
+        > "$TEST_LIST"
+fi
+# heat-manage alone (the runner builds its venv with whatever python3 is first on PATH)
+mkdir "$DATA_DIR/bin"
+ln -s "$(cd "$BIN" && pwd)/heat-manage" "$DATA_DIR/bin/heat-manage"
+export TEST_LIST HOTPLATE_DATA_DIR=$DATA_DIR PATH="$DATA_DIR/bin:$PATH"
 
 set +e
 HEAT_URL=http://127.0.0.1:$PORT/v1/admin HEAT_MIRROR=$HEAT_MIRROR \

@@ -4,6 +4,7 @@ token store."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -102,6 +103,29 @@ def secret_box(args: argparse.Namespace, *, make: bool = True) -> SecretBox | No
             conf.encrypt_parameters_and_properties))
         args._secret_box = cached
     return cached
+
+
+PREVIOUS_KEY_VARIABLE = "HOTPLATE_PREVIOUS_ENCRYPTION_KEY"
+
+
+def previous_key(args: argparse.Namespace, *, required: bool) -> Any:
+    """The key given as the command's ``previous_encryption_key`` argument, else in
+    PREVIOUS_KEY_VARIABLE (which keeps it off the process list); None when neither
+    is and it is not ``required``."""
+    from hotplate.db.crypt import SecretBox
+
+    key = args.previous_encryption_key or os.environ.get(PREVIOUS_KEY_VARIABLE)
+    if not key:
+        if required:
+            raise SystemExit("error: give the previous auth_encryption_key (argument, or "
+                             f"{PREVIOUS_KEY_VARIABLE})")
+        return None
+    from hotplate.db.crypt import OPTION, EncryptionKeyError
+
+    try:
+        return SecretBox(key, source="the previous key given")
+    except EncryptionKeyError as exc:  # its text names the option: name the argument
+        raise EncryptionKeyError(str(exc).replace(OPTION, "the previous key")) from None
 
 
 def default_db_url(data_dir: str) -> str:

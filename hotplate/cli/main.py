@@ -15,12 +15,16 @@ from hotplate.agent.runner import add_arguments as add_agent_hook_arguments
 from hotplate.agent.runner import run_from_args as run_agent_hook
 from hotplate.cli.common import (
     DEFAULT_DATA_DIR,
+    PREVIOUS_KEY_VARIABLE,
     add_config_arguments,
     auth_store,
     database_url,
+    previous_key,
     secret_box,
     settings,
 )
+from hotplate.cli.manage import add_verbs as add_manage_verbs
+from hotplate.cli.manage import run_verb as run_manage_verb
 from hotplate.cli.remote import add_commands as add_remote_commands
 from hotplate.cli.servers import add_commands as add_server_commands
 
@@ -115,26 +119,6 @@ def cmd_db_sync(args: argparse.Namespace) -> int:
     return 0
 
 
-PREVIOUS_KEY_VARIABLE = "HOTPLATE_PREVIOUS_ENCRYPTION_KEY"
-
-
-def _previous_key(args: argparse.Namespace, *, required: bool) -> Any:
-    from hotplate.db.crypt import SecretBox
-
-    key = args.previous_encryption_key or os.environ.get(PREVIOUS_KEY_VARIABLE)
-    if not key:
-        if required:
-            raise SystemExit("error: give the previous auth_encryption_key (argument, or "
-                             f"{PREVIOUS_KEY_VARIABLE})")
-        return None
-    from hotplate.db.crypt import OPTION, EncryptionKeyError
-
-    try:
-        return SecretBox(key, source="the previous key given")
-    except EncryptionKeyError as exc:  # its text names the option: name the argument
-        raise EncryptionKeyError(str(exc).replace(OPTION, "the previous key")) from None
-
-
 def _rekeyed(args: argparse.Namespace, run: Any) -> int:
     """Run a re-encryption over the command's database; its counts, or its one-line error."""
     from hotplate.db.crypt import EncryptionKeyError
@@ -149,7 +133,7 @@ def _rekeyed(args: argparse.Namespace, run: Any) -> int:
               file=sys.stderr)
         return 2
     try:
-        previous = _previous_key(args, required=args.db_command == "rotate-key")
+        previous = previous_key(args, required=args.db_command == "rotate-key")
         upgrade(db_url)  # no key checked here: the values themselves say which key opens them
         engine = make_engine(db_url)
         try:
@@ -298,6 +282,16 @@ def build_parser() -> argparse.ArgumentParser:
         add_config_arguments(command)
     listing.set_defaults(func=cmd_token_list)
     revoke.set_defaults(func=cmd_token_revoke)
+    manage = sub.add_parser(
+        "manage", help="heat-manage's commands (db_sync, purge_deleted, reset_stack_status, "
+                       "service list, ...); also installed as heat-manage")
+    manage.add_argument("--db-url", dest="db_url", default=argparse.SUPPRESS,
+                        help="database URL (default: SQLite under --data-dir)")
+    manage.add_argument("--data-dir", dest="data_dir", default=argparse.SUPPRESS,
+                        help="where the SQLite database lives (default: var)")
+    add_config_arguments(manage)
+    add_manage_verbs(manage)
+    manage.set_defaults(func=run_manage_verb)
     add_remote_commands(sub)
     agent_hook = sub.add_parser(
         "agent-hook", help="on a server: run the deployments os-collect-config collected "
@@ -311,6 +305,12 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "agent-hook":  # on every metadata change: none of the server's imports
         return int(args.func(args))
+    return run_parsed(args)
+
+
+def run_parsed(args: argparse.Namespace) -> int:
+    """Run a parsed command (``hotplate ...`` or ``heat-manage ...``): logging set up, and
+    a configuration the operator must fix said in one line."""
     from hotplate.config import ConfigError
     from hotplate.db.crypt import EncryptionKeyError
     from hotplate.db.migrate import ForeignDatabaseError

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from datetime import datetime
 from itertools import groupby
@@ -13,11 +14,14 @@ from sqlalchemy.dialects import mysql, postgresql, sqlite
 from hotplate.db import queries as q
 from hotplate.db import schema as s
 from hotplate.db.base import StoreBase
+from hotplate.db.crypt import EncryptionKeyError
 from hotplate.db.events import insert_event
 from hotplate.db.rows import to_resource, to_stack
 from hotplate.model.ids import EngineId, ResourceId, StackId
 from hotplate.model.records import NewEvent, NewResource, ResourceRecord, StackRecord
 from hotplate.model.states import Action, Status
+
+LOG = logging.getLogger(__name__)
 
 _INSERT_RETURNING_IDS = insert(s.resource).returning(s.resource.c.id, s.resource.c.uuid)
 _CHUNK = 500
@@ -201,11 +205,31 @@ class ResourceStore(StoreBase):
         Raises:
             EncryptionKeyError: a redacted value another key encrypted.
         """
+        return self._read_data(resource_id, as_stored_if_sealed=False)
+
+    def list_resource_data(self, resource_id: ResourceId) -> dict[str, str]:
+        """Every key of the resource for an operator's listing (``heat-manage
+        resource_data_list``): redacted values decrypted, and a value the key does not
+        open given as stored, as Heat's listing shows what it can."""
+        return self._read_data(resource_id, as_stored_if_sealed=True)
+
+    def _read_data(self, resource_id: ResourceId, *, as_stored_if_sealed: bool,
+                   ) -> dict[str, str]:
         rd = s.resource_data
         query = select(rd.c.key, rd.c.value, rd.c.redact, rd.c.decrypt_method).where(
             rd.c.resource_id == resource_id)
         rows = self._tx.read(lambda conn: conn.execute(query).all())
-        return {row.key: self._data_value(resource_id, row) for row in rows}
+        found = {}
+        for row in rows:
+            try:
+                found[row.key] = self._data_value(resource_id, row)
+            except EncryptionKeyError:
+                if not as_stored_if_sealed:
+                    raise
+                LOG.warning("resource data %r of resource %s: the key does not open it; "
+                            "shown as stored", row.key, resource_id)
+                found[row.key] = row.value
+        return found
 
     def _data_value(self, resource_id: ResourceId, row: Any) -> Any:
         if not (row.redact and row.decrypt_method and row.value is not None):

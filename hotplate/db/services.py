@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Connection, delete, func, insert, select, update
@@ -96,6 +96,32 @@ class ServiceStore(StoreBase):
             .values(deleted_at=self._now())
         )
         return int(self._tx.write(lambda conn: conn.execute(statement).rowcount))
+
+    def delete_services_down(self, now: datetime) -> list[ServiceRecord]:
+        """Soft delete every service row that reads ``down`` at ``now``
+        (``ServiceRecord.is_up``): ``heat-manage service clean``. Returns them.
+
+        Each row goes only if it is still silent when it is deleted: an engine
+        that reports between the read and the write keeps its row.
+        """
+        sv = s.service
+        down = [row for row in self.list_services() if not row.is_up(now)]
+        deleted = self._now()
+
+        def run(conn: Connection) -> list[ServiceRecord]:
+            gone = []
+            for row in down:
+                cutoff = now - timedelta(seconds=2 * row.report_interval)
+                still_silent = conn.execute(
+                    update(sv)
+                    .where(sv.c.id == row.id, sv.c.deleted_at.is_(None),
+                           func.coalesce(sv.c.updated_at, sv.c.created_at) < cutoff)
+                    .values(deleted_at=deleted)).rowcount
+                if still_silent:
+                    gone.append(row)
+            return gone
+
+        return self._tx.write(run) if down else []
 
     def list_services(self) -> list[ServiceRecord]:
         sv = s.service

@@ -163,11 +163,7 @@ def parameter_texts(schemas: Mapping[str, ParameterSchema], values: Mapping[str,
 
 
 def format_service(service: ServiceRecord, now: datetime) -> dict[str, Any]:
-    """Heat's service view: ``up`` while the last report (or the start, before the
-    first one) is at most two report intervals old, so one late report is not
-    enough to read an engine ``down``."""
-    seen = service.updated_at or service.created_at
-    up = (now - seen).total_seconds() <= 2 * service.report_interval
+    """Heat's service view; ``status`` by ``ServiceRecord.is_up``."""
     return {
         "id": service.id,
         "binary": service.binary,
@@ -179,7 +175,7 @@ def format_service(service: ServiceRecord, now: datetime) -> dict[str, Any]:
         "created_at": iso(service.created_at),
         "updated_at": iso(service.updated_at),
         "deleted_at": None,
-        "status": "up" if up else "down",
+        "status": "up" if service.is_up(now) else "down",
     }
 
 

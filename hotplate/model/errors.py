@@ -6,6 +6,7 @@
     ├── EntityNotFound            404  "The Stack (web) could not be found."
     ├── StackExists               409
     ├── ActionInProgress          409
+    ├── ActionNotComplete         (heat-manage migrate_convergence_1)
     ├── StackValidationFailed     400  (every template / property / parameter error)
     │   ├── InvalidTemplateVersion
     │   ├── InvalidTemplateSection
@@ -64,6 +65,12 @@ class StackExists(HotplateError):
 class ActionInProgress(HotplateError):
     def __init__(self, stack_name: str, action: str) -> None:
         super().__init__(f"Stack {stack_name} already has an action ({action}) in progress.")
+
+
+class ActionNotComplete(HotplateError):
+    def __init__(self, stack_name: str, action: str) -> None:
+        super().__init__(f"Stack {stack_name} has an action ({action}) in progress or "
+                         "failed state.")
 
 
 class StackValidationFailed(HotplateError):

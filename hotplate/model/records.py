@@ -194,6 +194,13 @@ class ServiceRecord:
     created_at: datetime
     updated_at: datetime | None = None
 
+    def is_up(self, now: datetime) -> bool:
+        """Heat's rule: up while the last report (or the start, before the first one)
+        is at most two report intervals old, so one late report does not make an
+        engine ``down``."""
+        seen = self.updated_at or self.created_at
+        return (now - seen).total_seconds() <= 2 * self.report_interval
+
 
 @dataclass(frozen=True, slots=True)
 class PointState:

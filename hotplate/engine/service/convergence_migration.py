@@ -1,0 +1,77 @@
+"""What ``heat-manage migrate_convergence_1 STACK`` changes, checked as Heat's engine
+checks it (``EngineService.migrate_convergence_1``): a root stack, complete with every
+stack nested under it, whose legacy rows become a convergence stack's
+(convergence/migration.py). The caller writes the result in one transaction
+(db/convergence_migration.py).
+
+Every stack hotplate creates is a convergence stack; a legacy one comes from a
+database filled by other means.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from hotplate.convergence.migration import StackConversion, convert_rows
+from hotplate.engine.cache import EngineCaches
+from hotplate.model.errors import ActionNotComplete, EntityNotFound, NotSupported
+from hotplate.model.ids import NO_TRAVERSAL, StackId, TraversalId
+from hotplate.model.records import StackRecord
+from hotplate.model.states import Status
+from hotplate.ports import Ids, ResourceStorage
+
+LOG = logging.getLogger(__name__)
+
+__all__ = ["plan_convergence_migration"]
+
+
+def plan_convergence_migration(
+    root: StackRecord | None,
+    stack_id: str,
+    nested: Sequence[StackRecord],
+    *,
+    caches: EngineCaches,
+    rows: ResourceStorage,
+    ids: Ids,
+) -> list[StackConversion]:
+    """The conversions of ``root`` (the live stack ``stack_id``, or None) and its nested
+    stacks; none when ``root`` is a convergence stack already.
+
+    Raises:
+        EntityNotFound: no live stack ``stack_id``.
+        NotSupported: it is a nested stack (its root is migrated with it).
+        ActionNotComplete: it, or a stack nested under it, is not COMPLETE.
+    """
+    if root is None:
+        raise EntityNotFound("Stack", stack_id)
+    if root.owner_id is not None:
+        raise NotSupported(f"Migration of nested stack {stack_id} is not supported.")
+    if root.convergence:
+        LOG.info("Convergence was already enabled for stack %s", stack_id)
+        return []
+    for stack in (root, *nested):
+        if stack.status is not Status.COMPLETE:
+            raise ActionNotComplete(stack.name, str(stack.action))
+    return [_conversion(stack, caches, rows, ids) for stack in (*nested, root)
+            if not stack.convergence]
+
+
+def _conversion(stack: StackRecord, caches: EngineCaches, rows: ResourceStorage, ids: Ids,
+                ) -> StackConversion:
+    template = caches.for_stack(stack.raw_template_id, stack)
+    requires, dropped = convert_rows(template.dependencies(), rows.list_resources(stack.id),
+                                     stack.raw_template_id)
+    for row_id in dropped:
+        LOG.warning("Resource %s not found in template for stack %s, deleting from DB.",
+                    row_id, stack.id)
+    prev = stack.prev_raw_template_id
+    return StackConversion(
+        stack_id=StackId(stack.id),
+        expected_traversal=stack.current_traversal or NO_TRAVERSAL,
+        template_id=stack.raw_template_id,
+        new_traversal=TraversalId(ids.new_uuid()),
+        requires=requires,
+        dropped=dropped,
+        prev_template_id=prev if prev != stack.raw_template_id else None,
+    )
