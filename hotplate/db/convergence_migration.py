@@ -14,12 +14,13 @@ from sqlalchemy import Connection, Engine, delete, func, select, update
 
 from hotplate.convergence.migration import StackConversion
 from hotplate.db import schema as s
+from hotplate.db.base import StoreBase
 from hotplate.db.rows import to_stack
 from hotplate.db.tx import Rollback, Transactions
 from hotplate.model.ids import NO_TRAVERSAL
 from hotplate.model.records import StackRecord
 
-__all__ = ["convert_to_convergence", "nested_stacks"]
+__all__ = ["ConvergenceMigrationStore", "convert_to_convergence", "nested_stacks"]
 
 
 def nested_stacks(engine: Engine, root_id: str) -> list[StackRecord]:
@@ -97,3 +98,14 @@ def _drop_template(conn: Connection, template_id: int) -> None:
         ~select(st.c.id).where((st.c.raw_template_id == template_id)
                                | (st.c.prev_raw_template_id == template_id)).exists(),
         ~select(r.c.id).where(r.c.current_template_id == template_id).exists()))
+
+
+class ConvergenceMigrationStore(StoreBase):
+    """The two reads and the write above, on the store's engine (a SqlStore mixin), for
+    the engine topic's ``migrate_convergence_1``."""
+
+    def nested_stacks(self, root_id: str) -> list[StackRecord]:
+        return nested_stacks(self.engine, root_id)
+
+    def convert_to_convergence(self, conversions: Sequence[StackConversion]) -> bool:
+        return convert_to_convergence(self.engine, conversions)

@@ -46,6 +46,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
+from hotplate.db.convergence_migration import ConvergenceMigrationStore
 from hotplate.db.crypt import SecretBox
 from hotplate.db.events import EventStore
 from hotplate.db.locks import ResourceLockStore
@@ -67,7 +68,7 @@ from hotplate.ports import Clock
 
 class SqlStore(StackStore, ResourceStore, ResourceLockStore, SyncStore, EventStore, ServiceStore,
                RecoveryStore, SoftwareStore, SignalStore, StackUserStore, RequestStore,
-               SnapshotStore):
+               SnapshotStore, ConvergenceMigrationStore):
     """The Store on an engine from ``hotplate.db.engine.make_engine``.
 
     ``clock`` supplies every created_at / updated_at / deleted_at, so a fake

@@ -30,6 +30,7 @@ from hotplate.model.records import (
     SyncResult,
     UserCreds,
 )
+from hotplate.ports.migration import ConvergenceMigrationStorage
 from hotplate.ports.requests import RequestStorage
 from hotplate.ports.server_config import SignalStorage, SoftwareStorage
 from hotplate.ports.snapshots import SnapshotStorage
@@ -413,7 +414,7 @@ class CredentialStorage(Protocol):
 class Store(
     TemplateStorage, StackStorage, ResourceStorage, ResourceDataStorage, EventStorage,
     SyncPointStorage, ServiceStorage, RecoveryStorage, CredentialStorage, SoftwareStorage,
-    SignalStorage, RequestStorage, SnapshotStorage, Protocol,
+    SignalStorage, RequestStorage, SnapshotStorage, ConvergenceMigrationStorage, Protocol,
 ):
     """Persistence for stacks, resources, events and sync points: every role at once.
 

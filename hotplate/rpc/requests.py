@@ -35,7 +35,8 @@ WRITES = frozenset({
     "abandon_stack", "check_software_deployment", "create_software_config",
     "create_software_deployment", "create_stack", "delete_software_config",
     "delete_software_deployment", "delete_stack", "resource_mark_unhealthy",
-    "resource_signal", "signal_software_deployment", "stack_cancel_update", "stack_check",
+    "migrate_convergence_1", "resource_signal", "signal_software_deployment",
+    "stack_cancel_update", "stack_check",
     "stack_restore", "stack_resume", "stack_snapshot", "stack_suspend", "delete_snapshot",
     "update_software_deployment", "update_stack",
 })

@@ -11,11 +11,18 @@ database filled by other means.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from hotplate.convergence.migration import StackConversion, convert_rows
 from hotplate.engine.cache import EngineCaches
-from hotplate.model.errors import ActionNotComplete, EntityNotFound, NotSupported
+from hotplate.engine.service.lookups import StackLookups, reaches
+from hotplate.model.errors import (
+    ActionInProgress,
+    ActionNotComplete,
+    EntityNotFound,
+    NotSupported,
+)
 from hotplate.model.ids import NO_TRAVERSAL, StackId, TraversalId
 from hotplate.model.records import StackRecord
 from hotplate.model.states import Status
@@ -23,7 +30,7 @@ from hotplate.ports import Ids, ResourceStorage
 
 LOG = logging.getLogger(__name__)
 
-__all__ = ["plan_convergence_migration"]
+__all__ = ["MigrationMethods", "plan_convergence_migration"]
 
 
 def plan_convergence_migration(
@@ -75,3 +82,27 @@ def _conversion(stack: StackRecord, caches: EngineCaches, rows: ResourceStorage,
         dropped=dropped,
         prev_template_id=prev if prev != stack.raw_template_id else None,
     )
+
+
+class MigrationMethods(StackLookups):
+    MIGRATION_METHODS = frozenset({"migrate_convergence_1"})
+
+    def migrate_convergence_1(self, ctxt: Mapping[str, Any], stack_id: str) -> None:
+        """heat-manage's ``migrate_convergence_1`` over the engine topic, as Heat's asks
+        an engine: the stack's tree becomes convergence in one transaction, or nothing
+        changes (ActionInProgress when an action started meanwhile).
+
+        Raises:
+            EntityNotFound, NotSupported, ActionNotComplete, ActionInProgress.
+        """
+        deps = self._deps
+        root = deps.store.get_stack(StackId(str(stack_id)))
+        if root is not None and not reaches(ctxt, root):
+            root = None
+        nested = deps.store.nested_stacks(root.id) if root is not None else []
+        plans = plan_convergence_migration(root, str(stack_id), nested, caches=deps.caches,
+                                           rows=deps.store, ids=deps.ids)
+        if plans and not deps.store.convert_to_convergence(plans):
+            now = deps.store.get_stack(StackId(str(stack_id))) or root
+            assert now is not None
+            raise ActionInProgress(now.name, str(now.action))

@@ -23,6 +23,7 @@ from hotplate.engine.hosting.adopt import (
 )
 from hotplate.engine.hosting.nested import MAX_NESTED_DEPTH
 from hotplate.engine.service import abandon as abandoning
+from hotplate.engine.service.convergence_migration import MigrationMethods
 from hotplate.engine.service.drift import DriftMethods
 from hotplate.engine.service.lookup_methods import LookupMethods
 from hotplate.engine.service.lookups import identity_of, project_of, request_environment
@@ -62,7 +63,7 @@ LOG = logging.getLogger(__name__)
 
 
 class EngineService(LookupMethods, CatalogMethods, SoftwareMethods, DriftMethods,
-                    SnapshotMethods):
+                    SnapshotMethods, MigrationMethods):
     STACK_METHODS = frozenset({
         "create_stack", "update_stack", "delete_stack", "show_stack", "list_stacks",
         "identify_stack", "list_events", "stack_cancel_update", "show_output", "list_outputs",
@@ -73,7 +74,7 @@ class EngineService(LookupMethods, CatalogMethods, SoftwareMethods, DriftMethods
     ALLOWED = (STACK_METHODS | ResourceMethods.RESOURCE_METHODS
                | CatalogMethods.CATALOG_METHODS | SoftwareMethods.SOFTWARE_METHODS
                | DriftMethods.DRIFT_METHODS | SnapshotMethods.SNAPSHOT_METHODS
-               | LookupMethods.LOOKUP_METHODS)
+               | LookupMethods.LOOKUP_METHODS | MigrationMethods.MIGRATION_METHODS)
 
     def __init__(self, deps: EngineDeps, worker: WorkerService) -> None:
         super().__init__(deps)
