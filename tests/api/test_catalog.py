@@ -73,8 +73,8 @@ def test_validate_errors_name_the_path_and_the_line(api: Api, http: Any) -> None
     assert resp.status_code == 400
     error = resp.json()["error"]
     assert error["type"] == "HTTPBadRequest"
-    assert error["message"] == ("resources.web.properties: Unknown Property colour "
-                                "at line 5, column 5")
+    assert error["message"] == ("Property error: resources.web.properties: Unknown Property "
+                                "colour at line 5, column 5")
     as_object = http.post(f"{api.endpoint}/validate", json={"template": {
         "heat_template_version": VERSION,
         "resources": {"web": {"type": "OS::No::Such"}}}})
