@@ -48,6 +48,7 @@ from hotplate.template import (
     parse_template,
     resolve_parameters,
 )
+from hotplate.template.errors import ProviderOutputsInvalid
 from hotplate.template.positions import locate
 from hotplate.template.validation import validate_functions
 
@@ -223,6 +224,8 @@ def resource_classes(deps: EngineDeps, env: Environment, template: Template,
                     continue
                 raise unimplemented from None
             raise StackValidationFailed(exc.detail, ("resources", name, "type")) from None
+        except ProviderOutputsInvalid as exc:  # Heat's names no path
+            raise StackValidationFailed(exc.detail) from None
         except StackValidationFailed as exc:
             raise StackValidationFailed(exc.detail, ("resources", name, "type")) from None
     return classes
