@@ -28,6 +28,7 @@ from hotplate.resources.stack_resource import StackResource
 from hotplate.resources.template_resource import TemplateResource
 from hotplate.template import parse_environment, parse_template, resolve_parameters
 from hotplate.template.definitions import ResourceDefinition
+from hotplate.template.environment import parse_registry
 from hotplate.template.functions import GetParam, Node, iter_functions
 from hotplate.template.functions.base import OMITTED
 from hotplate.template.yaml_loader import load_text
@@ -160,9 +161,12 @@ def validate_child(deps: EngineDeps, cls: type[Resource], name: str,
         url, params = GROUP_URL, {}
     if template is None:
         return
-    registry = {key: target for key, target in
-                dict(environment.get("resource_registry") or {}).items()
+    given = dict(environment.get("resource_registry") or {})
+    registry = {key: target for key, target in given.items()
                 if key != "resources" and target != url}
+    inherited = parse_registry(given, "environment").child_resources(name)
+    if inherited:  # resources.<name>.<child>, as the child stack will have them
+        registry["resources"] = inherited
     child_env = {"parameters": params,
                  "parameter_defaults": environment.get("parameter_defaults") or {},
                  "resource_registry": registry}
