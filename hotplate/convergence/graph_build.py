@@ -23,7 +23,7 @@ Rows created for this traversal (born INIT) get no cleanup node.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from hotplate.graph.dag import Graph
@@ -84,10 +84,13 @@ def build_traversal_graph(
     return graph
 
 
-def graph_to_json(graph: Graph[NodeKey], *, converge: bool = False) -> dict[str, Any]:
+def graph_to_json(graph: Graph[NodeKey], *, converge: bool = False,
+                  retired: Sequence[int] = ()) -> dict[str, Any]:
     """Heat's ``current_deps`` form: ``{"edges": [[[id, is_update], [id, is_update]|null]]}``,
     with ``"converge": true`` for an update that converges on the live state (Heat carries
-    that flag in each node's message; ours carry keys only, so the traversal keeps it)."""
+    that flag in each node's message; ours carry keys only, so the traversal keeps it), and
+    ``"retired_templates"``: template ids the stack no longer names but some of its rows
+    did when the traversal began, deleted once it succeeds (engine/worker/retired_templates)."""
     edges: list[list[Any]] = []
     for node in graph.nodes:
         reqs = graph.requires(node)
@@ -95,7 +98,12 @@ def graph_to_json(graph: Graph[NodeKey], *, converge: bool = False) -> dict[str,
             edges.append([[node.resource_id, node.is_update], None])
         for req in sorted(reqs):
             edges.append([[node.resource_id, node.is_update], [req.resource_id, req.is_update]])
-    return {"edges": edges, "converge": True} if converge else {"edges": edges}
+    data: dict[str, Any] = {"edges": edges}
+    if converge:
+        data["converge"] = True
+    if retired:
+        data["retired_templates"] = list(retired)
+    return data
 
 
 def graph_from_json(data: Mapping[str, Any]) -> Graph[NodeKey]:

@@ -11,6 +11,7 @@ from typing import Any
 from hotplate.model.errors import StackValidationFailed
 from hotplate.resources.template_resource import TemplateResource, template_resource_class
 from hotplate.template import Template, parse_template
+from hotplate.template.resource_parser import check_provider_outputs
 
 MAX_CLASSES = 256
 
@@ -50,6 +51,8 @@ class TemplateTypes:
             if found is not None:
                 self._classes.move_to_end(key)
                 return found
+        check_provider_outputs(parsed.to_dict().get(parsed.hot_version.spelling.outputs),
+                               parsed.hot_version)
         cls = template_resource_class(template_name, parsed, text, defaulted=covered)
         with self._lock:
             self._classes[key] = cls

@@ -13,6 +13,7 @@
     │   ├── CircularDependencyException
     │   ├── UserParameterMissing
     │   ├── UnknownUserParameter
+    │   ├── PropertyError           (worded by where it is met: see the class)
     │   └── ResourceTypeUnavailable
     ├── NotSupported              400
     ├── RequestLimitExceeded      400
@@ -107,6 +108,58 @@ class UnknownUserParameter(StackValidationFailed):
     def __init__(self, key: str) -> None:
         super().__init__(f'The Parameter ({key}) was not defined in template.')
         self.key = key
+
+
+class PropertyError(StackValidationFailed):
+    """A resource's property that cannot be taken: its name, presence, type or
+    constraints, or a function in its value that fails as it resolves.
+
+    Heat's Properties.validate reports all of these as a ``Property error``
+    whose path ends at the property (a function's own path is not shown), and
+    the words around it depend on where it is met:
+
+    =====================  ===================================================
+    met                    Heat's text
+    =====================  ===================================================
+    template validate      ``Property error: resources.r.properties.k: msg``
+    stack create / update  ``Property error: : resources.r.properties.k: : msg``
+                           (heat-api words the engine's error again from its
+                           parts after it crossed RPC, each part keeping its
+                           ``": "``)
+    resource create        ``resources.r: Property error: Properties.k: msg``
+                           (the resource's reason; the stack's puts ``r.``
+                           before ``Properties``)
+    =====================  ===================================================
+
+    ``path`` is hotplate's (``("resources", "r", "properties", "k", 0)``);
+    Heat writes an index as ``[0]`` after the step before it.
+    """
+
+    def validate_text(self) -> str:
+        return f"Property error: {heat_path(self.path)}: {self.detail}"
+
+    def request_text(self) -> str:
+        return f"Property error: : {heat_path(self.path)}: : {self.detail}"
+
+    def worded(self, text: str) -> StackValidationFailed:
+        """The same error in other words; the path stays, for positions in the text."""
+        error = StackValidationFailed(self.detail, self.path)
+        error.message = text
+        error.args = (text,)
+        return error
+
+
+def heat_path(path: tuple[str | int, ...] | list[str | int]) -> str:
+    """A path as Heat's errors print it: steps joined by dots, indices as ``[i]``."""
+    text = ""
+    for step in path:
+        if isinstance(step, int) or step.isdigit():
+            text += f"[{step}]"
+        elif text:
+            text += f".{step}"
+        else:
+            text = step
+    return text
 
 
 class ResourceTypeUnavailable(StackValidationFailed):

@@ -13,7 +13,7 @@ A plugin declares ``properties_schema = {"length": Schema(Schema.INTEGER, ...)}`
 
 ``<container>`` is the ``path`` the caller passes (``('resources', 'web',
 'properties')``), extended with keys and list indices for nested values;
-it is carried by ``StackValidationFailed.path``. Missing and unknown
+it is carried by ``PropertyError.path`` (a ``StackValidationFailed``). Missing and unknown
 properties name the container, not the key, exactly as Heat does.
 
 Coercion (Heat's ``Property.get_value``):
@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar
 
-from hotplate.model.errors import StackValidationFailed
+from hotplate.model.errors import PropertyError, StackValidationFailed
 from hotplate.resources.constraints import (
     AllowedPattern,
     AllowedValues,
@@ -175,7 +175,7 @@ def validate_properties(
     """Check ``raw`` against ``schema``; return every declared key with its final value.
 
     Raises:
-        StackValidationFailed: with Heat's message and ``path`` naming where
+        PropertyError: with Heat's message and ``path`` naming where
             (the container for unknown and missing properties, the property
             itself for a bad value).
     """
@@ -183,10 +183,10 @@ def validate_properties(
     if raw is None:
         raw = {}
     if not isinstance(raw, Mapping):
-        raise StackValidationFailed(f'"{raw}" is not a map', where)
+        raise PropertyError(f'"{raw}" is not a map', where)
     for key in raw:
         if key not in schema:
-            raise StackValidationFailed(f"Unknown Property {key}", where)
+            raise PropertyError(f"Unknown Property {key}", where)
     return {key: _value_or_default(key, prop, raw.get(key), where)
             for key, prop in schema.items()}
 
@@ -212,7 +212,7 @@ def _value_or_default(key: str | int, prop: Schema, value: Any, where: PropertyP
         if prop.default is not None:
             value = copy.deepcopy(prop.default)
         elif prop.required:
-            raise StackValidationFailed(f"Property {key} not assigned", where)
+            raise PropertyError(f"Property {key} not assigned", where)
         else:
             return None
     return coerce_value(prop, value, (*where, key))
@@ -227,14 +227,14 @@ def coerce_value(prop: Schema, value: Any, path: Sequence[str | int]) -> Any:
     try:
         result = _convert(prop, value, where)
     except (ValueError, TypeError, OverflowError) as exc:
-        raise StackValidationFailed(str(exc), where)
+        raise PropertyError(str(exc), where)
     for constraint in prop.constraints:
         try:
             message = constraint.check(result, str(prop.type))
         except (ValueError, TypeError) as exc:
             message = str(exc)
         if message is not None:
-            raise StackValidationFailed(message, where)
+            raise PropertyError(message, where)
     return result
 
 

@@ -14,7 +14,9 @@ Heat knows:
 * ``resources: {web: {"OS::Nova::Server": "My::Server"}}``: for one
   resource only (looked up by exact name, as Heat does). Under
   ``resources`` a name pattern (fnmatch: ``web*``) may also carry
-  ``hooks`` and ``restricted_actions``.
+  ``hooks`` and ``restricted_actions``, and a mapping per resource of its
+  nested stack (``resources: {group: {"0": {hooks: pre-create}}}``), which
+  that stack gets as its own ``resources``.
 
 A target ending in ``.yaml`` or ``.template`` names a provider template
 and ends the chain.
@@ -88,9 +90,13 @@ class ResourceOverrides:
     types: Mapping[str, str] = field(default_factory=_empty)
     hooks: frozenset[str] = frozenset()
     restricted_actions: frozenset[str] = frozenset()
+    children: Mapping[str, ResourceOverrides] = field(default_factory=_empty)
+    """``resources.<this>.<child>``: entries for the resources of this resource's
+    nested stack, which gets them as its own ``resources`` (``child_resources``)."""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = dict(self.types)
+        out.update((name, child.to_dict()) for name, child in self.children.items())
         if self.hooks:
             out[HOOKS] = [h for h in HOOK_TYPES if h in self.hooks]
         if self.restricted_actions:
@@ -174,6 +180,23 @@ class ResourceRegistry:
     def _matching(self, resource_name: str) -> list[ResourceOverrides]:
         return [o for pattern, o in self.resources.items()
                 if fnmatch.fnmatchcase(resource_name, pattern)]
+
+    def child_resources(self, resource_name: str) -> dict[str, Any]:
+        """The ``resources`` section the nested stack of resource ``resource_name``
+        gets: what the entries matching its name hold for the child's resources.
+
+        Heat's ``remove_resources_except``: the entries whose pattern matches the
+        name merge first, the entry of that exact name last. (Heat merges each
+        entry whole, so its own hooks and mappings land in the child as entries
+        named ``hooks`` or after a type, which no resource of the child matches.)
+        """
+        merged: dict[str, Any] = {}
+        for overrides in self._matching(resource_name):
+            merged.update((n, c.to_dict()) for n, c in overrides.children.items())
+        own = self.resources.get(resource_name)
+        if own is not None:
+            merged.update((n, c.to_dict()) for n, c in own.children.items())
+        return merged
 
     def hooks_for(self, resource_name: str) -> frozenset[str]:
         """Every hook set on ``resource_name``, directly or through a name pattern."""
@@ -350,6 +373,7 @@ def _parse_overrides(entry: Any, where: Path) -> ResourceOverrides:
     types: dict[str, str] = {}
     hooks: frozenset[str] = frozenset()
     restricted: frozenset[str] = frozenset()
+    children: dict[str, ResourceOverrides] = {}
     for key, value in entry.items():
         if key == HOOKS:
             hooks = _listed(value, HOOK_TYPES, (
@@ -363,12 +387,15 @@ def _parse_overrides(entry: Any, where: Path) -> ResourceOverrides:
             continue
         elif isinstance(value, str):
             types[key] = value
+        elif isinstance(value, dict):  # a resource of this one's nested stack
+            children[key] = _parse_overrides(value, (*where, key))
         else:
             raise _invalid(
                 f'resource type "{key}" must map to a type name or a template', (*where, key)
             )
     return ResourceOverrides(
-        types=frozen_mapping(types), hooks=hooks, restricted_actions=restricted
+        types=frozen_mapping(types), hooks=hooks, restricted_actions=restricted,
+        children=frozen_mapping(children),
     )
 
 

@@ -4,7 +4,9 @@
 
     StackValidationFailed                 (hotplate.model.errors)
     ├── InvalidTemplateReference          'The specified reference "db" (in web) is incorrect.'
-    └── InvalidSchemaError                a parameter's schema is wrong
+    ├── InvalidSchemaError                a parameter's schema is wrong
+    └── ProviderOutputsInvalid            a provider template's outputs (no path: Heat
+                                          meets it building the resource, before any)
 
 Heat words some messages so that they already say where the problem is
 (the resource or parameter is in the text). Those keep Heat's exact text and
@@ -46,3 +48,11 @@ class InvalidSchemaError(StackValidationFailed):
     def __init__(self, message: str, path: Sequence[str] = ()) -> None:
         super().__init__(message)
         self.path = tuple(path)
+
+
+class ProviderOutputsInvalid(StackValidationFailed):
+    """A provider template's output with a key HOT does not define.
+
+    Heat reads these outputs as it builds the resource of that type, before
+    any step names the resource, so the message stands alone.
+    """

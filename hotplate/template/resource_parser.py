@@ -12,6 +12,9 @@ error: <path>: ...".
 HOT and CFN share all of it but the spelling of keys (``version.spelling``)
 and the first shape check: HOT refuses unknown keys and checks entries in
 name order, CFN (as Heat) ignores unknown keys and checks in template order.
+An output's unknown keys are ignored in both; only a provider template's
+outputs refuse them (``check_provider_outputs``), as Heat reads those
+another way.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from hotplate.template.definitions import (
     ResourceDefinition,
 )
 from hotplate.template.document import copy_data
-from hotplate.template.errors import with_path
+from hotplate.template.errors import ProviderOutputsInvalid, with_path
 from hotplate.template.functions import (
     Function,
     Node,
@@ -262,6 +265,29 @@ def parse_outputs(
     }
 
 
+def check_provider_outputs(section: Any, version: TemplateVersion) -> None:
+    """The outputs of a template used as a resource type, as Heat reads them for the
+    type's attributes: only the version's output keys, and a value in each.
+
+    A stack's own outputs ignore other keys (Heat reads them another way); a
+    provider template's are checked as HOT spells them (CFN's are not), in
+    name order, the error naming no path.
+
+    Raises:
+        ProviderOutputsInvalid: in Heat's words.
+    """
+    if not version.strict_keys or not isinstance(section, Mapping):
+        return
+    for name in sorted(section):
+        data = section[name]
+        if not data or not isinstance(data, Mapping):
+            continue  # the template's own parse says what is wrong with it
+        for key in data:
+            if key not in version.output_keys:
+                raise ProviderOutputsInvalid(
+                    f'"{key}" is not a valid keyword inside a output definition')
+
+
 def _output(
     name: str, data: Any, version: TemplateVersion, scope: ParseScope, conditions: dict[str, Any]
 ) -> OutputDefinition:
@@ -270,12 +296,6 @@ def _output(
     if not isinstance(data, Mapping):
         raise _output_error(
             f"Output definitions must be a map. Found a {type(data).__name__} instead", path)
-    if version.strict_keys:
-        for key in data:
-            if key not in version.output_keys:
-                raise StackValidationFailed(
-                    f'"{key}" is not a valid keyword inside a output definition', path
-                )
     if keys.value not in data:
         raise _output_error(f"Each output definition must contain a {keys.value} key.", path)
     description = data.get(keys.output_description)

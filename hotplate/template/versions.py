@@ -13,13 +13,12 @@ parameters, and its function tables (``function_tables``)::
     cfn   HeatTemplateFormatVersion    2012-12-12
 
 What the versions listing of an API needs is here too: ``TEMPLATE_VERSIONS``
-in Heat's order, each with its ``label``, ``kind`` and ``aliases``, and
-``listed_functions`` for one version's functions with their descriptions.
+in Heat's order, each with its ``label``, ``kind`` and ``aliases``
+(``function_listing`` lists one version's functions as Heat describes them).
 """
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -29,10 +28,6 @@ from hotplate.model.errors import InvalidTemplateVersion
 from hotplate.template import function_tables as ft
 from hotplate.template.functions import (
     CFN_PSEUDO_PARAMETERS,
-    Function,
-    Invalid,
-    Removed,
-    Unsupported,
 )
 from hotplate.template.spelling import CFN_SPELLING, HOT_SPELLING, Spelling
 
@@ -257,32 +252,3 @@ def version_key(date: str) -> str:
 def find_version_label(label: str) -> TemplateVersion | None:
     """A version by Heat's label or alias (``heat_template_version.newton``), if any."""
     return _BY_LABEL.get(label)
-
-
-_NOT_LISTED = (Removed, Unsupported, Invalid)
-
-
-def listed_functions(
-    version: TemplateVersion, *, with_conditions: bool = False
-) -> list[tuple[str, str]]:
-    """``(name, description)`` of each function the version offers, as Heat lists them.
-
-    Removed functions are left out; ``with_conditions`` adds the functions
-    only a condition may use. The description is the first line of the
-    function class's docstring.
-    """
-    table = dict(version.functions)
-    if with_conditions:
-        table.update(
-            (name, cls) for name, cls in version.condition_functions.items()
-            if cls not in _NOT_LISTED
-        )
-    return [
-        (name, describe(cls)) for name, cls in table.items() if cls not in _NOT_LISTED
-    ]
-
-
-def describe(cls: type[Function]) -> str:
-    """A function class's one-line description (its docstring's first line)."""
-    doc = inspect.getdoc(cls) or ""
-    return doc.strip().split("\n", 1)[0]

@@ -3,6 +3,8 @@ services — through python-heatclient (and httpx where the client hides the bod
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -71,8 +73,8 @@ def test_validate_errors_name_the_path_and_the_line(api: Api, http: Any) -> None
     assert resp.status_code == 400
     error = resp.json()["error"]
     assert error["type"] == "HTTPBadRequest"
-    assert error["message"] == ("resources.web.properties: Unknown Property colour "
-                                "at line 5, column 5")
+    assert error["message"] == ("Property error: resources.web.properties: Unknown Property "
+                                "colour at line 5, column 5")
     as_object = http.post(f"{api.endpoint}/validate", json={"template": {
         "heat_template_version": VERSION,
         "resources": {"web": {"type": "OS::No::Such"}}}})
@@ -128,15 +130,28 @@ def test_template_versions_as_heat_lists_them(hc: Any) -> None:
     assert [v[0] for v in versions] == sorted(v[0] for v in versions)
 
 
-def test_template_functions(hc: Any) -> None:
-    plain = {f.functions: f.description
-             for f in hc.template_versions.get("heat_template_version.2016-10-14")}
-    assert {"get_param", "get_attr", "if", "yaql", "map_replace"} <= set(plain)
-    assert "equals" not in plain and "Fn::Select" not in plain  # condition-only; removed
-    assert all(isinstance(d, str) and d for d in plain.values())
-    by_alias = {f.functions for f in hc.template_versions.get(
-        "heat_template_version.newton", with_condition_func=True)}
-    assert {"equals", "not", "and", "or"} <= by_alias
+HEAT_FUNCTIONS: dict[str, dict[str, list[list[str]]]] = json.loads(
+    (Path(__file__).parent / "heat_template_functions.json").read_text())
+"""Heat 27.0.1's answer for each dated version, plain and ``with_condition_func``: the
+tables of heat/engine/hot/template.py and cfn/template.py in declaration order, each
+described by the first line of its function's docstring (service.list_template_functions)."""
+
+
+@pytest.mark.parametrize("label", sorted(HEAT_FUNCTIONS))
+def test_template_functions_in_heats_words(hc: Any, label: str) -> None:
+    for flag, key in ((False, "plain"), (True, "with_condition_func")):
+        listed = [[f.functions, f.description]
+                  for f in hc.template_versions.get(label, with_condition_func=flag)]
+        assert listed == HEAT_FUNCTIONS[label][key], (label, key)
+
+
+def test_template_functions_by_alias_and_unknown(hc: Any) -> None:
+    for version in hc.template_versions.list():
+        for alias in version.aliases:
+            listed = [[f.functions, f.description] for f in hc.template_versions.get(
+                alias, with_condition_func=True)]
+            assert listed == HEAT_FUNCTIONS[version.version]["with_condition_func"], alias
+    assert {v.version for v in hc.template_versions.list()} == set(HEAT_FUNCTIONS)
     with pytest.raises(exc.HTTPNotFound) as missing:
         hc.template_versions.get("heat_template_version.1999-01-01")
     assert "Template with version heat_template_version.1999-01-01 not found" in \

@@ -247,19 +247,20 @@ _DEPLOY = "OS::Heat::SoftwareDeployment"
 
 @pytest.mark.parametrize(("kind", "props", "match"), [
     (_TEST, {"value": {"get_resource": "first"}, "fail": "maybe"},
-     r"resources\.second\.properties\.fail: \"maybe\" is not a valid boolean"),
+     r"^ERROR: Property error: : resources\.second\.properties\.fail: : "
+     r"\"maybe\" is not a valid boolean$"),
     (_TEST, {"value": {"get_attr": ["first", "output"]}, "colour": "blue"},
-     r"resources\.second\.properties: Unknown Property colour"),
+     r"Property error: : resources\.second\.properties: : Unknown Property colour"),
     (_TEST, {"colour": {"get_attr": ["first", "output"]}},
-     r"resources\.second\.properties: Unknown Property colour"),
+     r"Property error: : resources\.second\.properties: : Unknown Property colour"),
     (_TEST, {"value": {"get_resource": "first"}, "action_wait_secs": {"create": "soon"}},
-     r"resources\.second\.properties\.action_wait_secs\.create: "
+     r"Property error: : resources\.second\.properties\.action_wait_secs\.create: : "
      r"could not convert string to float: 'soon'"),
     (_DEPLOY, {"server": {"get_resource": "first"}, "actions": ["CREATE", "REBOOT"]},
-     r"resources\.second\.properties\.actions: "
+     r"Property error: : resources\.second\.properties\.actions: : "
      r"\"\['CREATE', 'REBOOT'\]\" is not an allowed value \[CREATE, UPDATE"),
     (_DEPLOY, {"config": {"get_resource": "first"}},
-     r"resources\.second\.properties: Property server not assigned"),
+     r"Property error: : resources\.second\.properties: : Property server not assigned"),
 ])
 def test_a_schema_error_beside_a_reference_is_refused(
         hc: Any, kind: str, props: dict[str, Any], match: str) -> None:
@@ -267,7 +268,8 @@ def test_a_schema_error_beside_a_reference_is_refused(
         "first": {"type": _TEST}, "second": {"type": kind, "properties": props}}}
     _refused(hc, "refused-schema", template, match)
     if "Unknown" in match:  # names are what Heat's template validate checks
-        with pytest.raises(exc.HTTPBadRequest, match=match):
+        once = match.replace(": : ", ": ")  # no RPC round trip: worded once
+        with pytest.raises(exc.HTTPBadRequest, match=once):
             hc.stacks.validate(template=template)
 
 

@@ -65,7 +65,8 @@ def test_preview_of_a_create_refuses_what_a_create_refuses(hc: Any) -> None:
         hc.stacks.preview(stack_name="bad", template={
             "heat_template_version": VERSION,
             "resources": {"r": {"type": "OS::Heat::TestResource", "properties": {"no": 1}}}})
-    assert "resources.r.properties: Unknown Property no" in str(bad.value)
+    assert str(bad.value) == (
+        "ERROR: Property error: : resources.r.properties: : Unknown Property no")
 
 
 def _update_template() -> dict[str, Any]:
@@ -359,8 +360,8 @@ def test_create_from_text_names_the_line(api: Api, http: Any) -> None:
     resp = http.post(f"{api.endpoint}/stacks", json={"stack_name": "lined", "template": text})
     assert resp.status_code == 400
     assert resp.json()["error"]["message"] == (
-        'resources.a.properties.fail: "sometimes" is not a valid boolean '
-        "at line 7, column 7")
+        'Property error: : resources.a.properties.fail: : "sometimes" is not a valid '
+        "boolean at line 7, column 7")
 
 
 # -- get_attr with a resource name alone ------------------------------------------------

@@ -5,7 +5,9 @@ on the engine topic, as heat-api would make them, so it converges like any stack
 engine takes the call. Its environment inherits the parent's
 ``parameter_defaults`` and ``resource_registry`` (minus the mappings onto the
 child's own template, so a template that wraps the type it stands in for
-does not recurse) and its files are the parent's.
+does not recurse; its ``resources`` are what the parent's registry holds for
+the resources under this one, ``resources.<this>.<child>``) and its files
+are the parent's.
 """
 
 from __future__ import annotations
@@ -217,6 +219,9 @@ class EngineNestedStacks:
             registry = {key: target for key, target in registry.items()
                         if target != self._template_name}
         registry.pop("resources", None)
+        inherited = self._loaded().env.resource_registry.child_resources(self._resource_name)
+        if inherited:  # resources.<this>.<child> entries, as Heat's child environment
+            registry["resources"] = inherited
         registry.update(added or {})
         child = {"parameters": dict(parameters),
                  "parameter_defaults": env.get("parameter_defaults") or {},

@@ -13,13 +13,14 @@ An error names where it was found the way Heat's does:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.hosting.nested import MAX_NESTED_DEPTH
 from hotplate.engine.service.type_access import TypeAccess
-from hotplate.model.errors import ResourceTypeUnavailable, StackValidationFailed
+from hotplate.model.errors import PropertyError, ResourceTypeUnavailable, StackValidationFailed
 from hotplate.resources.base import Resource
 from hotplate.resources.heat_stack import HeatStack
 from hotplate.resources.remote_heat import RemoteHeat
@@ -27,7 +28,8 @@ from hotplate.resources.stack_resource import StackResource
 from hotplate.resources.template_resource import TemplateResource
 from hotplate.template import parse_environment, parse_template, resolve_parameters
 from hotplate.template.definitions import ResourceDefinition
-from hotplate.template.functions import Node, iter_functions
+from hotplate.template.environment import parse_registry
+from hotplate.template.functions import GetParam, Node, iter_functions
 from hotplate.template.functions.base import OMITTED
 from hotplate.template.yaml_loader import load_text
 
@@ -77,7 +79,9 @@ def validate_resource(cls: type[Resource], defn: ResourceDefinition, ctx: NoReso
     """
     path = ("resources", defn.name, "properties")
     if not _reads_resources(defn.properties_node):
-        props = cls.validate(defn.resolve_properties(ctx), path)
+        with _resolving(path):
+            resolved = defn.resolve_properties(ctx)
+        props = cls.validate(resolved, path)
         in_stack = getattr(cls, "check_in_stack", None)
         if callable(in_stack):
             in_stack(props, path, stack_resources)
@@ -86,11 +90,47 @@ def validate_resource(cls: type[Resource], defn: ResourceDefinition, ctx: NoReso
     if entries is None:
         return None  # the whole section is computed from other resources
     pending = frozenset(key for key, node in entries.items() if _reads_resources(node))
-    known = {key: node.resolve(ctx) for key, node in entries.items() if key not in pending}
+    with _resolving(path):
+        known = {key: node.resolve(ctx) for key, node in entries.items() if key not in pending}
     raw = {key: value for key, value in known.items() if value is not OMITTED}
     raw.update(dict.fromkeys(pending))  # present, so an unknown name is still refused
     cls.validate_known(raw, pending, path)
+    for key in sorted(pending):
+        _check_parameter_names(entries[key], ctx, (*path, key))
     return None
+
+
+@contextmanager
+def _resolving(path: tuple[str, ...]) -> Iterator[None]:
+    """Heat resolves each property as it validates it: a function failing there is a
+    Property error that names the property, not the function within it."""
+    try:
+        yield
+    except PropertyError:
+        raise
+    except StackValidationFailed as exc:
+        where = exc.path
+        if len(where) <= len(path) or tuple(where[:len(path)]) != path:
+            raise
+        raise PropertyError(exc.detail, (*path, where[len(path)])) from None
+
+
+def _check_parameter_names(node: Node, ctx: NoResources, where: tuple[str, ...]) -> None:
+    """A ``get_param`` whose name comes from a resource not built yet.
+
+    Heat resolves it at validation with every attribute and reference still
+    null, so the name it sees is null (``Function "get_param" must have
+    arguments``), or whatever the argument makes of nulls; that is a Property
+    error, refused before anything is created.
+    """
+    for fn in iter_functions(node):
+        if isinstance(fn, GetParam) and fn.name is None and _reads_resources(fn.args):
+            try:
+                fn.resolve(ctx)
+            except StackValidationFailed as exc:
+                raise PropertyError(exc.detail, where) from None
+            except Exception as exc:  # Heat words any failure of the value the same way
+                raise PropertyError(str(exc), where) from None
 
 
 def _reads_resources(node: Node) -> bool:
@@ -128,9 +168,12 @@ def validate_child(deps: EngineDeps, cls: type[Resource], name: str,
         return
     if depth > MAX_NESTED_DEPTH:  # Heat refuses the tree before making any of it
         raise _within(StackValidationFailed(TOO_DEEP), name, url)
-    registry = {key: target for key, target in
-                dict(environment.get("resource_registry") or {}).items()
+    given = dict(environment.get("resource_registry") or {})
+    registry = {key: target for key, target in given.items()
                 if key != "resources" and target != url}
+    inherited = parse_registry(given, "environment").child_resources(name)
+    if inherited:  # resources.<name>.<child>, as the child stack will have them
+        registry["resources"] = inherited
     child_env = {"parameters": params,
                  "parameter_defaults": environment.get("parameter_defaults") or {},
                  "resource_registry": registry}

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from hotplate.engine.errors import NotFound
-from hotplate.template.versions import TEMPLATE_VERSIONS, find_version_label, listed_functions
+from hotplate.template.function_listing import listed_functions
+from hotplate.template.versions import TEMPLATE_VERSIONS, find_version_label
 
 
 def list_template_versions() -> list[dict[str, Any]]:

@@ -32,8 +32,8 @@ from hotplate.engine.service.validation import (
 )
 from hotplate.model.errors import (
     HotplateError,
+    PropertyError,
     ResourceTypeUnavailable,
-    StackValidationFailed,
     UnknownUserParameter,
 )
 from hotplate.resources.base import Resource
@@ -169,8 +169,9 @@ def _check(deps: EngineDeps, template: Any, environment: Mapping[str, Any],
         if isinstance(props, Mapping):  # a function's result has no names to check yet
             for key in props:
                 if key not in cls.properties_schema:
-                    raise StackValidationFailed(f"Unknown Property {key}",
-                                                ("resources", name, "properties"))
+                    unknown = PropertyError(f"Unknown Property {key}",
+                                            ("resources", name, "properties"))
+                    raise unknown.worded(unknown.validate_text())
     return parsed, env
 
 

@@ -8,7 +8,9 @@ in the caller's catalog, the calls of template functions
 (``validate_functions``: references, attribute names, what Heat validates
 before a create) and each resource (its properties' cloud constraints too).
 A template error names its path; when the template came as text,
-``located_in`` adds where in the text ("... at line 12, column 5").
+``located_in`` adds where in the text ("... at line 12, column 5"). A
+property's error is a Property error in the words heat-api shows for a
+refused create or update (``PropertyError.request_text``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from hotplate.engine.service.nested_validation import (
 from hotplate.engine.service.type_access import TypeAccess
 from hotplate.engine.worker.traversal import root_stack_id
 from hotplate.model.errors import (
+    PropertyError,
     RequestLimitExceeded,
     ResourceTypeUnavailable,
     StackValidationFailed,
@@ -45,6 +48,7 @@ from hotplate.template import (
     parse_template,
     resolve_parameters,
 )
+from hotplate.template.errors import ProviderOutputsInvalid
 from hotplate.template.positions import locate
 from hotplate.template.validation import validate_functions
 
@@ -175,8 +179,12 @@ def validate_stack_request(
     seen: dict[Any, Any] = {}
     for name, defn in decided.resources.items():
         cls = classes[name]
-        # None: some values await other resources
-        props = validate_resource(cls, defn, ctx, frozenset(decided.resources))
+        try:  # None: some values await other resources
+            props = validate_resource(cls, defn, ctx, frozenset(decided.resources))
+        except PropertyError as exc:
+            if nested:  # the parent words its child's errors
+                raise
+            raise exc.worded(exc.request_text()) from None
         if props is not None and access is not None and \
                 constraint_checks.has_cloud_constraints(cls.properties_schema):
             constraint_checks.check_properties(
@@ -216,6 +224,8 @@ def resource_classes(deps: EngineDeps, env: Environment, template: Template,
                     continue
                 raise unimplemented from None
             raise StackValidationFailed(exc.detail, ("resources", name, "type")) from None
+        except ProviderOutputsInvalid as exc:  # Heat's names no path
+            raise StackValidationFailed(exc.detail) from None
         except StackValidationFailed as exc:
             raise StackValidationFailed(exc.detail, ("resources", name, "type")) from None
     return classes

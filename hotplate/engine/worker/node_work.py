@@ -11,9 +11,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from hotplate.model.errors import StackValidationFailed, UpdateReplace
+from hotplate.model.errors import (
+    PropertyError,
+    StackValidationFailed,
+    UpdateReplace,
+    heat_path,
+)
 from hotplate.model.ids import TemplateId, TraversalId
 from hotplate.model.records import ResourceRecord, StackRecord, SyncReport
+from hotplate.model.states import Action
 from hotplate.resources.base import Resource
 from hotplate.resources.nested import NestedStackFailed
 
@@ -40,12 +46,46 @@ Reporter = Callable[[ResourceRecord, Mapping[str, Any] | None], list[SyncReport]
 
 
 def failure_text(exc: BaseException, name: str) -> str:
-    """Heat's ResourceFailure text: ``<Type>: resources.<name>: <message>``."""
+    """Heat's ResourceFailure text: ``<Type>: resources.<name>: <message>``.
+
+    A property the schema refuses as the resource is made is Heat's Property
+    error, its path starting at the resource's ``Properties`` section.
+    """
+    section = _properties_path(exc, name)
+    if section is not None:
+        assert isinstance(exc, PropertyError)
+        return (f"StackValidationFailed: resources.{name}: Property error: "
+                f"{heat_path(section)}: {exc.detail}")
     if isinstance(exc, StackValidationFailed) and exc.path:
         return f"{type(exc).__name__}: {exc}"
     if isinstance(exc, NestedStackFailed):
         return exc.text_for(name)
     return f"{type(exc).__name__}: resources.{name}: {exc}"
+
+
+def stack_failure_text(exc: BaseException, name: str, action: Action, text: str) -> str:
+    """What the stack's reason says of resource ``name``'s failure ``text``.
+
+    The same words, but for a Property error met by a create: Heat's create
+    words it again for the stack from its parts, the resource's name then
+    leading the property's path (``resources.x: Property error:
+    x.Properties.length: ...``).
+    """
+    section = _properties_path(exc, name)
+    if section is None or action is not Action.CREATE:
+        return text
+    assert isinstance(exc, PropertyError)
+    return (f"StackValidationFailed: resources.{name}: Property error: "
+            f"{heat_path((name, *section))}: {exc.detail}")
+
+
+def _properties_path(exc: BaseException, name: str) -> tuple[str | int, ...] | None:
+    if not isinstance(exc, PropertyError):
+        return None
+    head = ("resources", name, "properties")
+    if exc.path[:len(head)] != head:
+        return None
+    return ("Properties", *exc.path[len(head):])
 
 
 def replace_reason(cls: type[Resource], row: ResourceRecord, stack: StackRecord,

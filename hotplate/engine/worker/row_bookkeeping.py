@@ -22,7 +22,7 @@ from hotplate.engine.events import resource_event
 from hotplate.engine.hosting.attribute_reads import read_attribute
 from hotplate.engine.hosting.resource_context import EngineResourceContext
 from hotplate.engine.hosting.row_plugins import row_class, row_context
-from hotplate.engine.worker.node_work import LockLost, NodeWork, failure_text
+from hotplate.engine.worker.node_work import LockLost, NodeWork, failure_text, stack_failure_text
 from hotplate.engine.worker.resolve import InputsContext
 from hotplate.model.errors import EntityNotFound
 from hotplate.model.nodes import NodeData, path_key
@@ -202,5 +202,6 @@ class RowBookkeeping:
         locked = self._acquire(row, values, action)
         reason = failure_text(exc, row.name)
         self._release(locked, action, Status.FAILED, reason)
-        return Failed(outcome.resource_failed_reason(action, reason))
+        return Failed(outcome.resource_failed_reason(
+            action, stack_failure_text(exc, row.name, action, reason)))
 

@@ -19,6 +19,7 @@ from hotplate.convergence.rows import choose_rows
 from hotplate.engine import lifecycle, notify
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.worker import snapshot_deletion
+from hotplate.engine.worker.retired_templates import drop_unused, retiring, sweep
 from hotplate.model.ids import NO_TRAVERSAL, StackId, TemplateId, TraversalId
 from hotplate.model.records import NewEvent, NewResource, NewSyncPoint, StackRecord
 from hotplate.model.states import Action, Status
@@ -73,6 +74,10 @@ def converge_stack(
         refuse(deps, stack, action, refused)
         return None
     _watch_sinks(deps, stack, template_id)
+    running = None
+    if stack.status is not Status.COMPLETE:
+        running = (deps.store.get_stack_deps(stack.id) or (None, None))[1]
+    retired = retiring(stack, running, template_id, prev_template_id)
     traversal = TraversalId(deps.ids.new_uuid())
     values: dict[str, Any] = {
         "action": action,
@@ -91,7 +96,9 @@ def converge_stack(
     notify.stack_changed(deps, stack, values)
     deps.store.delete_sync_points(stack.id, keep_traversal=traversal)
     try:
-        _build_and_start(deps, stack, traversal, template_id, prev_template_id, converge)
+        retired = drop_unused(deps, retired)
+        _build_and_start(deps, stack, traversal, template_id, prev_template_id, converge,
+                         retired)
     except Exception as exc:  # never leave a stack IN_PROGRESS with nothing running
         LOG.exception("stack %s: could not start %s", stack.id, action)
         started = deps.store.get_stack(stack.id)
@@ -146,6 +153,7 @@ def _build_and_start(
     template_id: TemplateId,
     prev_template_id: TemplateId | None,
     converge: bool = False,
+    retired: list[TemplateId] | None = None,
 ) -> None:
     store = deps.store
     stack_id = stack.id
@@ -170,7 +178,8 @@ def _build_and_start(
     row_ids.update(zip(choice.missing, new_ids, strict=True))
     graph = build_traversal_graph(name_graph, row_ids, existing)
     if not store.update_stack_if_traversal(
-        stack_id, traversal, {"current_deps": graph_to_json(graph, converge=converge)}
+        stack_id, traversal,
+        {"current_deps": graph_to_json(graph, converge=converge, retired=retired or ())}
     ):
         return
     deps.caches.remember_graph(stack_id, traversal, graph, converge=converge)
@@ -296,10 +305,12 @@ def purge_db(
     success: bool,
     old_traversal: TraversalId | None = None,
 ) -> None:
-    """Tidy up after a traversal: deleted rows, its sync points, the template it replaced."""
+    """Tidy up after a traversal: deleted rows, its sync points, the templates it replaced."""
     store = deps.store
     store.purge_deleted_resources(stack.id)
     store.delete_sync_points(stack.id, traversal_id=old_traversal or traversal)
+    if success:
+        sweep(deps, stack.id, traversal)
     current = store.get_stack(stack.id, include_deleted=True)
     if current is None:
         return

@@ -434,3 +434,37 @@ def test_merge_reports_the_file_that_fails_to_parse() -> None:
 
 def test_merge_nothing() -> None:
     assert merge_environments([]) == Environment()
+
+
+def test_a_nested_stack_gets_the_entries_for_its_resources() -> None:
+    """Heat's remove_resources_except: matching patterns merge first, the exact
+    name last; the parent's own hooks and mappings stay with the parent."""
+    registry = parse_environment({"resource_registry": {
+        "OS::Food": "fruity.yaml",
+        "resources": {
+            "a": {"OS::Fruit": "apples.yaml", "hooks": "pre-create"},
+            "nested": {"hooks": "pre-update",
+                       "b": {"OS::Fruit": "carrots.yaml"},
+                       "nested_res": {"hooks": "pre-create"},
+                       "c": {"hooks": "pre-delete"}},
+            "nest*": {"c": {"hooks": "post-create"}, "d": {"hooks": "pre-create"}},
+            "*_no_match": {"e": {"hooks": "pre-create"}},
+        }}}).resource_registry
+    assert registry.child_resources("nested") == {
+        "b": {"OS::Fruit": "carrots.yaml"},
+        "nested_res": {"hooks": ["pre-create"]},
+        "c": {"hooks": ["pre-delete"]},
+        "d": {"hooks": ["pre-create"]},
+    }
+    assert registry.child_resources("a") == {}
+    child = parse_environment({"resource_registry": {
+        "resources": registry.child_resources("nested")}}).resource_registry
+    assert child.hooks_for("nested_res") == {"pre-create"}
+    assert child.resolve_type("b", "OS::Fruit") == "carrots.yaml"
+    assert registry.hooks_for("nested") == {"pre-update"}  # the parent's own
+
+
+def test_a_nested_entry_is_checked_like_any_other() -> None:
+    with pytest.raises(StackValidationFailed, match="Invalid hook type"):
+        parse_environment({"resource_registry": {"resources": {
+            "nested": {"inner": {"hooks": "mid-create"}}}}})

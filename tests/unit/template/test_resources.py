@@ -4,6 +4,7 @@ import pytest
 
 from hotplate.model.errors import StackValidationFailed
 from hotplate.template import InvalidTemplateReference, parse_template
+from hotplate.template.resource_parser import check_provider_outputs
 from hotplate.template.validation import validate_functions
 from tests.unit.template.fakes import FakeContext
 
@@ -218,8 +219,6 @@ BAD_OUTPUTS: list[tuple[Any, str]] = [
      "Output validation error: outputs.o: Output definitions must be a map. Found a list instead"),
     ({"o": {"description": "d"}},
      "Output validation error: outputs.o: Each output definition must contain a value key."),
-    ({"o": {"value": 1, "extra": 2}},
-     'outputs.o: "extra" is not a valid keyword inside a output definition'),
     ([1], 'outputs: The "outputs" section must be a map'),
 ]
 
@@ -231,9 +230,28 @@ def test_bad_outputs(outputs: Any, message: str) -> None:
     assert str(info.value) == message
 
 
+def test_an_output_s_unknown_keys_are_ignored_but_in_a_provider_template() -> None:
+    """Heat reads a stack's outputs without looking at other keys; a provider
+    template's outputs, read for its type's attributes, refuse them (HOT only)."""
+    outputs = {"b": {"value": 1, "extra": 2}, "a": {"value": 2, "other": 3}}
+    template = parse_template(hot({}, outputs=outputs))
+    assert template.outputs["b"].resolve(FakeContext()) == 1
+    with pytest.raises(StackValidationFailed) as info:
+        check_provider_outputs(outputs, template.hot_version)
+    assert str(info.value) == '"other" is not a valid keyword inside a output definition'
+    check_provider_outputs({"o": {"value": 1, "description": "d"}}, template.hot_version)
+    cfn = parse_template({"HeatTemplateFormatVersion": "2012-12-12",
+                          "Outputs": {"o": {"Value": 1, "Extra": 2}}})
+    check_provider_outputs({"o": {"Value": 1, "Extra": 2}}, cfn.hot_version)
+
+
 def test_output_condition_only_from_newton() -> None:
+    """Before newton ``condition`` is just another key of an output: ignored."""
+    template = parse_template(
+        hot({}, "2016-04-08", outputs={"o": {"value": 1, "condition": False}}))
+    assert template.outputs["o"].resolve(FakeContext()) == 1
     with pytest.raises(StackValidationFailed):
-        parse_template(hot({}, "2016-04-08", outputs={"o": {"value": 1, "condition": True}}))
+        check_provider_outputs({"o": {"value": 1, "condition": False}}, template.hot_version)
 
 
 def test_properties_from_a_function_must_resolve_to_a_map() -> None:

@@ -15,7 +15,8 @@ from hotplate.template import (
     parse_template,
     version_key,
 )
-from hotplate.template.versions import describe, find_version_label, listed_functions
+from hotplate.template.function_listing import describe, listed_functions
+from hotplate.template.versions import find_version_label
 from tests.unit.template.fakes import FakeContext, resolve_web
 
 BY_NAME = {
