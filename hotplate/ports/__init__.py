@@ -33,6 +33,7 @@ from hotplate.model.records import (
 from hotplate.ports.requests import RequestStorage
 from hotplate.ports.server_config import SignalStorage, SoftwareStorage
 from hotplate.ports.snapshots import SnapshotStorage
+from hotplate.ports.stack_locks import StackLockStorage
 
 
 class Clock(Protocol):
@@ -413,7 +414,7 @@ class CredentialStorage(Protocol):
 class Store(
     TemplateStorage, StackStorage, ResourceStorage, ResourceDataStorage, EventStorage,
     SyncPointStorage, ServiceStorage, RecoveryStorage, CredentialStorage, SoftwareStorage,
-    SignalStorage, RequestStorage, SnapshotStorage, Protocol,
+    SignalStorage, RequestStorage, SnapshotStorage, StackLockStorage, Protocol,
 ):
     """Persistence for stacks, resources, events and sync points: every role at once.
 
