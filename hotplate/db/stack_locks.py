@@ -17,7 +17,7 @@ row, which is how it learns that it must stop (Heat's engine exits then).
 
 from __future__ import annotations
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import Executable, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from hotplate.db import schema as s
@@ -66,5 +66,5 @@ class StackLockStore(StoreBase):
         found = self._tx.read(lambda conn: conn.execute(query).scalar(), single_statement=True)
         return EngineId(found) if found is not None else None
 
-    def _one_row(self, statement: object) -> bool:
+    def _one_row(self, statement: Executable) -> bool:
         return bool(self._tx.write(lambda conn: conn.execute(statement).rowcount) == 1)
