@@ -73,8 +73,10 @@ def stop_remote(deps: EngineDeps, stack: StackRecord, holder: EngineId) -> None:
     """Ask ``holder`` to stop its thread of the stack (listener ``stop_stack``) and wait."""
     try:
         with deps.slots.released():
-            deps.transport.call({}, LISTENER_TOPIC, "stop_stack",
-                                {"stack_identity": {"stack_id": str(stack.id)}},
-                                server=holder, timeout=STOP_STACK_TIMEOUT)
+            stopped = deps.transport.call({}, LISTENER_TOPIC, "stop_stack",
+                                          {"stack_identity": {"stack_id": str(stack.id)}},
+                                          server=holder, timeout=STOP_STACK_TIMEOUT)
     except MessagingTimeout:
-        raise StopActionFailed(stack.name, holder) from None
+        stopped = False
+    if not stopped:
+        raise StopActionFailed(stack.name, holder)

@@ -162,8 +162,10 @@ class LegacyStacks:
         if runner is None or runner.closed:
             return True
         runner.put(STOP)
-        if not self.threaded:
-            self.run_pending()
+        if not self.threaded:  # the caller's thread runs it, re-driving what it cancelled
+            parked = self._deps.parked
+            while self.run_pending() or (parked is not None and parked.redrive_due()):
+                pass
             return runner.closed
         return runner.done.wait(STOP_WAIT)
 
