@@ -207,3 +207,45 @@ def test_a_second_operation_waits_for_the_lock(tmp_path) -> None:
     h.run()
     assert h.status(sid) == "UPDATE_COMPLETE"
     assert {row.properties_data["value"] for row in h.rows(sid)} == {"v2"}
+
+
+def test_nested_stacks_with_real_threads(tmp_path, engine) -> None:
+    """A template resource's child stack inherits the engine's kind (Heat's rule), and
+    parent and child each run in their own thread, the parent waiting on the child."""
+    from hotplate.app import embedded
+
+    from .test_nested import INNER, children, outer
+    from .test_threaded import wait_for
+
+    served, transport = embedded(f"sqlite:///{tmp_path}/n.sqlite", workers=4,
+                                 options=EngineOptions(convergence_engine=ENGINES[engine]))
+    try:
+        service, store = served.service, served.store
+
+        def unlocked(sid: str) -> bool:
+            stack = store.get_stack(StackId(sid), include_deleted=True)
+            return (stack.status != "IN_PROGRESS"
+                    and store.stack_lock_holder(StackId(sid)) is None)
+
+        files = {"inner.yaml": INNER}
+        sid = service.create_stack(CTXT, "p", outer(names=["a"]), {}, files, {})["stack_id"]
+        wait_for(lambda: unlocked(sid))
+        [child] = children(served, sid)
+        assert child.convergence is ENGINES[engine]
+        wait_for(lambda: unlocked(child.id))
+        view = service.show_stack(CTXT, sid, resolve_outputs=True)[0]
+        assert (view["stack_action"], view["stack_status"]) == ("CREATE", "COMPLETE")
+        assert {o["output_key"]: o["output_value"] for o in view["outputs"]}["said"] == "hi a"
+        service.update_stack(CTXT, sid, outer(names=["z"]), {}, files, {})
+        wait_for(lambda: unlocked(sid) and unlocked(child.id))
+        view = service.show_stack(CTXT, sid, resolve_outputs=True)[0]
+        assert (view["stack_action"], view["stack_status"]) == ("UPDATE", "COMPLETE")
+        assert {o["output_key"]: o["output_value"] for o in view["outputs"]}["said"] == "hi z"
+        service.delete_stack(CTXT, sid)
+        wait_for(lambda: unlocked(sid) and unlocked(child.id))
+        gone = store.get_stack(child.id, include_deleted=True)
+        assert (gone.action, gone.status) == ("DELETE", "COMPLETE")
+        assert store.get_stack(StackId(sid)) is None
+    finally:
+        served.stop()
+        transport.stop()
