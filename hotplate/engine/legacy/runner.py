@@ -104,10 +104,20 @@ class Runner:
                         item = None
                     if item is not None:
                         self._one(item)
-                    if self._queue.empty() and self.settled() and self._close(self):
+                    if self._queue.empty() and self._ends():
                         return
         finally:
             self.done.set()
+
+    def _ends(self) -> bool:
+        """The operation is over and the runner closed; a database away: not yet (the
+        thread looks again after its next wait)."""
+        try:
+            return self.settled() and self._close(self)
+        except Exception:
+            LOG.warning("stack %s: legacy thread could not look at its stack; again soon",
+                        self.stack_id, exc_info=True)
+            return False
 
     def step(self) -> bool:
         """Run what is queued now, in the caller's thread (an engine driven by a test's

@@ -69,6 +69,8 @@ class LegacyStacks:
         self.exit: Callable[[str], None] = exit_engine
         self._lock = threading.Lock()
         self._runners: dict[StackId, Runner] = {}
+        self._starting: set[StackId] = set()
+        """Stacks whose lock this engine is taking now, their thread not yet made."""
 
     # -- operations --------------------------------------------------------------------
     def run(self, stack: StackRecord, start: Callable[[], T], *, preempt: bool = False) -> T:
@@ -93,12 +95,19 @@ class LegacyStacks:
             finally:
                 with self._lock:
                     mine.pins -= 1
-        take_lock(deps, stack, running_here=lambda: self.running_here(stack.id),
-                  stop_here=lambda: self.stop(stack.id), preempt=preempt)
-        runner = Runner(deps, self._worker, stack.id, holds=self.holds, close=self._close)
-        runner.pins = 1
         with self._lock:
-            self._runners[stack.id] = runner
+            self._starting.add(stack.id)
+        try:
+            take_lock(deps, stack, running_here=lambda: self._has_runner(stack.id),
+                      stop_here=lambda: self.stop(stack.id), preempt=preempt)
+            runner = Runner(deps, self._worker, stack.id, holds=self.holds,
+                            close=self._close)
+            runner.pins = 1
+            with self._lock:
+                self._runners[stack.id] = runner
+        finally:
+            with self._lock:
+                self._starting.discard(stack.id)
         deps.routes.claim(stack.id, runner)
         try:
             return start()
@@ -109,9 +118,18 @@ class LegacyStacks:
                 runner.start()
 
     def running_here(self, stack_id: StackId) -> bool:
+        """Whether this engine works on the stack: its thread runs, or its lock is
+        being taken here (a reset must not take it from under the new operation)."""
         with self._lock:
-            runner = self._runners.get(stack_id)
-            return runner is not None and not runner.closed
+            return stack_id in self._starting or self._has_runner_locked(stack_id)
+
+    def _has_runner(self, stack_id: StackId) -> bool:
+        with self._lock:
+            return self._has_runner_locked(stack_id)
+
+    def _has_runner_locked(self, stack_id: StackId) -> bool:
+        runner = self._runners.get(stack_id)
+        return runner is not None and not runner.closed
 
     def run_pending(self) -> bool:
         """Run what the threads have queued, in the caller's thread (``threaded`` false);
@@ -132,10 +150,11 @@ class LegacyStacks:
                 return True
             if runner.pins or not runner.idle():
                 return False
+            # Released first: if the database is away, nothing has changed yet.
+            released = deps.store.release_stack_lock(runner.stack_id, deps.engine_id)
             runner.closed = True
             deps.routes.drop(runner.stack_id, runner)
             leftover = runner.drain()
-            released = deps.store.release_stack_lock(runner.stack_id, deps.engine_id)
             if self._runners.get(runner.stack_id) is runner:
                 del self._runners[runner.stack_id]
         for item in leftover:  # came in as it ended: to the workers, as any node
