@@ -161,3 +161,32 @@ def test_a_holder_whose_lock_was_stolen_exits_at_its_release(tmp_path) -> None:
                                     EngineId("engine-b"))
     h.run()
     assert exits and sid in exits[0]
+
+
+def test_a_fenced_holder_writes_nothing_more_and_keeps_its_lock(tmp_path) -> None:
+    """Its lease lapsed (engine/lease.py): the thread stops where it stands, the stack
+    and the lock as they were, for a live engine to find the holder dead and reset."""
+    import threading
+    import time
+
+    from hotplate.app import embedded
+
+    served, transport = embedded(f"sqlite:///{tmp_path}/f.sqlite", workers=2,
+                                 options=LEGACY)
+    try:
+        legacy = served.deps.legacy
+        assert isinstance(legacy, LegacyStacks)
+        sid = served.service.create_stack(CTXT, "fenced", slow("one", secs=1), {}, {},
+                                          {})["stack_id"]
+        legacy.holds = lambda: False  # as lease.check answers once the lease ran out
+        deadline = time.monotonic() + 30
+        while any(t.name == f"hotplate-legacy-{sid[:8]}" for t in threading.enumerate()):
+            assert time.monotonic() < deadline, "the fenced thread went on"
+            time.sleep(0.05)
+        time.sleep(1.5)  # past the slow resource's wait: nobody goes on with it
+        stack = served.store.get_stack(StackId(sid))
+        assert (stack.action, stack.status) == ("CREATE", "IN_PROGRESS")
+        assert served.store.stack_lock_holder(StackId(sid)) == served.deps.engine_id
+    finally:
+        served.stop()
+        transport.stop()

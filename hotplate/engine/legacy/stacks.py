@@ -100,7 +100,7 @@ class LegacyStacks:
         try:
             take_lock(deps, stack, running_here=lambda: self._has_runner(stack.id),
                       stop_here=lambda: self.stop(stack.id), preempt=preempt)
-            runner = Runner(deps, self._worker, stack.id, holds=self.holds,
+            runner = Runner(deps, self._worker, stack.id, holds=lambda: self.holds(),
                             close=self._close)
             runner.pins = 1
             with self._lock:
@@ -135,6 +135,8 @@ class LegacyStacks:
         """Run what the threads have queued, in the caller's thread (``threaded`` false);
         True if anything ran."""
         ran = False
+        if not self.holds():  # fenced: nothing more is written
+            return ran
         for runner in list(self._runners.values()):
             ran = runner.step() or ran
             if runner.settled():
