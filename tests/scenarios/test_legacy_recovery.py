@@ -190,3 +190,24 @@ def test_a_fenced_holder_writes_nothing_more_and_keeps_its_lock(tmp_path) -> Non
     finally:
         served.stop()
         transport.stop()
+
+
+def test_a_cancel_reaches_the_holders_thread_on_another_engine(tmp_path) -> None:
+    """stack_cancel_update asked of B for a stack whose thread runs on A: B sends the
+    message on the listener topic (Heat's ``send``), A's thread rolls back."""
+    two = TwoEngines(tmp_path, seed=16)
+    h = two.h
+    sid = two.a.service.create_stack(CTXT, "cx", slow("old", secs=0), {}, {}, {})[
+        "stack_id"]
+    h.run()
+    update = slow("new")
+    update["resources"]["fast"]["properties"]["wait_secs"] = 600
+    two.a.service.update_stack(CTXT, sid, update, {}, {}, {"disable_rollback": True})
+    without_time(h)
+    assert h.status(sid) == "UPDATE_IN_PROGRESS"
+    two.b.service.stack_cancel_update(CTXT, sid, cancel_with_rollback=True)
+    assert h.store.stack_lock_holder(StackId(sid)) == "engine-a"  # still A's thread
+    h.run()
+    assert h.status(sid) == "ROLLBACK_COMPLETE"
+    assert h.outputs(sid) == {"fast": "old"}
+    assert h.store.stack_lock_holder(StackId(sid)) is None
