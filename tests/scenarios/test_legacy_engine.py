@@ -148,6 +148,13 @@ def test_suspend_resume_check_and_snapshot(tmp_path, engine) -> None:
     assert shown["status"] == "COMPLETE"
     assert sorted(shown["data"]["resources"]) == ["r0", "r1", "r2"]
     settled(h, sid, engine)
+    h.update(sid, chain(3, "w"))
+    h.run()
+    h.service.stack_restore(admin, sid, snapshot["id"])
+    h.run()
+    assert h.status(sid) == "RESTORE_COMPLETE"
+    assert {row.properties_data["value"] for row in h.rows(sid)} == {"v"}
+    settled(h, sid, engine)
 
 
 def slow_chain(value: str) -> dict[str, Any]:
