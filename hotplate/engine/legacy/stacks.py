@@ -54,6 +54,15 @@ def run_on(deps: EngineDeps, stack: StackRecord, start: Callable[[], T], *,
     return cast(LegacyStacks, deps.legacy).run(stack, start, preempt=preempt)
 
 
+def cancelled_on(deps: EngineDeps, stack: StackRecord, *, with_rollback: bool) -> bool:
+    """Cancel a legacy stack's update through its thread (``LegacyStacks.cancel``); False
+    for a convergence stack, which the caller cancels itself."""
+    if stack.convergence or deps.legacy is None:
+        return False
+    cast(LegacyStacks, deps.legacy).cancel(stack, with_rollback=with_rollback)
+    return True
+
+
 class LegacyStacks:
     """The legacy threads of one engine. ``threaded`` false: nothing runs by itself,
     ``run_pending`` runs what is queued (an engine driven by a test's scheduler)."""
@@ -236,4 +245,4 @@ class LegacyStacks:
         return reset.reset_stale(self._deps, self.running_here)
 
 
-__all__ = ["STOP", "LegacyStacks", "exit_engine", "run_on"]
+__all__ = ["STOP", "LegacyStacks", "cancelled_on", "exit_engine", "run_on"]

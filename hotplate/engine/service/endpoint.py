@@ -22,7 +22,7 @@ from hotplate.engine.hosting.adopt import (
     with_adopt_parameters,
 )
 from hotplate.engine.hosting.nested import MAX_NESTED_DEPTH
-from hotplate.engine.legacy.stacks import LegacyStacks, run_on
+from hotplate.engine.legacy.stacks import cancelled_on, run_on
 from hotplate.engine.service import abandon as abandoning
 from hotplate.engine.service.drift import DriftMethods
 from hotplate.engine.service.lookup_methods import LookupMethods
@@ -332,11 +332,9 @@ class EngineService(LookupMethods, CatalogMethods, SoftwareMethods, DriftMethods
                 f"Cancelling update when stack is {stack.action}_{stack.status} "
                 "is not supported."
             )
-        if not stack.convergence and self._deps.legacy is not None:
-            legacy = self._deps.legacy
-            assert isinstance(legacy, LegacyStacks)
-            legacy.cancel(stack, with_rollback=cancel_with_rollback)
-        elif cancel_with_rollback:
+        if cancelled_on(self._deps, stack, with_rollback=cancel_with_rollback):
+            return  # a legacy stack's: the message went to its thread
+        if cancel_with_rollback:
             trav.rollback(self._deps, stack)
         else:
             self._worker.stop_traversals(stack)
