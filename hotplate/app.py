@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import sys
@@ -25,6 +26,7 @@ from hotplate.engine.global_env import load_global_environment
 from hotplate.engine.heartbeat import ServiceIdentity, ServiceReporter
 from hotplate.engine.implicit_graph import with_implicit
 from hotplate.engine.lease import EXIT_FENCED, Fence, Lease, lease_seconds
+from hotplate.engine.legacy.stacks import LegacyStacks
 from hotplate.engine.lifecycle import LifecyclePlugins
 from hotplate.engine.options import EngineOptions
 from hotplate.engine.runner import ActionRunner
@@ -231,10 +233,15 @@ def start_engine(
     deps.caches.implicit = lambda loaded, decided, params: with_implicit(
         deps.types, loaded.env, loaded.files, decided, params)
     worker = WorkerService(deps)
+    legacy = LegacyStacks(deps, worker)
+    deps.legacy = legacy
     service = EngineService(deps, worker)
-    transport.serve(LISTENER_TOPIC, deps.engine_id, ListenerService(), ListenerService.ALLOWED)
+    transport.serve(LISTENER_TOPIC, deps.engine_id, ListenerService(legacy),
+                    ListenerService.ALLOWED)
     lease = None if fence is None else Lease(
         engine_lease(options), fence, name=f"hotplate-lease-{deps.engine_id[:8]}")
+    if lease is not None:  # a legacy thread of a fenced engine writes nothing more
+        legacy.holds = lease.check
     reporter = ServiceReporter.start(
         store, ServiceIdentity(deps.engine_id, host, socket.gethostname()),
         options.periodic_interval, clock, lease,
@@ -244,6 +251,7 @@ def start_engine(
     transport.serve(WORKER_TOPIC, deps.engine_id, worker, WorkerService.ALLOWED,
                     gate=deps.slots if deps.slots.limited else None)
     transport.serve(ENGINE_TOPIC, host, RepeatSafe(service, deps), EngineService.ALLOWED)
+    _reset_legacy_stacks(legacy)
     return Engine(deps=deps, service=service, worker=worker, reporter=reporter,
                   recovery=Recovery.start(deps), delivery=_sink_delivery(deps), watch=watch)
 
@@ -263,6 +271,18 @@ def template_caches(store: Store, options: EngineOptions) -> EngineCaches:
     caches.implicit = lambda loaded, decided, params: with_implicit(
         types, loaded.env, loaded.files, decided, params)
     return caches
+
+
+def _reset_legacy_stacks(legacy: LegacyStacks) -> None:
+    """Heat's reset_stack_status at an engine's start, in a thread of its own: the
+    liveness probes of dead holders take seconds (recovery rounds look again later)."""
+    def reset() -> None:
+        try:
+            legacy.reset_stale()
+        except Exception:  # the recovery rounds try again
+            logging.getLogger(__name__).exception("legacy stacks: reset at start failed")
+
+    threading.Thread(target=reset, name="hotplate-legacy-reset", daemon=True).start()
 
 
 def _sink_delivery(deps: EngineDeps) -> SinkDelivery | None:

@@ -267,7 +267,7 @@ def agent_urls(value: Any, api: ApiSettings, cfn: ApiSettings) -> dict[str, Any]
 
 _ENGINE_FIELDS = ("max_resources_per_stack", "max_snapshots_per_stack", "max_template_size",
                   "enable_stack_abandon", "enable_stack_adopt", "observe_on_update",
-                  "environment_dir",
+                  "convergence_engine", "environment_dir",
                   "periodic_interval", "engine_life_check_timeout", "stalled_traversal_timeout",
                   "graceful_shutdown_timeout", "client_retry_limit", "request_retention",
                   "action_retry_limit")

@@ -109,6 +109,12 @@ ENGINE_OPTS = [
         "enable_stack_adopt", default=False,
         help="Enable the preview Stack Adopt feature."),
     cfg.BoolOpt(
+        "convergence_engine", default=True,
+        help="Enables the engine with the convergence architecture. All stacks with "
+             "this option will be created using the convergence engine. Stacks "
+             "created with it off (the legacy engine) run each operation in one "
+             "thread of the engine holding the stack's lock."),
+    cfg.BoolOpt(
         "observe_on_update", default=False,
         help="On update, enables heat to collect existing resource properties from "
              "reality and converge to updated template."),

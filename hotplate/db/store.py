@@ -28,6 +28,11 @@ swaps, each a single conditional statement whose row lock settles races::
                                    INSERT input row unless the sender has one  WAITING
                                    (only the report that reaches 0 is READY)
     create_stack                 no live stack of that (project, name)         StackExists
+    acquire_stack_lock           INSERT stack_lock (stack_id, engine_id)       the holder
+    steal_stack_lock             UPDATE stack_lock SET engine_id = <live>      False
+                                   WHERE stack_id = ? AND engine_id = <dead>
+    release_stack_lock           DELETE stack_lock WHERE stack_id = ?          False
+                                   AND engine_id = <ours>
 
 Every resource write bumps ``atomic_key``, so a writer holding a stale key
 loses. Nothing here retries a compare-and-swap: the caller learns that it
@@ -58,6 +63,7 @@ from hotplate.db.services import ServiceStore
 from hotplate.db.signals import SignalStore
 from hotplate.db.snapshots import SnapshotStore
 from hotplate.db.software import SoftwareStore
+from hotplate.db.stack_locks import StackLockStore
 from hotplate.db.stack_users import StackUserStore
 from hotplate.db.stacks import StackStore
 from hotplate.db.sync import SyncStore
@@ -68,7 +74,7 @@ from hotplate.ports import Clock
 
 class SqlStore(StackStore, ResourceStore, ResourceLockStore, SyncStore, EventStore, ServiceStore,
                RecoveryStore, SoftwareStore, SignalStore, StackUserStore, RequestStore,
-               SnapshotStore, ConvergenceMigrationStore):
+               SnapshotStore, ConvergenceMigrationStore, StackLockStore):
     """The Store on an engine from ``hotplate.db.engine.make_engine``.
 
     ``clock`` supplies every created_at / updated_at / deleted_at, so a fake

@@ -16,6 +16,7 @@ from hotplate.engine.cache import EngineCaches
 from hotplate.engine.event_sinks import EventSinks, Sinks
 from hotplate.engine.global_env import GlobalEnvironment
 from hotplate.engine.lifecycle import LifecyclePlugins
+from hotplate.engine.local_routes import LegacyControl, LocalRoutes, NodeDue, WalkDue
 from hotplate.engine.options import EngineOptions
 from hotplate.engine.retry_later import RetryLater
 from hotplate.engine.runner import ActionRunner
@@ -24,6 +25,7 @@ from hotplate.engine.template_types import TemplateTypes
 from hotplate.engine.worker_client import ReadyInputs, WorkerClient
 from hotplate.model.errors import ResourceTypeUnavailable
 from hotplate.model.ids import EngineId, ResourceId, StackId, TraversalId
+from hotplate.model.states import Action
 from hotplate.ports import Clock, Ids, Notifier, Store, Transport
 from hotplate.resources.base import Resource
 from hotplate.rpc.errors import MessagingTimeout
@@ -197,6 +199,11 @@ class EngineDeps:
     retry_later: RetryLater = field(default_factory=RetryLater)
     """Database work that failed with the database away, tried again each periodic
     round (retry_later.py): a node handed on when its database was lost."""
+    routes: LocalRoutes = field(default_factory=LocalRoutes)
+    """Traversals whose work runs in a thread of this engine, not on the worker topic:
+    legacy stacks' (local_routes.py)."""
+    legacy: LegacyControl | None = None
+    """The legacy engine's threads of this engine (engine/legacy/); None: not built."""
 
     def __post_init__(self) -> None:
         self.worker_client = WorkerClient(self.transport, ReadyInputs())
@@ -222,9 +229,16 @@ class EngineDeps:
         is_update: bool,
         *,
         inputs: Mapping[str, Any] | None = None,
+        server: EngineId | None = None,
     ) -> None:
-        """Hand a node to any engine's worker (round-robin across engines)."""
-        self.worker_client.check_resource(resource_id, traversal_id, is_update, inputs=inputs)
+        """Hand a node to any engine's worker (round-robin across engines), or to
+        ``server``'s; a routed traversal's node to its thread here (local_routes.py)."""
+        sink = self.routes.to(traversal_id)
+        if sink is not None:
+            sink.put(NodeDue(resource_id, traversal_id, is_update, inputs))
+            return
+        self.worker_client.check_resource(resource_id, traversal_id, is_update, inputs=inputs,
+                                          server=server)
 
     def cast_check_resources(
         self,
@@ -238,6 +252,11 @@ class EngineDeps:
         worker keeps the first for itself, to run next with no message
         (worker_client.NextHere), starting from its row and stack in ``loaded``
         when the caller has them fresh."""
+        sink = self.routes.to(traversal_id)
+        if sink is not None:
+            for resource_id, is_update, inputs in nodes:
+                sink.put(NodeDue(resource_id, traversal_id, is_update, inputs))
+            return
         if self.local_workers and nodes:
             first_id, first_update, first_inputs = nodes[0]
             if self.worker_client.next_here.offer(
@@ -251,9 +270,20 @@ class EngineDeps:
             self.cast_check_resource(resource_id, traversal_id, is_update, inputs=inputs)
 
     def redrive(self, parked: Parked) -> None:
-        """Hand a parked action back to this engine's own workers (it holds the action)."""
-        self.worker_client.check_resource(parked.row.id, parked.work.traversal_id,
-                                          parked.work.is_update, server=self.engine_id)
+        """Hand a parked action back to this engine's own workers (it holds the action),
+        or to the thread of its routed traversal."""
+        self.cast_check_resource(parked.row.id, parked.work.traversal_id,
+                                 parked.work.is_update, server=self.engine_id)
+
+    def cast_stack_action(self, stack_id: StackId, action: Action,
+                          traversal_id: TraversalId) -> None:
+        """Have any engine walk a suspend, resume, check or snapshot, or the thread of
+        its routed traversal here."""
+        sink = self.routes.to(traversal_id)
+        if sink is not None:
+            sink.put(WalkDue(stack_id, action, traversal_id))
+            return
+        self.worker_client.stack_action(stack_id, action, traversal_id)
 
     def _reports_fresh(self, engine_id: EngineId) -> bool:
         now = self.clock.now()

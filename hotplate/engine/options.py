@@ -32,6 +32,10 @@ class EngineOptions:
     observe_on_update: bool = False
     """Every update compares the template with each resource's live state, not with the
     stored properties, as an update with ``converge`` does (engine/worker/observed.py)."""
+    convergence_engine: bool = True
+    """New stacks run on the convergence engine; False: on the legacy engine (their
+    ``convergence`` column false: each operation in one thread of the engine that
+    holds the stack's lock, engine/legacy/)."""
     environment_dir: str | None = None
     """Heat's global environment directory (``engine/global_env.py``); None: none."""
     periodic_interval: int = 60

@@ -240,3 +240,18 @@ class UpdateReplace(Exception):
 
 class CancelOperation(Exception):
     """Raised at a worker's progress check after cancel_check_resource."""
+
+
+class StopActionFailed(HotplateError):
+    """The engine holding a legacy stack's lock did not stop its thread in time."""
+
+    def __init__(self, stack_name: str, engine_id: str) -> None:
+        super().__init__(f"Failed to stop stack ({stack_name}) on other engine ({engine_id})")
+
+
+class EventSendFailed(HotplateError):
+    """The engine holding a legacy stack's lock did not take a message for its thread."""
+
+    def __init__(self, stack_name: str, engine_id: str) -> None:
+        super().__init__(f"Failed to send message to stack ({stack_name}) on other engine "
+                         f"({engine_id})")

@@ -34,6 +34,7 @@ from hotplate.ports.migration import ConvergenceMigrationStorage
 from hotplate.ports.requests import RequestStorage
 from hotplate.ports.server_config import SignalStorage, SoftwareStorage
 from hotplate.ports.snapshots import SnapshotStorage
+from hotplate.ports.stack_locks import StackLockStorage
 
 
 class Clock(Protocol):
@@ -414,7 +415,8 @@ class CredentialStorage(Protocol):
 class Store(
     TemplateStorage, StackStorage, ResourceStorage, ResourceDataStorage, EventStorage,
     SyncPointStorage, ServiceStorage, RecoveryStorage, CredentialStorage, SoftwareStorage,
-    SignalStorage, RequestStorage, SnapshotStorage, ConvergenceMigrationStorage, Protocol,
+    SignalStorage, RequestStorage, SnapshotStorage, ConvergenceMigrationStorage,
+    StackLockStorage, Protocol,
 ):
     """Persistence for stacks, resources, events and sync points: every role at once.
 

@@ -16,6 +16,8 @@ from typing import Any
 
 from hotplate.app import Engine, open_store, start_engine
 from hotplate.engine.clock import FakeClock, SeededIds
+from hotplate.engine.legacy.stacks import LegacyStacks
+from hotplate.engine.options import EngineOptions
 from hotplate.engine.runner import ActionRunner
 from hotplate.engine.worker.parking import ParkedActions
 from hotplate.rpc.deterministic import DeterministicTransport
@@ -25,7 +27,8 @@ CTXT = {"project_id": "demo", "username": "demo", "user_id": "u1", "is_admin": F
 
 class Harness:
     def __init__(self, tmp_path: Path, *, seed: int = 0, duplicate_rate: float = 0.0,
-                 reorder: bool = True, registry: Any = None) -> None:
+                 reorder: bool = True, registry: Any = None,
+                 options: EngineOptions | None = None) -> None:
         self.clock = FakeClock()
         self.store = open_store(f"sqlite:///{tmp_path / f'scenario-{seed}.sqlite'}", self.clock)
         self.transport = DeterministicTransport(seed, duplicate_rate=duplicate_rate,
@@ -33,7 +36,9 @@ class Harness:
         self.engine: Engine = start_engine(
             self.store, self.transport, clock=self.clock, ids=SeededIds(seed),
             runner=ActionRunner(self.clock), engine_id=f"engine-{seed}", registry=registry,
+            options=options,
         )
+        self.legacy_on_the_scheduler(self.engine)
         self.service = self.engine.service
         self.engines: list[Engine] = [self.parking_on_the_clock(self.engine)]
         """The engines whose parked actions ``run`` re-drives."""
@@ -44,12 +49,32 @@ class Harness:
         engine.deps.parked = ParkedActions(engine.deps.redrive, self.clock, threaded=False)
         return engine
 
+    @staticmethod
+    def legacy_on_the_scheduler(engine: Engine) -> Engine:
+        """``engine``'s legacy stack threads run by ``run``, in turn with the messages,
+        not on threads of their own (engine/legacy/)."""
+        legacy = engine.deps.legacy
+        assert isinstance(legacy, LegacyStacks)
+        legacy.threaded = False
+        return engine
+
+    def run_legacy(self) -> bool:
+        """Run what the engines' legacy stacks have queued; False when nothing was."""
+        ran = False
+        for engine in self.engines:
+            legacy = engine.deps.legacy
+            if isinstance(legacy, LegacyStacks):
+                ran = legacy.run_pending() or ran
+        return ran
+
     # -- driving -------------------------------------------------------------------------
     def run(self, max_steps: int = 200_000, *, max_waits: int = 100_000) -> None:
         """Deliver until idle; while actions are parked, move the clock to the next one
         due, re-drive it and deliver again. Time passes only while something waits."""
         for _ in range(max_waits):
             self.transport.run_until_idle(max_steps=max_steps)
+            if self.run_legacy():
+                continue
             if not self.redrive_parked():
                 return
         raise RuntimeError(f"still waiting after {max_waits} re-drives of parked actions")

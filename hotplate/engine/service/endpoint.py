@@ -22,6 +22,7 @@ from hotplate.engine.hosting.adopt import (
     with_adopt_parameters,
 )
 from hotplate.engine.hosting.nested import MAX_NESTED_DEPTH
+from hotplate.engine.legacy.stacks import cancelled_on, run_on
 from hotplate.engine.service import abandon as abandoning
 from hotplate.engine.service.convergence_migration import MigrationMethods
 from hotplate.engine.service.drift import DriftMethods
@@ -151,6 +152,7 @@ class EngineService(LookupMethods, CatalogMethods, SoftwareMethods, DriftMethods
             tags=tuple(_tags(args)), user_creds_id=user_creds_id,
             parent_resource_name=parent_resource_name,
             stack_user_project_id=stack_user_project_id,
+            convergence=deps.options.convergence_engine,
         )
         try:
             deps.store.create_stack(stack)
@@ -161,7 +163,8 @@ class EngineService(LookupMethods, CatalogMethods, SoftwareMethods, DriftMethods
         if made.project_failure is not None:
             trav.refuse(deps, stack, action, made.project_failure)
         else:
-            trav.converge_stack(deps, stack, tid, action, prev_template_id=None)
+            run_on(deps, stack, lambda: trav.converge_stack(deps, stack, tid, action,
+                                                            prev_template_id=None))
         return identity_of(stack)
 
     def _made_before(self, made: StackRecord, action: Action) -> dict[str, str]:
@@ -218,12 +221,14 @@ class EngineService(LookupMethods, CatalogMethods, SoftwareMethods, DriftMethods
             stack.id, stack.current_traversal, settings
         ):
             stack = self._get_stack(ctxt, stack.id)
-        started = trav.converge_stack(deps, stack, tid, Action.UPDATE,
-                                      prev_template_id=stack.raw_template_id,
-                                      started_as=start_mark(ctxt, stack.id),
-                                      converge=bool(args.get("converge")))
-        if started is None:
-            deps.store.delete_raw_template(tid)
+        current, started = stack, None
+        try:  # a legacy stack's operation takes its lock first (ActionInProgress: busy)
+            started = run_on(deps, stack, lambda: trav.converge_stack(
+                deps, current, tid, Action.UPDATE, prev_template_id=current.raw_template_id,
+                started_as=start_mark(ctxt, current.id), converge=bool(args.get("converge"))))
+        finally:
+            if started is None:
+                deps.store.delete_raw_template(tid)
         return identity_of(stack)
 
     def _check_immutable(self, stack: StackRecord, parsed: Template,
@@ -333,13 +338,17 @@ class EngineService(LookupMethods, CatalogMethods, SoftwareMethods, DriftMethods
             return
         stack = self._get_stack(ctxt, stack_identity)
         deps.credentials.refresh_for(ctxt, stack)  # another caller: the trust becomes theirs
-        self._worker.stop_all_workers(stack)
-        stack = self._get_stack(ctxt, stack.id)
-        loaded = deps.caches.template(stack.raw_template_id)
-        empty = trav.empty_template(deps, loaded.template.version, loaded.environment)
-        trav.converge_stack(deps, stack, empty, Action.DELETE,
-                            prev_template_id=stack.raw_template_id,
-                            started_as=start_mark(ctxt, stack.id))
+
+        def start() -> None:
+            self._worker.stop_all_workers(stack)
+            current = self._get_stack(ctxt, stack.id)
+            loaded = deps.caches.template(current.raw_template_id)
+            empty = trav.empty_template(deps, loaded.template.version, loaded.environment)
+            trav.converge_stack(deps, current, empty, Action.DELETE,
+                                prev_template_id=current.raw_template_id,
+                                started_as=start_mark(ctxt, current.id))
+
+        run_on(deps, stack, start, preempt=True)  # a legacy stack's thread stopped first
 
     def stack_cancel_update(self, ctxt: Mapping[str, Any], stack_identity: Any,
                             cancel_with_rollback: bool = True) -> None:
@@ -350,19 +359,24 @@ class EngineService(LookupMethods, CatalogMethods, SoftwareMethods, DriftMethods
                 f"Cancelling update when stack is {stack.action}_{stack.status} "
                 "is not supported."
             )
+        if cancelled_on(self._deps, stack, with_rollback=cancel_with_rollback):
+            return  # a legacy stack's: the message went to its thread
         if cancel_with_rollback:
             trav.rollback(self._deps, stack)
         else:
             self._worker.stop_traversals(stack)
 
     def stack_suspend(self, ctxt: Mapping[str, Any], stack_identity: Any) -> None:
-        stack_actions.start(self._deps, self._get_stack(ctxt, stack_identity), Action.SUSPEND)
+        self._stack_action(self._get_stack(ctxt, stack_identity), Action.SUSPEND)
 
     def stack_resume(self, ctxt: Mapping[str, Any], stack_identity: Any) -> None:
-        stack_actions.start(self._deps, self._get_stack(ctxt, stack_identity), Action.RESUME)
+        self._stack_action(self._get_stack(ctxt, stack_identity), Action.RESUME)
 
     def stack_check(self, ctxt: Mapping[str, Any], stack_identity: Any) -> None:
-        stack_actions.start(self._deps, self._get_stack(ctxt, stack_identity), Action.CHECK)
+        self._stack_action(self._get_stack(ctxt, stack_identity), Action.CHECK)
+
+    def _stack_action(self, stack: StackRecord, action: Action) -> None:
+        run_on(self._deps, stack, lambda: stack_actions.start(self._deps, stack, action))
 
     # -- reads -----------------------------------------------------------------------
     def show_stack(self, ctxt: Mapping[str, Any], stack_identity: Any,

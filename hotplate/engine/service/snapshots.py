@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hotplate.engine.hosting.row_plugins import row_instance
+from hotplate.engine.legacy.stacks import run_on
 from hotplate.engine.options import UNLIMITED
 from hotplate.engine.service.lookups import StackLookups, project_of
 from hotplate.engine.service.validation import (
@@ -79,8 +80,8 @@ class SnapshotMethods(StackLookups):
             snapshot_id, stack.id, project_of(ctxt) or stack.project_id, name,
             stack_document(deps, stack), SNAPSHOT_CREATE, str(Status.IN_PROGRESS))
         try:
-            stack_actions.start(deps, stack, Action.SNAPSHOT,
-                                traversal=TraversalId(snapshot_id))
+            run_on(deps, stack, lambda: stack_actions.start(
+                deps, stack, Action.SNAPSHOT, traversal=TraversalId(snapshot_id)))
         except ActionInProgress:
             deps.store.delete_snapshot(snapshot_id)  # another request won the stack
             raise
@@ -129,8 +130,9 @@ class SnapshotMethods(StackLookups):
         tid = deps.store.create_raw_template(parsed.to_dict(), files, env,
                                              hidden=hidden_parameters(parsed))
         deps.caches.remember_template(tid, parsed, files, env)
-        if trav.converge_stack(deps, stack, tid, Action.RESTORE,
-                               prev_template_id=stack.raw_template_id) is None:
+        if run_on(deps, stack, lambda: trav.converge_stack(
+                deps, stack, tid, Action.RESTORE,
+                prev_template_id=stack.raw_template_id)) is None:
             deps.store.delete_raw_template(tid)
 
     def _snapshot(self, stack: StackRecord, snapshot_id: str) -> SnapshotRecord:

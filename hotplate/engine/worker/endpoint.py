@@ -14,6 +14,7 @@ from datetime import timedelta
 from typing import Any
 
 from hotplate.engine.deps import EngineDeps
+from hotplate.engine.local_routes import LegacyControl
 from hotplate.engine.worker import snapshot_deletion, stack_actions
 from hotplate.engine.worker import traversal as trav
 from hotplate.engine.worker.check_resource import CheckResource
@@ -242,9 +243,26 @@ class WorkerService:
 
 
 class ListenerService:
-    """Answers liveness probes: a lock held by an engine that answers is not stale."""
+    """The heat-engine-listener topic: liveness probes (a lock held by an engine that
+    answers is not stale), and the legacy engine's thread control (engine/legacy/)."""
 
-    ALLOWED = frozenset({"listening"})
+    ALLOWED = frozenset({"listening", "stop_stack", "send"})
+
+    def __init__(self, legacy: LegacyControl | None = None) -> None:
+        self._legacy = legacy
 
     def listening(self, ctxt: Mapping[str, Any]) -> bool:
         return True
+
+    def stop_stack(self, ctxt: Mapping[str, Any], stack_identity: Mapping[str, Any]) -> bool:
+        """Stop this engine's thread of a legacy stack and wait for it to end."""
+        if self._legacy is None:
+            return True
+        return self._legacy.stop(StackId(str(stack_identity["stack_id"])))
+
+    def send(self, ctxt: Mapping[str, Any], stack_identity: Mapping[str, Any],
+             message: str) -> bool:
+        """Deliver ``cancel`` or ``cancel_with_rollback`` to that thread."""
+        if self._legacy is None:
+            return False
+        return self._legacy.send(StackId(str(stack_identity["stack_id"])), str(message))

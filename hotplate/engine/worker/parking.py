@@ -50,7 +50,7 @@ import heapq
 import itertools
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import KW_ONLY, dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -252,6 +252,11 @@ class ParkedActions:
     def __len__(self) -> int:
         with self._lock:
             return len(self._parked)
+
+    def of_traversals(self, traversals: Collection[TraversalId]) -> list[Parked]:
+        """The actions of ``traversals`` parked here now."""
+        with self._lock:
+            return [p for p in self._parked.values() if p.work.traversal_id in traversals]
 
     def resource_ids(self) -> frozenset[int]:
         """The rows whose actions are parked here now."""

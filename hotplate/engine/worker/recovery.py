@@ -23,6 +23,9 @@ engines alone (``take_over_dead``) halfway between two rounds:
    sends again goes to this engine's own worker queue: the broker may still
    count a dead or cut-off engine's consumers as live, and a node sent to the
    shared queue could land on one of them.
+   A legacy stack (``convergence`` false) is not taken over node by node: its
+   lock holder ran the whole operation, so a dead holder's stack is reset
+   FAILED (engine/legacy/reset.py) by whichever live engine looks first.
 2. **The sweep**, by one engine at a time (the ``sweep`` claim): signals
    stored but not applied within ``stalled_traversal_timeout`` are applied
    again (signal_delivery.py); in every
@@ -114,6 +117,8 @@ def take_over_row(deps: EngineDeps, row: ResourceRecord, dead: EngineId, *,
     """
     store = deps.store
     stack = store.get_stack(row.stack_id)
+    if stack is not None and not stack.convergence and dead != deps.engine_id:
+        return False  # the dead lock holder's whole stack is reset (reset_legacy)
     decision = takeover_for(row, stack)
     if decision is Takeover.RESUME:
         reason = reason or takeover_reason(row, dead, deps.engine_id)
@@ -155,8 +160,8 @@ def redrive_row(deps: EngineDeps, row: ResourceRecord, stack: StackRecord, *,
     if state.outcome is not SyncOutcome.READY:
         return False
     target = row.id if key.resource_id in (row.id, row.replaces) else key.resource_id
-    deps.worker_client.check_resource(target, traversal, key.is_update, inputs=state.inputs,
-                                      server=deps.engine_id if here else None)
+    deps.cast_check_resource(target, traversal, key.is_update, inputs=state.inputs,
+                             server=deps.engine_id if here else None)
     return True
 
 
@@ -221,6 +226,7 @@ class Recovery:
         options = deps.options
         deps.retry_later.run()  # this engine's own work the database refused before
         self.reclaim_forgotten()
+        self.reset_legacy()
         self.take_over_dead()
         if deps.store.claim(SWEEP_CLAIM, deps.engine_id, 3.0 * options.periodic_interval):
             now = deps.clock.now()
@@ -231,6 +237,17 @@ class Recovery:
             deps.store.release_claims(TAKEOVER_CLAIM, TAKEOVER_CLAIM_SECS)
             deps.store.release_claims(STACK_ACTION_CLAIM, TAKEOVER_CLAIM_SECS)
         return True
+
+    def reset_legacy(self) -> int:
+        """Legacy stacks whose lock holder died reset FAILED (engine/legacy/reset.py),
+        as Heat does only when an engine starts; how many."""
+        if self._deps.legacy is None:
+            return 0
+        try:
+            return self._deps.legacy.reset_stale()
+        except Exception:  # the next round tries again; the rest of this one goes on
+            LOG.exception("recovery: resetting legacy stacks failed")
+            return 0
 
     def take_over_dead(self) -> bool:
         """Every dead engine's locks taken over (step 1 of a round)."""
@@ -323,8 +340,8 @@ class Recovery:
                      paused_too: bool = False) -> int:
         deps = self._deps
         traversal = stack.current_traversal
-        if traversal == NO_TRAVERSAL:
-            return 0
+        if traversal == NO_TRAVERSAL or not stack.convergence:
+            return 0  # a legacy stack's nodes are its lock holder's (reset_legacy)
         if stack.action in STACK_ACTIONS:
             return self._sweep_stack_action(stack, cast_before)
         if stack.action not in GRAPH_ACTIONS:

@@ -83,7 +83,8 @@ def start(deps: EngineDeps, stack: StackRecord, action: Action, *,
                                                 event):
         raise ActionInProgress(stack.name, str(stack.action))
     notify.stack_changed(deps, stack, values)
-    deps.worker_client.stack_action(stack.id, action, traversal)
+    deps.routes.started(stack.id, traversal)  # a legacy stack's: walked by its thread here
+    deps.cast_stack_action(stack.id, action, traversal)
     return True
 
 

@@ -94,6 +94,7 @@ def converge_stack(
         LOG.warning("stack %s: traversal changed under us; %s not started", stack.id, action)
         return None
     notify.stack_changed(deps, stack, values)
+    deps.routes.started(stack.id, traversal)  # a legacy stack's: to its thread here
     deps.store.delete_sync_points(stack.id, keep_traversal=traversal)
     try:
         retired = drop_unused(deps, retired)
