@@ -16,6 +16,7 @@ from typing import Any
 
 from hotplate.convergence.migration import StackConversion, convert_rows
 from hotplate.engine.cache import EngineCaches
+from hotplate.engine.legacy.locking import take_lock
 from hotplate.engine.service.lookups import StackLookups, reaches
 from hotplate.model.errors import (
     ActionInProgress,
@@ -102,7 +103,19 @@ class MigrationMethods(StackLookups):
         nested = deps.store.nested_stacks(root.id) if root is not None else []
         plans = plan_convergence_migration(root, str(stack_id), nested, caches=deps.caches,
                                            rows=deps.store, ids=deps.ids)
-        if plans and not deps.store.convert_to_convergence(plans):
-            now = deps.store.get_stack(StackId(str(stack_id))) or root
-            assert now is not None
-            raise ActionInProgress(now.name, str(now.action))
+        if not plans:
+            return
+        locked = []
+        try:
+            for stack in (*nested, root):  # Heat holds every stack's lock as it migrates
+                if stack is not None and not stack.convergence:
+                    take_lock(deps, stack, running_here=lambda: True, stop_here=lambda: None)
+                    locked.append(stack)
+            if deps.store.convert_to_convergence(plans):
+                return
+        finally:
+            for stack in locked:
+                deps.store.release_stack_lock(stack.id, deps.engine_id)
+        now = deps.store.get_stack(StackId(str(stack_id))) or root
+        assert now is not None
+        raise ActionInProgress(now.name, str(now.action))
