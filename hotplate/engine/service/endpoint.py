@@ -29,14 +29,12 @@ from hotplate.engine.service.drift import DriftMethods
 from hotplate.engine.service.lookup_methods import LookupMethods
 from hotplate.engine.service.lookups import identity_of, project_of, request_environment
 from hotplate.engine.service.outputs import OutputResolver
-from hotplate.engine.service.preview_create import preview_create
-from hotplate.engine.service.preview_update import NO_ID, plan_update, preview_update
+from hotplate.engine.service.preview_methods import PreviewMethods, tags_of, timeout_of
 from hotplate.engine.service.request_ledger import start_mark, started_before
 from hotplate.engine.service.service_catalog import CatalogMethods
 from hotplate.engine.service.service_resources import ResourceMethods
 from hotplate.engine.service.snapshots import SnapshotMethods
 from hotplate.engine.service.software_configs import SoftwareMethods
-from hotplate.engine.service.type_access import TypeAccess
 from hotplate.engine.service.validation import (
     check_tree_size,
     hidden_parameters,
@@ -48,7 +46,7 @@ from hotplate.engine.views import format_event, format_stack, parameter_texts
 from hotplate.engine.worker import stack_actions
 from hotplate.engine.worker import traversal as trav
 from hotplate.engine.worker.endpoint import WorkerService
-from hotplate.model.errors import ActionInProgress, EntityNotFound, NotSupported, StackExists
+from hotplate.model.errors import ActionInProgress, EntityNotFound, NotSupported
 from hotplate.model.ids import NO_TRAVERSAL, StackId, TemplateId
 from hotplate.model.records import StackRecord
 from hotplate.model.states import Action, Status
@@ -64,28 +62,23 @@ LOG = logging.getLogger(__name__)
 
 
 class EngineService(LookupMethods, CatalogMethods, SoftwareMethods, DriftMethods,
-                    SnapshotMethods, MigrationMethods):
+                    SnapshotMethods, MigrationMethods, PreviewMethods):
     STACK_METHODS = frozenset({
         "create_stack", "update_stack", "delete_stack", "show_stack", "list_stacks",
         "identify_stack", "list_events", "stack_cancel_update", "show_output", "list_outputs",
-        "get_template", "get_environment", "get_files", "preview_stack", "preview_update_stack",
-        "plan_update_stack", "abandon_stack", "export_stack", "stack_suspend", "stack_resume",
-        "stack_check",
+        "get_template", "get_environment", "get_files", "abandon_stack", "export_stack",
+        "stack_suspend", "stack_resume", "stack_check",
     })
     ALLOWED = (STACK_METHODS | ResourceMethods.RESOURCE_METHODS
                | CatalogMethods.CATALOG_METHODS | SoftwareMethods.SOFTWARE_METHODS
                | DriftMethods.DRIFT_METHODS | SnapshotMethods.SNAPSHOT_METHODS
-               | LookupMethods.LOOKUP_METHODS | MigrationMethods.MIGRATION_METHODS)
+               | LookupMethods.LOOKUP_METHODS | MigrationMethods.MIGRATION_METHODS
+               | PreviewMethods.PREVIEW_METHODS)
 
     def __init__(self, deps: EngineDeps, worker: WorkerService) -> None:
         super().__init__(deps)
         self._worker = worker
         self._outputs = OutputResolver(deps)
-
-    def _access(self, ctxt: Mapping[str, Any], *, nested: bool = False) -> TypeAccess | None:
-        """The caller's gates (policy, catalog) for a request; none for the engine's own
-        nested stacks, whose whole tree the root's request validated."""
-        return None if nested else TypeAccess.for_context(ctxt, self._deps.clouds)
 
     # -- lookups -----------------------------------------------------------------
     def identify_stack(self, ctxt: Mapping[str, Any], stack_name: str) -> dict[str, str]:
@@ -146,10 +139,10 @@ class EngineService(LookupMethods, CatalogMethods, SoftwareMethods, DriftMethods
             raw_template_id=tid, action=Action.INIT, status=Status.COMPLETE,
             status_reason="", current_traversal=NO_TRAVERSAL, created_at=deps.clock.now(),
             disable_rollback=bool(args.get("disable_rollback", True)),
-            timeout_mins=_timeout(args), owner_id=StackId(owner_id) if owner_id else None,
+            timeout_mins=timeout_of(args), owner_id=StackId(owner_id) if owner_id else None,
             nested_depth=nested_depth, user_id=str(ctxt.get("user_id") or ""),
             username=str(ctxt.get("username") or ctxt.get("user") or ""),
-            tags=tuple(_tags(args)), user_creds_id=user_creds_id,
+            tags=tuple(tags_of(args)), user_creds_id=user_creds_id,
             parent_resource_name=parent_resource_name,
             stack_user_project_id=stack_user_project_id,
             convergence=deps.options.convergence_engine,
@@ -214,7 +207,7 @@ class EngineService(LookupMethods, CatalogMethods, SoftwareMethods, DriftMethods
         deps.caches.remember_template(tid, parsed, files or {}, env)
         settings: dict[str, Any] = {}
         if args.get("timeout_mins") is not None:
-            settings["timeout_mins"] = _timeout(args)
+            settings["timeout_mins"] = timeout_of(args)
         if args.get("disable_rollback") is not None:
             settings["disable_rollback"] = bool(args["disable_rollback"])
         if settings and deps.store.update_stack_if_traversal(
@@ -241,80 +234,6 @@ class EngineService(LookupMethods, CatalogMethods, SoftwareMethods, DriftMethods
         changed = immutable_modified(self._outputs.parameters(stack), parsed, new)
         if changed:
             raise ImmutableParameterModified(changed)
-
-    # -- dry runs ----------------------------------------------------------------------
-    def preview_stack(
-        self, ctxt: Mapping[str, Any], stack_name: str, template: Any, params: Any,
-        files: Any, args: Any, environment_files: Any = None, files_container: Any = None,
-    ) -> dict[str, Any]:
-        """The stack a create would build, validated as a create is; nothing is stored."""
-        deps = self._deps
-        args = dict(args or {})
-        project = project_of(ctxt)
-        if deps.store.get_stack_by_name(project, stack_name) is not None:
-            raise StackExists(stack_name)
-        env = request_environment(params, files or {}, environment_files)
-        with located_in(template):
-            parsed = validate_stack_request(deps, template, env, files or {},
-                                            stack_name=stack_name,
-                                            access=self._access(ctxt))
-        identity = {"stack_name": stack_name, "stack_id": NO_ID, "tenant": project, "path": ""}
-        stack_keys = {
-            "disable_rollback": bool(args.get("disable_rollback", True)),
-            "timeout_mins": _timeout(args),
-            "stack_owner": str(ctxt.get("username") or ctxt.get("user") or ""),
-            "parent": None,
-            "stack_user_project_id": project,
-            "tags": _tags(args) or None,
-        }
-        return preview_create(deps, parsed, env, files or {}, identity=identity,
-                              stack=stack_keys)
-
-    def preview_update_stack(
-        self, ctxt: Mapping[str, Any], stack_identity: Any, template: Any, params: Any,
-        files: Any, args: Any, environment_files: Any = None, files_container: Any = None,
-    ) -> dict[str, list[dict[str, Any]]]:
-        """What an update would add, delete, replace, update or leave; nothing is stored.
-
-        ``args['show_nested']`` adds the resources of the nested stacks the update
-        would touch, each with its ``parent_resource``, as Heat's does.
-        """
-        stack, parsed, env = self._update_request(ctxt, stack_identity, template, params,
-                                                  files, environment_files)
-        with located_in(template):
-            return preview_update(self._deps, stack, parsed, env, files or {},
-                                  self._current_rows(stack),
-                                  show_nested=bool((args or {}).get("show_nested")))
-
-    def plan_update_stack(
-        self, ctxt: Mapping[str, Any], stack_identity: Any, template: Any, params: Any,
-        files: Any, args: Any, environment_files: Any = None, files_container: Any = None,
-    ) -> dict[str, Any]:
-        """hotplate's own: ``preview_update_stack``'s answer as ``resource_changes``, and
-        beside it ``resource_changes_detail``, each resource with its changed properties
-        (hidden values shown as ``<hidden>``) and its nested stack's resources under it.
-        Heat's API never asks for it, so Heat's answer keeps its shape."""
-        stack, parsed, env = self._update_request(ctxt, stack_identity, template, params,
-                                                  files, environment_files)
-        with located_in(template):
-            plan = plan_update(self._deps, stack, parsed, env, files or {},
-                               self._current_rows(stack),
-                               show_nested=bool((args or {}).get("show_nested")))
-        return {"resource_changes": plan.changes, "resource_changes_detail": plan.detail}
-
-    def _update_request(self, ctxt: Mapping[str, Any], stack_identity: Any, template: Any,
-                        params: Any, files: Any, environment_files: Any,
-                        ) -> tuple[StackRecord, Template, dict[str, Any]]:
-        """The stack an update preview reads, and its new template, validated as an
-        update's is."""
-        stack = self._get_stack(ctxt, stack_identity)
-        env = request_environment(params, files or {}, environment_files)
-        with located_in(template):
-            parsed = validate_stack_request(self._deps, template, env, files or {},
-                                            stack_name=stack.name,
-                                            access=self._access(
-                                                ctxt, nested=stack.owner_id is not None))
-        return stack, parsed, env
 
     # -- abandon / export ------------------------------------------------------------
     def abandon_stack(self, ctxt: Mapping[str, Any], stack_identity: Any,
@@ -451,20 +370,6 @@ class EngineService(LookupMethods, CatalogMethods, SoftwareMethods, DriftMethods
     def get_files(self, ctxt: Mapping[str, Any], stack_identity: Any) -> dict[str, Any]:
         stack = self._get_stack(ctxt, stack_identity, show_deleted=True)
         return visible_files(self._deps.caches.template(stack.raw_template_id).files)
-
-
-def _timeout(args: Mapping[str, Any]) -> int | None:
-    value = args.get("timeout_mins")
-    return int(value) if value not in (None, "") else None
-
-
-def _tags(args: Mapping[str, Any]) -> list[str]:
-    tags = args.get("tags")
-    if not tags:
-        return []
-    if isinstance(tags, str):
-        return [t for t in tags.split(",") if t]
-    return [str(t) for t in tags]
 
 
 class _Made:
