@@ -83,10 +83,11 @@ HANGING: tuple[Hanging, ...] = (
     Hanging(s.sync_point, "stack_id"),
     Hanging(s.stack_lock, "stack_id"),
     Hanging(s.stack_tag, "stack_id"),
+    # A stack's delete deletes its snapshots; an abandoned stack keeps them.
+    Hanging(s.resource_snapshot, "snapshot_id", parent=(s.snapshot, "id")),
+    Hanging(s.snapshot, "stack_id"),
 )
-"""What belongs to a doomed stack, in the order it is deleted (children first). A
-stack's snapshots would be ``Hanging(snapshot, "stack_id")``, preceded by their
-resources' ``Hanging(resource_snapshot, "snapshot_id", parent=(snapshot, "id"))``."""
+"""What belongs to a doomed stack, in the order it is deleted (children first)."""
 
 SHARED: tuple[Shared, ...] = (
     Shared(s.resource_properties_data, ((s.resource, "rsrc_prop_data_id"),

@@ -104,6 +104,13 @@ def make_full_stack(engine: Engine, *, deleted_at: datetime | None, project: str
                                                  created_at=EPOCH))
         conn.execute(insert(s.stack_tag).values(stack_id=stack_id, tag="foo",
                                                 created_at=EPOCH))
+        snapshot_id = str(uuid.uuid4())
+        conn.execute(insert(s.snapshot).values(
+            id=snapshot_id, stack_id=stack_id, tenant=project, name="s", data={},
+            action="CREATE", status="COMPLETE", created_at=EPOCH))
+        conn.execute(insert(s.resource_snapshot).values(
+            id=str(uuid.uuid4()), snapshot_id=snapshot_id, resource_name="r", data={},
+            created_at=EPOCH))
     return {"id": stack_id, "resource": resource_id, "token": token_id, "creds": creds,
             "templates": {template, prev}, "properties": {props, attrs, event_props}}
 
@@ -134,6 +141,10 @@ def rows_of(engine: Engine, made: dict[str, Any]) -> dict[str, int]:
         elif "resource_id" in entry.table.c:
             found[entry.table.name] = count(engine, entry.table,
                                             entry.table.c.resource_id == resource_id)
+        elif "snapshot_id" in entry.table.c:
+            snapshots = select(s.snapshot.c.id).where(s.snapshot.c.stack_id == stack_id)
+            found[entry.table.name] = count(engine, entry.table,
+                                            entry.table.c.snapshot_id.in_(snapshots))
     return found
 
 

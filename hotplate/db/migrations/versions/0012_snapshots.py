@@ -62,5 +62,9 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    op.drop_table("resource_snapshot")
-    op.drop_table("snapshot")
+    # Written to run twice: where DDL commits at once (MariaDB, SQLite's driver), an
+    # earlier migration failing further down leaves this one done but not recorded.
+    present = set(sa.inspect(op.get_bind()).get_table_names())
+    for table in ("resource_snapshot", "snapshot"):
+        if table in present:
+            op.drop_table(table)
