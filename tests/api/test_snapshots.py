@@ -52,7 +52,7 @@ def _wait_gone(hc: Any, stack: str, snapshot_id: str, *, timeout: float = 30.0) 
 
 
 def test_a_snapshot_records_the_stack_and_each_resource(hc: Any) -> None:
-    stack_id = _created(hc, "snapped", _template())
+    stack_id = _created(hc, "snap-snapped", _template())
     taken = hc.stacks.snapshot(stack_id, name="first")
     assert taken["name"] == "first"
     assert (taken["action"], taken["status"]) == ("CREATE", "IN_PROGRESS")
@@ -67,7 +67,7 @@ def test_a_snapshot_records_the_stack_and_each_resource(hc: Any) -> None:
         "SNAPSHOT_COMPLETE", "Stack SNAPSHOT completed successfully")
     data = done["data"]
     assert (data["action"], data["status"]) == ("SNAPSHOT", "COMPLETE")
-    assert data["id"] == stack_id and data["name"] == "snapped"
+    assert data["id"] == stack_id and data["name"] == "snap-snapped"
     assert set(data["resources"]) == {"secret", "kept", "after"}
     secret = data["resources"]["secret"]
     assert secret["type"] == "OS::Heat::RandomString"
@@ -86,7 +86,7 @@ def test_a_snapshot_records_the_stack_and_each_resource(hc: Any) -> None:
 
 
 def test_a_restore_converges_back_to_the_snapshot(hc: Any) -> None:
-    stack_id = _created(hc, "restored", _template(value="before"))
+    stack_id = _created(hc, "snap-restored", _template(value="before"))
     snapshot_id = hc.stacks.snapshot(stack_id)["id"]
     assert _wait_snapshot(hc, stack_id, snapshot_id)["status"] == "COMPLETE"
     hc.stacks.update(stack_id, template=_template(length=12),
@@ -107,11 +107,11 @@ def test_a_restore_converges_back_to_the_snapshot(hc: Any) -> None:
 
 
 def test_deleting_a_snapshot_and_the_errors_heat_gives(hc: Any) -> None:
-    stack_id = _created(hc, "tidied", _template())
+    stack_id = _created(hc, "snap-tidied", _template())
     with pytest.raises(exc.HTTPNotFound) as missing:
         hc.stacks.snapshot_show(stack_id, "no-such-snapshot")
-    assert "The Snapshot (no-such-snapshot) for Stack (tidied) could not be found." in str(
-        missing.value)
+    assert ("The Snapshot (no-such-snapshot) for Stack (snap-tidied) could not be found."
+            in str(missing.value))
     snapshot_id = hc.stacks.snapshot(stack_id)["id"]
     assert _wait_snapshot(hc, stack_id, snapshot_id)["status"] == "COMPLETE"
 
@@ -126,16 +126,16 @@ def test_deleting_a_snapshot_and_the_errors_heat_gives(hc: Any) -> None:
 def test_a_busy_stack_takes_no_snapshot(hc: Any) -> None:
     template = {"heat_template_version": VERSION, "resources": {"slow": {
         "type": "OS::Heat::TestResource", "properties": {"action_wait_secs": {"create": 5}}}}}
-    stack_id = str(hc.stacks.create(stack_name="busy", template=template)["stack"]["id"])
+    stack_id = str(hc.stacks.create(stack_name="snap-busy", template=template)["stack"]["id"])
     with pytest.raises(exc.HTTPConflict) as busy:
         hc.stacks.snapshot(stack_id)
-    assert "Stack busy already has an action (CREATE) in progress." in str(busy.value)
+    assert "Stack snap-busy already has an action (CREATE) in progress." in str(busy.value)
     assert hc.stacks.snapshot_list(stack_id)["snapshots"] == []
     assert wait_status(hc, stack_id).stack_status == "CREATE_COMPLETE"
 
 
 def test_deleting_a_stack_deletes_its_snapshots(hc: Any) -> None:
-    stack_id = _created(hc, "gone", _template())
+    stack_id = _created(hc, "snap-gone", _template())
     snapshot_id = hc.stacks.snapshot(stack_id)["id"]
     assert _wait_snapshot(hc, stack_id, snapshot_id)["status"] == "COMPLETE"
     hc.stacks.delete(stack_id)
@@ -163,7 +163,7 @@ def _parent(value: str) -> dict[str, Any]:
 
 def test_a_heat_stack_resource_snapshots_its_stack_and_restores_its_template(
         hc: Any) -> None:
-    stack_id = _created(hc, "parent", _parent("first"))
+    stack_id = _created(hc, "snap-parent", _parent("first"))
     snapshot_id = hc.stacks.snapshot(stack_id)["id"]
     done = _wait_snapshot(hc, stack_id, snapshot_id)
     assert done["status"] == "COMPLETE", done
