@@ -301,9 +301,13 @@ resources:
 
 
 def test_a_signal_while_scaling_is_ignored(hc: Any) -> None:
-    stack_id = _create(hc, SLOW)
+    stack_id = _create(hc, SLOW.replace("{create: 1}", "{create: 3}"))
     hc.resources.signal(stack_id, "scale_up_policy")
-    assert hc.resources.metadata(stack_id, "random_group")["scaling_in_progress"] is True
+    # The signal's handler runs after the answer: wait for it to mark the group scaling.
+    deadline = time.monotonic() + 10
+    while not hc.resources.metadata(stack_id, "random_group").get("scaling_in_progress"):
+        assert time.monotonic() < deadline, "the group never started scaling"
+        time.sleep(0.05)
     hc.resources.signal(stack_id, "scale_up_policy")  # the group is scaling: ignored
     _wait_scaled(hc, stack_id, 1)
     time.sleep(0.3)
