@@ -9,6 +9,8 @@ resource_status_reason, event_time, physical_resource_id (stack_name with
 from __future__ import annotations
 
 import argparse
+import signal
+import threading
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -68,19 +70,26 @@ def _fetch(client: HeatClient, ref: StackRef, args: argparse.Namespace,
 
 def follow(client: HeatClient, ref: StackRef, args: argparse.Namespace,
            query: list[tuple[str, Any]]) -> int:
-    """Print new events as they come, until Ctrl-C (or ``--follow-timeout``)."""
+    """Print new events as they come, until Ctrl-C (or ``--follow-timeout``).
+
+    Ctrl-C only asks the loop to stop: an interrupt raised in the middle of a
+    request could leave the HTTP client's connection pool locked, and the command
+    would then hang closing it.
+    """
     names = EventNames()
     marker = args.marker
     deadline = time.monotonic() + args.follow_timeout if args.follow_timeout else None
+    stop = threading.Event()
+    previous = signal.signal(signal.SIGINT, lambda *_: stop.set())
     try:
-        while deadline is None or time.monotonic() < deadline:
+        while not stop.is_set() and (deadline is None or time.monotonic() < deadline):
             events = _fetch(client, ref, args, query, marker, None)
-            if events:
+            if events and not stop.is_set():
                 marker = str(events[-1]["id"])
                 emit(log_lines(events, names))
-            time.sleep(args.poll)
-    except KeyboardInterrupt:
-        pass
+            stop.wait(args.poll)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     return 0
 
 
