@@ -28,6 +28,7 @@ table added later is one entry there.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Connection, Engine, Table, delete, exists, select
 
 from hotplate.db import schema as s
+from hotplate.db.tx import Transactions
 
 LOG = logging.getLogger(__name__)
 
@@ -117,8 +119,9 @@ def purge_deleted(engine: Engine, deleted_before: datetime, *, project_id: str |
     ``batch_size`` 0 purges no stack (Heat's reading of it).
     """
     sv = s.service
-    with engine.begin() as conn:
-        services = conn.execute(delete(sv).where(sv.c.deleted_at < deleted_before)).rowcount
+    writes = Transactions(engine)  # BEGIN IMMEDIATE on SQLite: an engine may be writing too
+    services = writes.write(lambda conn: conn.execute(
+        delete(sv).where(sv.c.deleted_at < deleted_before)).rowcount)
     st = s.stack
     query = select(st.c.id, st.c.name).where(st.c.deleted_at < deleted_before)
     if project_id:
@@ -129,8 +132,7 @@ def purge_deleted(engine: Engine, deleted_before: datetime, *, project_id: str |
     for start in range(0, len(doomed), batch_size) if batch_size > 0 else ():
         batch = doomed[start:start + batch_size]
         LOG.info("Purging stacks %s", ", ".join(f"{name} ({sid})" for sid, name in batch))
-        with engine.begin() as conn:
-            _purge_stacks(conn, [sid for sid, _ in batch])
+        writes.write(functools.partial(_purge_stacks, stack_ids=[sid for sid, _ in batch]))
         purged.extend(batch)
     return PurgeResult(tuple(purged), int(services))
 

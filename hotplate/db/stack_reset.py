@@ -23,6 +23,7 @@ from datetime import datetime
 from sqlalchemy import Connection, Engine, delete, select, update
 
 from hotplate.db import schema as s
+from hotplate.db.tx import Transactions
 from hotplate.model.ids import NO_TRAVERSAL
 from hotplate.template.environment import HOOK_TYPES
 
@@ -54,10 +55,13 @@ def reset_stack_status(engine: Engine, stack_id: str, now: datetime) -> list[str
         current = pending.pop(0)
         if current in done:
             continue
-        with engine.begin() as conn:
+        def reset(conn: Connection, current: str = current) -> list[str]:
             _reset_one(conn, current, now)
-            pending.extend(str(child) for child in conn.execute(
-                select(st.c.id).where(st.c.owner_id == current).order_by(st.c.id)).scalars())
+            return [str(child) for child in conn.execute(
+                select(st.c.id).where(st.c.owner_id == current).order_by(st.c.id)).scalars()]
+
+        # BEGIN IMMEDIATE on SQLite: an engine may be writing the same file.
+        pending.extend(Transactions(engine).write(reset))
         done.append(current)
     return done
 
