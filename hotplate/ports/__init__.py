@@ -1,7 +1,7 @@
 """What the engine needs from the world, as Protocols.
 
-Adapters live in db/ (Store), rpc/ (Transport) and engine/clock.py (Clock,
-Ids); app.py wires them. What configuring servers stores (signals, software
+Adapters live in db/ (Store), rpc/ (Transport, Notifier: messaging.py) and
+engine/clock.py (Clock, Ids); app.py wires them. What configuring servers stores (signals, software
 configs and deployments) is in server_config.py, part of the Store here.
 Every compare-and-swap is a Store method: the engine asks for a conditional
 change and learns whether it won.
@@ -14,7 +14,6 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from hotplate.model.ids import EngineId, ResourceId, StackId, TemplateId, TraversalId
-from hotplate.model.notifications import Notification
 from hotplate.model.records import (
     EventRecord,
     NewEvent,
@@ -30,6 +29,7 @@ from hotplate.model.records import (
     SyncResult,
     UserCreds,
 )
+from hotplate.ports.messaging import Endpoint, Notifier, Transport
 from hotplate.ports.migration import ConvergenceMigrationStorage
 from hotplate.ports.requests import RequestStorage
 from hotplate.ports.server_config import SignalStorage, SoftwareStorage
@@ -442,65 +442,27 @@ class StoreUnavailable(Exception):
     """
 
 
-Endpoint = Any
-"""An object whose allowlisted methods are called as ``method(ctxt, **kwargs)``."""
-
-
-class Transport(Protocol):
-    """RPC in Heat's shape: topics, servers, call and cast.
-
-    Everything that crosses it is JSON: kwargs and results are serialised and
-    parsed back even in-process, so nothing passes that could not cross a wire.
-    """
-
-    def serve(
-        self, topic: str, server: str, endpoint: Endpoint, allowed: frozenset[str],
-        *, gate: Any = None,
-    ) -> None:
-        """Start delivering messages for (topic, server) to ``endpoint``.
-
-        Only methods named in ``allowed`` can be invoked; anything else is refused
-        (a cast is dropped and logged, a call raises RemoteError). ``gate``, if
-        given (an object with ``held()`` and ``contended()``), bounds how many
-        of the server's threads work at once; transports may ignore it.
-        """
-        ...
-
-    def unserve(self, topic: str, server: str) -> None: ...
-
-    def cast(
-        self, ctxt: Mapping[str, Any], topic: str, method: str,
-        kwargs: Mapping[str, Any], *, server: str | None = None,
-    ) -> None:
-        """Fire and forget; with no server, any server of the topic takes it (round-robin)."""
-        ...
-
-    def call(
-        self, ctxt: Mapping[str, Any], topic: str, method: str,
-        kwargs: Mapping[str, Any], *, server: str | None = None, timeout: float | None = None,
-    ) -> Any:
-        """Invoke and wait for the JSON result; raises MessagingTimeout or RemoteError."""
-        ...
-
-    def stop(self) -> None: ...
-
-
-class Notifier(Protocol):
-    """Where stack and scaling notifications go (rpc/notifier.py: oslo.messaging's).
-
-    EngineDeps holds None when no notification driver is configured: the
-    engine then builds nothing and sends nothing.
-    """
-
-    def send(self, notification: Notification) -> None:
-        """Hand one notification on without waiting for a broker.
-
-        It may raise; the engine logs that and carries on, since a stack's
-        state is already written when it is told.
-        """
-        ...
-
-    def close(self) -> None:
-        """Send what is still queued (for a bounded time), then let go of the broker."""
-        ...
-
+__all__ = [
+    "Clock",
+    "ConvergenceMigrationStorage",
+    "CredentialStorage",
+    "Endpoint",
+    "EventStorage",
+    "Ids",
+    "Notifier",
+    "RecoveryStorage",
+    "RequestStorage",
+    "ResourceDataStorage",
+    "ResourceStorage",
+    "ServiceStorage",
+    "SignalStorage",
+    "SnapshotStorage",
+    "SoftwareStorage",
+    "StackLockStorage",
+    "StackStorage",
+    "Store",
+    "StoreUnavailable",
+    "SyncPointStorage",
+    "TemplateStorage",
+    "Transport",
+]
