@@ -7,7 +7,9 @@ unchanged: ``db_sync [version]``, ``db_version``, ``purge_deleted [age] [-g
 days|hours|minutes|seconds] [-p PROJECT_ID] [-b BATCH_SIZE]``,
 ``reset_stack_status STACK_ID``, ``migrate_convergence_1 STACK_ID``,
 ``migrate_properties_data``, ``update_params encrypt|decrypt [KEY]``,
-``resource_data_list RESOURCE_ID``, ``service list``, ``service clean``.
+``resource_data_list RESOURCE_ID``, ``service list``, ``service clean``; and one of
+hotplate's own, ``import-heat`` (cli/import_heat.py), which brings a Heat database's
+stacks over.
 
 The database is the one ``hotplate serve`` and ``hotplate engine`` use with the
 same configuration (``--config-file``/``--config-dir``, ``HOTPLATE_*``
@@ -33,6 +35,7 @@ from hotplate.cli.common import (
     secret_box,
     settings,
 )
+from hotplate.cli.import_heat import add_import_heat
 
 GRANULARITY_SECONDS = {"days": 86400, "hours": 3600, "minutes": 60, "seconds": 1}
 
@@ -254,6 +257,7 @@ def add_verbs(parser: argparse.ArgumentParser) -> None:
     data.set_defaults(manage=do_resource_data_list)
     verbs.add_parser("migrate_properties_data", help="deprecated; does nothing").set_defaults(
         manage=do_migrate_properties_data)
+    add_import_heat(verbs, ManageError)
     service = verbs.add_parser("service", help="the engines' service rows")
     actions = service.add_subparsers(dest="action", required=True)
     actions.add_parser("list", help="every engine's row, up or down").set_defaults(

@@ -42,7 +42,9 @@ from hotplate.db.tx import Transactions
 
 LOG = logging.getLogger(__name__)
 
-__all__ = ["HANGING", "SHARED", "Hanging", "PurgeResult", "Shared", "purge_deleted"]
+__all__ = [
+    "HANGING", "SHARED", "Hanging", "PurgeResult", "Shared", "purge_deleted", "purge_stacks",
+]
 
 
 @dataclass(frozen=True)
@@ -132,14 +134,14 @@ def purge_deleted(engine: Engine, deleted_before: datetime, *, project_id: str |
     for start in range(0, len(doomed), batch_size) if batch_size > 0 else ():
         batch = doomed[start:start + batch_size]
         LOG.info("Purging stacks %s", ", ".join(f"{name} ({sid})" for sid, name in batch))
-        writes.write(functools.partial(_purge_stacks, stack_ids=[sid for sid, _ in batch]))
+        writes.write(functools.partial(purge_stacks, stack_ids=[sid for sid, _ in batch]))
         purged.extend(batch)
     return PurgeResult(tuple(purged), int(services))
 
 
-def _purge_stacks(conn: Connection, stack_ids: Sequence[str]) -> None:
+def purge_stacks(conn: Connection, stack_ids: Sequence[str]) -> None:
     """One transaction's work: the stacks, what hangs off them, then what they
-    shared and nobody else refers to."""
+    shared and nobody else refers to (also how an import replaces its copy)."""
     st = s.stack
     doomed_stacks = st.c.id.in_(stack_ids)
     found = {entry.table.name: _selection(entry, stack_ids) for entry in HANGING}

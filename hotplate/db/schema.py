@@ -45,6 +45,7 @@ from hotplate.db.schema_delivery import (
     software_deployment,
     stack_user_key,
 )
+from hotplate.db.schema_imports import heat_import
 from hotplate.db.schema_requests import engine_request
 from hotplate.db.schema_snapshots import resource_snapshot, snapshot
 from hotplate.db.types import JsonText, UtcDateTime
@@ -59,6 +60,7 @@ __all__ = [
     "event_outbox",
     "event_sink_handed",
     "event_sink_watermark",
+    "heat_import",
     "metadata",
     "project",
     "raw_template",
