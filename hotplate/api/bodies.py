@@ -18,6 +18,7 @@ from starlette.requests import Request
 
 from hotplate.api.calls import engine
 from hotplate.api.faults import bad_request
+from hotplate.template.env_merge import patched_environment
 
 REQUEST_KEYS = frozenset({
     "stack_name", "template", "template_url", "parameters", "environment", "files",
@@ -128,25 +129,9 @@ async def patched(request: Request, project_id: str, stack: dict[str, Any],
         tmpl = template(body)
     else:
         tmpl = await engine(request, project_id, "get_template", stack_identity=identity)
-    clear = set(body.get("clear_parameters") or ())
     kept = await engine(request, project_id, "get_environment", stack_identity=identity)
-    kept_params = {k: v for k, v in (kept.get("parameters") or {}).items() if k not in clear}
-    env = _over(kept, environment(body))
-    env["parameters"] = {**kept_params, **(environment(body).get("parameters") or {})}
+    env = patched_environment(kept, environment(body), body.get("clear_parameters") or ())
     stored_files = await engine(request, project_id, "get_files", stack_identity=identity)
     return {"template": tmpl, "params": env, "files": {**stored_files, **files(body)},
             "args": {**engine_args(body, update=True), "existing": True},
             "environment_files": environment_files(body)}
-
-
-def _over(kept: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
-    """The stored environment with a PATCH's sections loaded over it, as Heat's update
-    with ``existing`` does: mappings merged key by key, other values replaced."""
-    merged = {key: value for key, value in kept.items() if value not in (None, {}, [])}
-    for key, value in given.items():
-        base = merged.get(key)
-        if isinstance(base, dict) and isinstance(value, dict):
-            merged[key] = {**base, **value}
-        else:
-            merged[key] = value
-    return merged

@@ -10,7 +10,7 @@ the write that follows is one transaction.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +19,7 @@ from hotplate.db.rows import to_resource, to_stack
 from hotplate.engine.cache import EngineCaches
 from hotplate.heat_import.source import HeatTree
 from hotplate.heat_import.translate import HeatKey, environment
-from hotplate.model.ids import ResourceId, StackId, TemplateId
+from hotplate.model.ids import StackId, TemplateId
 from hotplate.model.records import RawTemplate, ResourceRecord, StackRecord
 
 
@@ -72,6 +72,10 @@ class TreeAnalysis:
     """Heat row id -> the Heat template id it is at (its stack's), for the same rows."""
     dropped: set[int]
     """Rows of legacy stacks no resource of their template names (not brought over)."""
+    classes: dict[int, Any]
+    """Heat row id -> the plugin serving it here, for rows its stack's template names:
+    what puts Heat's stored properties (only those given) in hotplate's form (every
+    property, defaults filled), so an update compares like with like."""
 
 
 def analyse(tree: HeatTree, heat: HeatKey, types: Any, implicit: Any) -> TreeAnalysis:
@@ -87,6 +91,7 @@ def analyse(tree: HeatTree, heat: HeatKey, types: Any, implicit: Any) -> TreeAna
     requires: dict[int, tuple[int, ...]] = {}
     at: dict[int, int] = {}
     dropped: set[int] = set()
+    classes: dict[int, Any] = {}
     for row in tree.stacks:
         stack = heat_stack_record(row)
         try:
@@ -95,11 +100,15 @@ def analyse(tree: HeatTree, heat: HeatKey, types: Any, implicit: Any) -> TreeAna
         except Exception as exc:  # the engine could not read it either
             unavailable.append(f"{stack.name}: its template cannot be read here: {exc}")
             continue
+        served: dict[str, Any] = {}
         for name, defn in decided.resources.items():
             try:
-                types.for_resource(loaded.env, name, defn.type, loaded.files)
+                served[name] = types.for_resource(loaded.env, name, defn.type, loaded.files)
             except Exception as exc:
                 unavailable.append(f"{stack.name}/{name}: type {defn.type}: {exc}")
+        for resource in tree.resources:
+            if resource["stack_id"] == row["id"] and resource["name"] in served:
+                classes[resource["id"]] = served[resource["name"]]
         if stack.convergence:
             continue
         rows = [heat_resource_record(r, plain) for r in tree.resources
@@ -109,8 +118,4 @@ def analyse(tree: HeatTree, heat: HeatKey, types: Any, implicit: Any) -> TreeAna
             requires[int(row_id)] = tuple(int(i) for i in needed)
             at[int(row_id)] = int(stack.raw_template_id)
         dropped.update(int(i) for i in gone)
-    return TreeAnalysis(unavailable, requires, at, dropped)
-
-
-def row_ids(values: Sequence[ResourceId]) -> list[int]:
-    return [int(v) for v in values]
+    return TreeAnalysis(unavailable, requires, at, dropped, classes)

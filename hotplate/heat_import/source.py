@@ -30,6 +30,7 @@ from sqlalchemy import (
     Table,
     Text,
     create_engine,
+    event,
     select,
 )
 from sqlalchemy.engine import make_url
@@ -117,6 +118,15 @@ SERVICE = _table(
 STACK_LOCK = _table(
     "stack_lock", Column("stack_id", String(36), primary_key=True),
     Column("engine_id", String(36)))
+
+_READ_ONLY = {
+    "postgresql": "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL REPEATABLE READ, "
+                  "READ ONLY",
+    "mysql": "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY",
+    "mariadb": "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY",
+}
+"""Said once per connection: every transaction on it is then read-only and sees one
+snapshot of the database."""
 
 JSON_COLUMNS = frozenset({
     "current_deps", "template", "files", "environment", "rsrc_metadata", "properties_data",
@@ -210,24 +220,21 @@ class HeatDatabase:
         self._backend = backend
         self._engine: Engine = create_engine(self.url, pool_size=1, max_overflow=0) \
             if backend != "sqlite" else create_engine(self.url)
+        statement = _READ_ONLY.get(backend)
+        if statement is not None:
+            @event.listens_for(self._engine, "connect")
+            def read_only(dbapi_conn: Any, _record: Any) -> None:
+                cursor = dbapi_conn.cursor()
+                cursor.execute(statement)
+                cursor.close()
+                dbapi_conn.commit()
 
     def close(self) -> None:
         self._engine.dispose()
 
     def _read(self, fn: Any) -> Any:
-        with self._engine.connect() as conn:
-            if self._backend == "postgresql":
-                conn = conn.execution_options(isolation_level="REPEATABLE READ",
-                                              postgresql_readonly=True)
-                with conn.begin():
-                    return fn(conn)
-            if self._backend in ("mysql", "mariadb"):
-                conn.exec_driver_sql("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-                conn.exec_driver_sql("SET SESSION TRANSACTION READ ONLY")
-                with conn.begin():
-                    return fn(conn)
-            with conn.begin():
-                return fn(conn)
+        with self._engine.connect() as conn, conn.begin():
+            return fn(conn)
 
     def check_schema(self) -> None:
         """HeatSourceError unless this looks like Heat 27's schema (its newest tables)."""

@@ -9,6 +9,7 @@ graph) is carried over through the maps built here.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections.abc import Mapping
@@ -205,6 +206,11 @@ class TreeWriter:
         else:
             plain = plain_properties(row["properties_data"], row["properties_data_encrypted"],
                                      self.heat, what=f"a property of {what}")
+        cls = self.analysis.classes.get(row["id"])
+        if plain is not None and cls is not None:
+            # else kept as Heat stored them: an update then compares with these
+            with contextlib.suppress(Exception):
+                plain = cls.validate(plain, ("resources", row["name"], "properties"))
         return stored_properties(plain, self.ours)
 
     def _type_of(self, row: Mapping[str, Any], stack: Mapping[str, Any]) -> str:

@@ -31,6 +31,26 @@ if TYPE_CHECKING:
     from hotplate.template.template import Template
 
 
+def patched_environment(stored: Mapping[str, Any], given: Mapping[str, Any],
+                        clear: Sequence[str] = ()) -> dict[str, Any]:
+    """The environment a PATCH update (Heat's update with ``existing``) runs with: the
+    stored one with the request's sections loaded over it (mappings merged key by key,
+    other values replaced), the stored parameters kept but those named in ``clear``,
+    the request's parameters over them. Applying it to its own result changes nothing,
+    so the API and the engine may both apply it."""
+    cleared = set(clear)
+    kept = {k: v for k, v in (stored.get("parameters") or {}).items() if k not in cleared}
+    merged = {key: value for key, value in stored.items() if value not in (None, {}, [])}
+    for key, value in given.items():
+        base = merged.get(key)
+        if isinstance(base, dict) and isinstance(value, dict):
+            merged[key] = {**base, **value}
+        else:
+            merged[key] = value
+    merged["parameters"] = {**kept, **(given.get("parameters") or {})}
+    return merged
+
+
 def merge_environments(
     envs: Sequence[Environment | Mapping[str, Any] | str],
     *,

@@ -52,6 +52,7 @@ from hotplate.model.records import StackRecord
 from hotplate.model.states import Action, Status
 from hotplate.rpc.requests import request_uuid
 from hotplate.template import Template
+from hotplate.template.env_merge import patched_environment
 from hotplate.template.parameter_values import (
     ImmutableParameterModified,
     immutable_modified,
@@ -187,7 +188,14 @@ class EngineService(LookupMethods, CatalogMethods, SoftwareMethods, DriftMethods
             raise ActionInProgress(stack.name, str(stack.action))
         deps.credentials.refresh_for(ctxt, stack)  # another caller: the trust becomes theirs
         args = dict(args or {})
+        if args.get("existing"):  # Heat's PATCH: what the request leaves out is kept
+            stored = deps.caches.template(stack.raw_template_id)
+            files = {**stored.files, **(files or {})}
+            template = stored.raw if template is None else template
         env = request_environment(params, files or {}, environment_files)
+        if args.get("existing"):
+            env = patched_environment(stored.env.to_dict(), env,
+                                      args.get("clear_parameters") or ())
         with located_in(template):
             parsed = validate_stack_request(deps, template, env, files or {},
                                             stack_name=stack.name,

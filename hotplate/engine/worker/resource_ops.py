@@ -220,6 +220,17 @@ class ResourceOps(PluginRuns, ReplacementHooks):
             return paused if paused is not None else then(cancelled)
         return Completed(done, node_data=node_data, synced=synced, reports=reports)
 
+    def _resolved_before(self, row: ResourceRecord, work: NodeWork, cls: type[Resource],
+                         old_props: dict[str, Any]) -> dict[str, Any]:
+        """The stored properties with their names resolved to ids, as the new ones are: a
+        row stored as Heat keeps them (imported from a Heat database) still names its
+        image or network as written. Asked only when the two differ, so a row stored
+        resolved costs nothing more; a name the cloud no longer knows stays as it is."""
+        try:
+            return cls.resolve_properties(old_props, self._context(row, work.stack).cloud)
+        except Exception:
+            return old_props
+
     def update(self, work: NodeWork, cancelled: threading.Event,
                reporter: Reporter, *, resuming: bool = False) -> Outcome:
         row = work.row
@@ -243,6 +254,12 @@ class ResourceOps(PluginRuns, ReplacementHooks):
         allowed = {k for k, s in cls.properties_schema.items() if s.update_allowed}
         decision = decide_update(old_props, new_props, allowed,
                                  metadata_changed=metadata != (row.metadata or {}))
+        if decision.kind is not UpdateKind.NO_CHANGE and cls.resolves_properties():
+            resolved = self._resolved_before(row, work, cls, old_props)
+            if resolved != old_props:
+                old_props = resolved
+                decision = decide_update(old_props, new_props, allowed,
+                                         metadata_changed=metadata != (row.metadata or {}))
         if decision.kind is UpdateKind.IN_PLACE and cls.needs_replacement(old_props, new_props):
             decision = UpdateDecision(UpdateKind.REPLACE, decision.prop_diff)
         if decision.kind is UpdateKind.NO_CHANGE and (
