@@ -52,6 +52,8 @@ BROKER_USER, BROKER_PASSWORD = "hotplate-cloud", "hotplate-cloud"
 """The cloud's RabbitMQ user (``cloud/common.sh``), given the vhost made here."""
 START_WAIT = 180.0
 """Seconds for db_sync, the engine's service rows and the API's first answer."""
+API_STARTS = 3
+"""How many ports heat-api tries before its start fails."""
 STOP_WAIT = 120.0
 """Seconds for a graceful stop before the process group is killed."""
 
@@ -160,17 +162,19 @@ class HeatSource:
             self._run("heat-manage", "--config-file", str(self.conf),
                       "--log-file", str(self.log("heat-manage")), "db_sync")
             self.timings["db_sync"] = time.monotonic() - began
+        self._start_api()
         self._spawn("heat-engine", [str(CLOUD_VENV / "bin" / "heat-engine"),
                                     "--config-file", str(self.conf),
                                     "--log-file", str(self.log("heat-engine"))])
-        self._spawn("heat-api", self._uwsgi_command())
-        self._wait_api()
         self._wait_engines()
+        self._check_running("starting")  # an API that lost its port exits by now
         self.timings["start"] = time.monotonic() - began
 
     def stop(self) -> None:
         """Heat's graceful stop: SIGTERM the engine and wait until its service rows are
         no longer alive and it exited (killed after ``STOP_WAIT`` s), then the API."""
+        if not self._processes:
+            return
         began = time.monotonic()
         engine = self._processes.pop("heat-engine", None)
         if engine is not None:
@@ -267,6 +271,22 @@ class HeatSource:
                 "--master", "--processes", "1", "--threads", "4", "--enable-threads",
                 "--lazy-apps", "--need-app", "--die-on-term", "--buffer-size", "65535",
                 "--add-header", "Connection: close", "--pyargv", pyargv]
+
+    def _start_api(self) -> None:
+        """heat-api on ``port``, or on another one (the configuration rewritten before
+        the engine reads it) when something took that port meanwhile."""
+        for attempt in range(API_STARTS):
+            self._spawn("heat-api", self._uwsgi_command())
+            try:
+                self._wait_api()
+                return
+            except RuntimeError:
+                api = self._processes.pop("heat-api")
+                if api.poll() is None or attempt == API_STARTS - 1:
+                    self._processes["heat-api"] = api
+                    raise
+            self.port = free_port()
+            self._write_conf()
 
     def _run(self, command: str, *args: str) -> None:
         done = subprocess.run([str(CLOUD_VENV / "bin" / command), *args],
