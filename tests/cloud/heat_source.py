@@ -241,22 +241,21 @@ class HeatSource:
         locks and worker count; its logs go to files named by the command line."""
         parser = configparser.RawConfigParser()  # Heat's %(tenant_id)s stays as it is
         parser.read(CLOUD_HEAT_CONF)
-        default = parser.defaults()
-        default.pop("log_dir", None)
-        default.update({
-            "transport_url": f"rabbit://{BROKER_USER}:{BROKER_PASSWORD}@{BROKER}/{self.vhost}",
-            "control_exchange": f"heatsrc_{self.tag}",
-            "host": f"heatsrc-{self.tag}",
-            "num_engine_workers": str(self.engine_workers),
-            "auth_encryption_key": AUTH_ENCRYPTION_KEY,
-        })
-        overrides = {
+        parser.remove_option("DEFAULT", "log_dir")
+        overrides: dict[str, dict[str, str]] = {
+            "DEFAULT": {
+                "transport_url": f"rabbit://{BROKER_USER}:{BROKER_PASSWORD}@{BROKER}/{self.vhost}",
+                "control_exchange": f"heatsrc_{self.tag}",
+                "host": f"heatsrc-{self.tag}",
+                "num_engine_workers": str(self.engine_workers),
+                "auth_encryption_key": AUTH_ENCRYPTION_KEY,
+            },
             "database": {"connection": self.url},
             "clients_heat": {"url": f"http://127.0.0.1:{self.port}/v1/%(tenant_id)s"},
             "oslo_concurrency": {"lock_path": str(self.home / "locks")},
         }
         for section, options in overrides.items():
-            if not parser.has_section(section):
+            if section != "DEFAULT" and not parser.has_section(section):
                 parser.add_section(section)
             for key, value in options.items():
                 parser.set(section, key, value)
