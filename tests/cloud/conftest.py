@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from tests.cloud.heat_fixtures import MadeByHeat, made_by_heat, running_heat_source
+from tests.cloud.heat_source import HeatSource
 from tests.cloud.locate import Cloud, cloud_or_skip
 from tests.cloud.serving import Serving
 from tests.cloud.stacks import serve_on_catalog_ports
@@ -39,3 +41,18 @@ def served(cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[S
     user: one server a module, for the suites that drive it with the openstack CLI (a
     module that serves as another user, or configured otherwise, defines its own)."""
     yield from serve_on_catalog_ports(cloud, tmp_path_factory, "serve")
+
+
+@pytest.fixture(scope="session")
+def heat_source(cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterator[HeatSource]:
+    """Real Heat 27.0.1 on a database, vhost and port of its own, started (a test may
+    stop it, as an import requires, and start it again); dropped after the run."""
+    yield from running_heat_source(cloud, tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def made_by_heat_source(heat_source: HeatSource, admin_conn: Any) -> Iterator[MadeByHeat]:
+    """Stacks the module makes with ``heat_source`` (``.make()``); whatever they made
+    is deleted afterwards, even after a failure half-way."""
+    heat_source.start()
+    yield from made_by_heat(heat_source, admin_conn)
