@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, text
-from tests.heat_import.shapes import EXPECTED, ShapedSource
 
 from hotplate.app import Engine, embedded
 from hotplate.db.crypt import SecretBox
 from hotplate.heat_import.translate import HeatKey
 from tests.cli.test_manage import CTXT, KEY, manage, settled
+from tests.heat_import.shapes import EXPECTED, ShapedSource
 
 pytestmark = pytest.mark.timeout(900)
 

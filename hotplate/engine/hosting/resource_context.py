@@ -22,9 +22,15 @@ METADATA_RETRIES = 20
 
 
 def short_id(resource_uuid: str) -> str:
-    """A 12-character lowercase id derived from a UUID, as Heat's physical names use."""
-    raw = uuid.UUID(resource_uuid).bytes[:8] if resource_uuid else b"\0" * 8
-    return base64.b32encode(raw).decode().lower().rstrip("=")[:12]
+    """The 12-character lowercase id Heat derives from a resource's UUID for its
+    physical names: the 60 random bits of the UUID's time field, big-endian, in
+    base32. The same derivation, so a stack imported from Heat keeps its names (and
+    the ARNs built from them) and a stack made here is named as Heat would name it."""
+    if not resource_uuid:
+        return "a" * 12
+    random_bits = uuid.UUID(resource_uuid).time & ((1 << 60) - 1)
+    raw = (random_bits << 4).to_bytes(8, "big")  # 60 bits, padded to 64 at the end
+    return base64.b32encode(raw).decode("ascii")[:12].lower()
 
 
 class PluginStorage(ResourceStorage, ResourceDataStorage, RecoveryStorage, Protocol):

@@ -1,0 +1,95 @@
+"""Stacks real Heat 27 made on the cloud (servers, ports, networks, volumes, a nested
+stack, a stack user) imported into hotplate with ``hotplate manage import-heat
+--heat-config``, then driven with the ``openstack`` CLI: hotplate shows them as Heat
+did, updates them in place on the very same cloud objects (a server renamed, a volume
+grown), and deletes them with everything Heat made for them, trusts and stack users
+included."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.cloud import heat_leftovers
+from tests.cloud.heat_fixtures import MadeByHeat
+from tests.cloud.heat_shapes import SERVER_VOLUME
+from tests.cloud.heat_source import HeatSource
+from tests.cloud.locate import Cloud
+from tests.cloud.serving import authtoken_section, keystone_serve
+from tests.cloud.stacks import (
+    answered_by,
+    cli,
+    keystone_extra,
+    outputs_of,
+    physical_ids,
+    show_stack,
+    stack_action,
+    template_file,
+    until,
+)
+
+pytestmark = pytest.mark.timeout(1500)
+
+
+def manage(conf: Path, data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "hotplate.cli.main", "manage", "--config-file", str(conf),
+         "--data-dir", str(data_dir), *args], capture_output=True, text=True, timeout=600)
+    assert "Traceback" not in done.stderr, done.stderr
+    return done
+
+
+def test_heats_cloud_stacks_are_updated_in_place_and_deleted_by_hotplate(
+        cloud: Cloud, heat_source: HeatSource, made_by_heat_source: MadeByHeat,
+        admin_conn: Any, tmp_path: Path) -> None:
+    made = made_by_heat_source
+    shapes = made.make()
+    for stack in shapes.stacks:
+        assert stack.status == "CREATE_COMPLETE", (stack.name, stack.reason)
+    found = made.leftovers()
+    heat_source.stop()
+
+    config = keystone_extra(cloud)
+    conf = tmp_path / "hotplate.conf"
+    conf.write_text(authtoken_section(cloud) + config)
+    data_dir = tmp_path / "var"
+    assert manage(conf, data_dir, "db_sync").returncode == 0
+    done = manage(conf, data_dir, "import-heat", "--heat-config", str(heat_source.conf))
+    assert done.returncode == 0, done.stdout + done.stderr
+    verdicts = [line.split()[0] for line in done.stdout.splitlines()]
+    assert verdicts == ["imported", "imported"], done.stdout
+
+    with keystone_serve(cloud, tmp_path, extra=config) as served:
+        assert answered_by(served), "another server held the catalog's ports"
+        first, nested = shapes.server_volume, shapes.nested_server
+        for stack in (first, nested):
+            shown = show_stack(served, stack.id)
+            assert shown["stack_status"] == "CREATE_COMPLETE"
+            assert outputs_of(shown) == stack.outputs
+        before = physical_ids(served, first.id)
+        assert before == first.physical_ids
+
+        changed = yaml.safe_load(yaml.safe_dump(SERVER_VOLUME))
+        changed["resources"]["server"]["properties"]["name"] = f"{first.name}-renamed"
+        changed["resources"]["volume"]["properties"]["size"] = 2
+        status = stack_action(served, "update", "-t",
+                              template_file(served, yaml.safe_dump(changed)), first.id,
+                              stack=first.id)
+        assert status == "UPDATE_COMPLETE", served.log.read_text()[-3000:]
+        assert physical_ids(served, first.id) == before  # the same objects, no replacement
+        server = admin_conn.compute.get_server(before["server"])
+        assert server.name == f"{first.name}-renamed"
+        until(lambda: admin_conn.block_storage.get_volume(before["volume"]).size == 2,
+              "the volume grown to 2 GiB", 120)
+
+        for stack in (first, nested):
+            assert stack_action(served, "delete", stack=stack.id) == "DELETE_COMPLETE"
+        listed = cli(served, "stack", "list", "-f", "json")
+        assert not {s["ID"] for s in listed} & {first.id, nested.id}
+    until(lambda: heat_leftovers.existing(admin_conn, found) == heat_leftovers.empty(),
+          "nothing Heat's stacks made left in the cloud", 180)
