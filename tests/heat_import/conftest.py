@@ -40,7 +40,7 @@ def heat_source(request: pytest.FixtureRequest,
         shaped = create_shapes(source)
         source.stop()
         report(f"Heat source on {backend} (logs in {workdir}): " + ", ".join(
-            f"{step} {secs:.1f} s" for step, secs in source.timings.items()))
+            f"{step} {secs:.1f} s" for step, secs in source.timings))
         yield shaped
 
 

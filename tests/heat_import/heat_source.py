@@ -82,8 +82,8 @@ class HeatSource:
         self.workdir = workdir
         self.auth_encryption_key = AUTH_ENCRYPTION_KEY
         self.project_id = PROJECT
-        self.timings: dict[str, float] = {}
-        """Seconds each step took (the last time it ran)."""
+        self.timings: list[tuple[str, float]] = []
+        """Each step as it ran and the seconds it took, in order."""
         self._server_url = server_url
         self._broker_url = broker_url
         self._database = (f"{make_url(server_url).database}_heatsrc_{backend}_"
@@ -150,7 +150,7 @@ class HeatSource:
         """Start heat-api and heat-engine; return once both answer."""
         if self._engine is not None or self._api is not None:
             raise RuntimeError("Heat is running already: stop it or restart_engine")
-        with self.timed("start"):
+        with self.timed("heat-api and heat-engine start"):
             self._api = self._spawn("heat-wsgi-api", ["--host", "127.0.0.1", "--port",
                                                       str(self._port), "--"], self.api_log)
             self._start_engine(convergence, encrypt)
@@ -273,6 +273,11 @@ class HeatSource:
             f"auth_encryption_key = {self.auth_encryption_key}\n"
             "num_engine_workers = 1\n"
             "periodic_interval = 5\n"
+            "[oslo_messaging_rabbit]\n"
+            # An RPC server notices it is told to stop between two polls of the broker,
+            # each as long as heartbeat_timeout_threshold / heartbeat_rate / 2 (10 s by
+            # default); heat-engine stops its three one after the other.
+            "heartbeat_rate = 30\n"
             "[database]\n"
             f"connection = {heat_db.render_as_string(hide_password=False)}\n"
             "[paste_deploy]\n"
@@ -292,7 +297,7 @@ class HeatSource:
         try:
             yield
         finally:
-            self.timings[step] = time.monotonic() - started
+            self.timings.append((step, time.monotonic() - started))
 
 
 def _token_response(heat_endpoint: str) -> dict[str, Any]:
