@@ -24,6 +24,14 @@ def fresh_database(url: str, name: str) -> str:
 
     Any connection still open to the old one (a killed engine's) is ended.
     """
+    ours = empty_database(url, name)
+    migrate.upgrade(ours)
+    return ours
+
+
+def empty_database(url: str, name: str) -> str:
+    """Drop and create database ``name`` on the server of ``url``, empty; its URL (the
+    driver and credentials of ``url``)."""
     drop_database(url, name)
     admin = _admin(url)
     try:
@@ -31,9 +39,7 @@ def fresh_database(url: str, name: str) -> str:
             conn.execute(text(f"CREATE DATABASE {name}"))
     finally:
         admin.dispose()
-    ours = make_url(url).set(database=name).render_as_string(hide_password=False)
-    migrate.upgrade(ours)
-    return ours
+    return make_url(url).set(database=name).render_as_string(hide_password=False)
 
 
 fresh_postgres_database = fresh_database

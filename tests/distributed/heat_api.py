@@ -3,9 +3,7 @@
 The virtualenv holds heat-api and only what it imports
 (``heat_api_requirements.txt``, installed with ``--no-deps``), under
 ``$HOTPLATE_HEAT_API_VENV`` or ``${XDG_CACHE_HOME:-~/.cache}/hotplate/heat-api-27.0.1``.
-A stamp holding the requirements it was built from marks it complete, so a
-second ``make test`` reuses it, and a changed list or an interrupted build
-builds it again. A lock keeps two test runs from building it at once.
+``tests/heat_venv.py`` builds it, as it builds the full Heat's.
 
 ``start`` runs heat-api as an operator would, from Heat's own
 ``heat-wsgi-api`` script with a generated heat.conf: the noauth paste
@@ -16,76 +14,37 @@ One rule has no default of before 2023, ``software_deployments:metadata``
 (a project's reader or its stack user): a policy file lets ``admin`` read
 it too, as Keystone's implied roles do (admin implies member implies reader).
 
-``python tests/distributed/heat_api.py`` builds it ahead of a test run and
+``python -m tests.distributed.heat_api`` builds it ahead of a test run and
 prints where it is and how long the build took.
 """
 
 from __future__ import annotations
 
-import fcntl
-import os
 import subprocess
-import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-HEAT_VERSION = "27.0.1"
+from tests import heat_venv
+from tests.heat_venv import HEAT_VERSION, BuildFailed
+
+__all__ = ["HEAT_VERSION", "POLICY", "REQUIREMENTS", "BuildFailed", "HeatApi", "ensure_venv",
+           "heat_conf", "heat_python", "start", "venv_dir"]
+
 REQUIREMENTS = Path(__file__).with_name("heat_api_requirements.txt")
-STAMP = ".hotplate-complete"
-
-
-class BuildFailed(RuntimeError):
-    """pip could not build the virtualenv (no registry, a missing wheel): the output says."""
+VENV = heat_venv.HeatVenv(f"heat-api-{HEAT_VERSION}", "HOTPLATE_HEAT_API_VENV", REQUIREMENTS,
+                          "import heat.api.openstack.wsgi")
 
 
 def venv_dir() -> Path:
     """Where the virtualenv lives: per user, outside any work tree."""
-    chosen = os.environ.get("HOTPLATE_HEAT_API_VENV")
-    if chosen:
-        return Path(chosen)
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "hotplate" / f"heat-api-{HEAT_VERSION}"
+    return VENV.directory()
 
 
 def ensure_venv(report: Callable[[str], None] = print) -> Path:
     """The virtualenv, built first if it is missing or incomplete; ``report`` hears how
     long a build took (nothing when it is reused)."""
-    venv = venv_dir()
-    wanted = REQUIREMENTS.read_text()
-    if _complete(venv, wanted):
-        return venv
-    venv.parent.mkdir(parents=True, exist_ok=True)
-    with (venv.parent / f"{venv.name}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # another run may be building it right now
-        if not _complete(venv, wanted):
-            started = time.monotonic()
-            _build(venv)
-            (venv / STAMP).write_text(wanted)
-            report(f"built heat-api {HEAT_VERSION}'s virtualenv in "
-                   f"{time.monotonic() - started:.1f} s at {venv}")
-    return venv
-
-
-def _complete(venv: Path, wanted: str) -> bool:
-    stamp = venv / STAMP
-    return stamp.is_file() and stamp.read_text() == wanted
-
-
-def _build(venv: Path) -> None:
-    # Start clean: a half-built virtualenv may hold anything.
-    _run([sys.executable, "-m", "venv", "--clear", str(venv)])
-    _run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps",
-          "--disable-pip-version-check", "--no-input", "-r", str(REQUIREMENTS)])
-    _run([str(venv / "bin" / "python"), "-c", "import heat.api.openstack.wsgi"])
-
-
-def _run(command: list[str]) -> None:
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise BuildFailed(f"{' '.join(command[:4])} ... failed:\n"
-                          f"{(done.stdout + done.stderr)[-3000:]}")
+    return VENV.ensure(report)
 
 
 POLICY = (
@@ -147,9 +106,7 @@ def start(venv: Path, transport_url: str, port: int, workdir: Path) -> HeatApi:
     return HeatApi(process, f"http://127.0.0.1:{port}/v1/admin", log)
 
 
-def heat_python(venv: Path) -> Path:
-    """The virtualenv's interpreter, for code that must run against Heat's own modules."""
-    return venv / "bin" / "python"
+heat_python = heat_venv.python
 
 
 if __name__ == "__main__":
