@@ -48,7 +48,10 @@ class NodeData:
     """What a finished node tells the nodes that depend on it.
 
     Attributes are resolved once, by the worker that finished the resource,
-    and forwarded; dependants never reload the resource to read them.
+    and forwarded; dependants do not reload the resource to read them, but
+    for an attribute whose name is computed from another resource's
+    attribute, which no list made beforehand can name
+    (``engine.hosting.live_attributes``).
     ``attrs`` maps an attribute name to its whole value (paths are applied by
     the reader), and, for types that resolve paths themselves, ``path_key``
     to the value at that path.

@@ -7,7 +7,7 @@
     │   └── Length      String, List, Map        'length (0) is out of range (min: 1, max: None)'
     ├── Modulo          Integer, Number          '5 is not a multiple of 2 with an offset of 0)'
     ├── AllowedValues   String, Integer, Number, Boolean, List
-    │                                            '"x" is not an allowed value [a, b]'
+    │                                            '"x" is not an allowed value ["a", "b"]'
     ├── AllowedPattern  String                   '"x" does not match pattern "[a-z]+1"'
     └── CustomConstraint  String, Integer, Number, Boolean, List
                                                  "Error validating value 'x': Invalid IP address"
@@ -35,6 +35,7 @@ from typing import Any, ClassVar
 
 from hotplate.resources import custom_constraints
 from hotplate.template.coercion import str_to_num  # Heat's one number rule
+from hotplate.template.constraints import allowed_values_error
 
 __all__ = [
     "AllowedPattern",
@@ -234,8 +235,7 @@ class AllowedValues(Constraint):
             return False
 
     def _err_msg(self, value: Any) -> str:
-        allowed = ", ".join(str(a) for a in self.allowed)
-        return f'"{value}" is not an allowed value [{allowed}]'
+        return allowed_values_error(value, self.allowed)
 
     def _body(self) -> Any:
         return list(self.allowed)

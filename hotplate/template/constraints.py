@@ -12,6 +12,7 @@ need a cloud; they are parsed and kept here and checked by whoever has one.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -152,7 +153,23 @@ class AllowedValues(Constraint):
         return to_schema_type(value, param_type) in allowed
 
     def message(self, value: Any) -> str:
-        return f'"{value}" is not an allowed value [{", ".join(str(a) for a in self.allowed)}]'
+        return allowed_values_error(value, self.allowed)
+
+
+def allowed_values_error(value: Any, allowed: Sequence[Any]) -> str:
+    """Heat's AllowedValues failure, for parameters and properties alike.
+
+    Heat writes the value and each allowed one as JSON (``"c" is not an allowed
+    value ["a", "b"]``, ``3 is not an allowed value [1, 2]``): scripts match on
+    it, so the quoting follows the value's type exactly as JSON spells it.
+    """
+    listed = ", ".join(_as_json(item) for item in allowed)
+    return f"{_as_json(value)} is not an allowed value [{listed}]"
+
+
+def _as_json(value: Any) -> str:
+    # Values come from JSON or YAML; anything else is shown as text, never raised.
+    return json.dumps(value, default=str)
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,7 +45,11 @@ from hotplate.template.functions import (
 from hotplate.template.functions.references import ResourceRead
 from hotplate.template.parameter_groups import check_parameter_groups
 from hotplate.template.parameters import ParameterSchema, parse_parameters
-from hotplate.template.references import attributes_read, dependency_graph
+from hotplate.template.references import (
+    attributes_read,
+    computed_attribute_targets,
+    dependency_graph,
+)
 from hotplate.template.resource_parser import (
     check_resources,
     enabled_resources,
@@ -112,6 +116,7 @@ def parse_data(
     resources = {name: defn for name, defn in parsed.items() if name in scope.enabled}
     outputs = parse_outputs(data.get(names.outputs), version, scope, conditions)
     graph = dependency_graph(resources)
+    computed = _computed_names(resources, outputs)
     description = data.get(names.description)
     return Template(
         version=version.date,
@@ -129,7 +134,9 @@ def parse_data(
         _files=scope.files,
         conditions_decided=values is not None,
         declared_resources=frozenset(resource_data),
-        computed_names=_computed_names(resources, outputs),
+        computed_names=computed,
+        computed_attribute_reads=(computed_attribute_targets(resources, outputs)
+                                  if computed else frozenset()),
     )
 
 

@@ -39,6 +39,21 @@ def attributes_read(
     return {name: frozenset(attrs) for name, attrs in found.items()}
 
 
+def computed_attribute_targets(
+    resources: Mapping[str, ResourceDefinition], outputs: Mapping[str, OutputDefinition]
+) -> frozenset[str]:
+    """The resources some get_attr reads under a name computed only when resolving.
+
+    ``attributes_read`` cannot list that name, so these resources' dependants
+    and outputs read such an attribute from the resource itself, once known.
+    """
+    nodes = [n for d in resources.values() for n in (d.properties_node, d.metadata_node)]
+    nodes += [o.value_node for o in outputs.values()]
+    return frozenset(
+        function.name for node in nodes for function in iter_functions(node)
+        if isinstance(function, GetAttr) and function.needs_live_attribute)
+
+
 def attribute_paths_read(
     resources: Mapping[str, ResourceDefinition], outputs: Mapping[str, OutputDefinition],
 ) -> dict[str, frozenset[tuple[str, tuple[Any, ...]]]]:

@@ -55,6 +55,9 @@ class Template:
     """Every resource the template names, those a false condition leaves out included."""
     computed_names: bool = False
     """A get_resource or get_attr computes a name: parameter values decide what it reads."""
+    computed_attribute_reads: frozenset[str] = frozenset()
+    """Resources read by a get_attr whose attribute name comes from another resource's
+    attribute: known only when resolving, so not in ``attributes_referenced``."""
 
     def with_parameters(self, values: Mapping[str, Any]) -> Template:
         """This template with its conditions evaluated against parameter values.
@@ -97,7 +100,8 @@ class Template:
         """Per resource, the attribute names other definitions read with get_attr.
 
         What a finished resource must resolve and pass on to its dependants;
-        ``ALL_ATTRIBUTES`` stands for ``get_attr: [name]``.
+        ``ALL_ATTRIBUTES`` stands for ``get_attr: [name]``. A name computed from
+        another resource's attribute is not here (``computed_attribute_reads``).
         """
         return self._attributes
 

@@ -258,7 +258,7 @@ _DEPLOY = "OS::Heat::SoftwareDeployment"
      r"could not convert string to float: 'soon'"),
     (_DEPLOY, {"server": {"get_resource": "first"}, "actions": ["CREATE", "REBOOT"]},
      r"Property error: : resources\.second\.properties\.actions: : "
-     r"\"\['CREATE', 'REBOOT'\]\" is not an allowed value \[CREATE, UPDATE"),
+     r'\["CREATE", "REBOOT"\] is not an allowed value \["CREATE", "UPDATE"'),
     (_DEPLOY, {"config": {"get_resource": "first"}},
      r"Property error: : resources\.second\.properties: : Property server not assigned"),
 ])

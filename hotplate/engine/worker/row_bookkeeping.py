@@ -20,6 +20,7 @@ from hotplate.engine.cache import pseudo_parameters
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.events import resource_event
 from hotplate.engine.hosting.attribute_reads import read_attribute
+from hotplate.engine.hosting.live_attributes import LiveAttributes
 from hotplate.engine.hosting.resource_context import EngineResourceContext
 from hotplate.engine.hosting.row_plugins import row_class, row_context
 from hotplate.engine.worker.node_work import LockLost, NodeWork, failure_text, stack_failure_text
@@ -28,6 +29,7 @@ from hotplate.model.errors import EntityNotFound
 from hotplate.model.nodes import NodeData, path_key
 from hotplate.model.records import NewEvent, ResourceRecord, StackRecord, SyncReport, SyncResult
 from hotplate.model.states import Action, Status, check_resource_transition
+from hotplate.resources.attributes import InvalidTemplateAttribute
 from hotplate.resources.base import Resource
 
 LOG = logging.getLogger(__name__)
@@ -74,7 +76,10 @@ class RowBookkeeping:
         deps = self._deps
         params = deps.caches.parameters(work.template_id, work.stack.id,
                                         pseudo_parameters(work.stack))
-        return InputsContext(params, work.input_data)
+        live_names = deps.caches.for_stack(work.template_id,
+                                           work.stack).computed_attribute_reads
+        live = LiveAttributes(deps, work.stack, params, live_names) if live_names else None
+        return InputsContext(params, work.input_data, live)
 
     def _node_data(self, instance: Resource, row: ResourceRecord, work: NodeWork,
                    action: Action, status: Status) -> dict[str, Any]:
@@ -83,6 +88,9 @@ class RowBookkeeping:
         for name in sorted(template.attributes_referenced().get(row.name, frozenset())):
             try:
                 attrs[name] = read_attribute(instance, name, action, status)
+            except InvalidTemplateAttribute as exc:
+                # Left out, as Heat leaves it: its reader fails with these words.
+                LOG.info("resource %s: %s", row.name, exc)
             except Exception as exc:  # a bad attribute fails its reader, not its owner
                 LOG.info("resource %s: attribute %s unavailable: %s", row.name, name, exc)
                 attrs[name] = None

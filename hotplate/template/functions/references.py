@@ -12,6 +12,15 @@ before a create, when no resource exists yet (``get_resource`` answers the
 resource's name, ``get_attr`` None): that name makes the dependency and is
 what validation checks. When resolving, the name is computed again, from
 what the resources then report.
+
+An attribute name computed from another resource's attribute
+(``get_attr: [a, {get_attr: [b, name]}]``) is the exception: Heat computes
+it as None before a create and then fails, where we leave it unknown
+(``NOT_YET``) until resolving. The inner call still makes ``b`` a
+dependency, so the name is computed once ``b`` is complete; validation
+cannot check it, and the engine reads that attribute of ``a`` when it is
+asked for (``GetAttr.needs_live_attribute``), since no list of what ``a``
+must pass on could name it.
 """
 
 from __future__ import annotations
@@ -25,7 +34,14 @@ from hotplate.model.errors import StackValidationFailed, UserParameterMissing
 from hotplate.template.context import ResolveContext
 from hotplate.template.document import copy_data
 from hotplate.template.errors import InvalidTemplateReference, with_path
-from hotplate.template.functions.base import Function, Node, ParseScope, Static, present
+from hotplate.template.functions.base import (
+    Function,
+    Node,
+    ParseScope,
+    Static,
+    iter_functions,
+    present,
+)
 from hotplate.template.paths import Path, reference_key
 
 ALL_ATTRIBUTES = "*"
@@ -86,6 +102,11 @@ def known_name(node: Node, scope: ParseScope) -> Any:
         return present(node.resolve(_Unbuilt(scope.parameter_values)))
     except StackValidationFailed:  # reported when resolved, if it still fails then
         return NOT_YET
+
+
+def reads_attributes(node: Node) -> bool:
+    """Whether ``node`` reads some resource's attribute (only known once it is complete)."""
+    return any(isinstance(function, GetAttr) for function in iter_functions(node))
 
 
 def _member(name: Any, names: Collection[Any]) -> bool:
@@ -238,13 +259,15 @@ class GetResource(ResourceRead):
 class GetAttr(ResourceRead):
     """``get_attr: [resource, attribute, key_or_index, ...]`` (HOT up to 2015-04-30)."""
 
-    __slots__ = ("attribute", "attribute_node", "components")
+    __slots__ = ("attribute", "attribute_node", "components", "computed_from_attribute")
     allow_all: ClassVar[bool] = False
 
     def __init__(self, fn_name: str, path: Path, items: list[Node], scope: ParseScope) -> None:
         super().__init__(fn_name, path, items[0], scope)
         self.attribute_node: Node = items[1] if len(items) > 1 else Static(ALL_ATTRIBUTES)
-        self.attribute: Any = known_name(self.attribute_node, scope)
+        self.computed_from_attribute = reads_attributes(self.attribute_node)
+        self.attribute: Any = (NOT_YET if self.computed_from_attribute
+                               else known_name(self.attribute_node, scope))
         self.components = tuple(items[2:])
 
     @classmethod
@@ -281,8 +304,14 @@ class GetAttr(ResourceRead):
     def attributes_read(self) -> Iterable[tuple[str, str]]:
         target, attribute = self.target, self.attribute
         if target is None or not self.enabled or not isinstance(attribute, str):
-            return ()  # a name known only when resolving is not passed on (Heat ignores it)
+            return ()  # a name known only when resolving: see ``needs_live_attribute``
         return ((target, attribute),)
+
+    @property
+    def needs_live_attribute(self) -> bool:
+        """The attribute's name is known only when resolving (see the module docstring):
+        whoever resolves this call must be able to read any attribute of the target."""
+        return self.computed_from_attribute and self.enabled
 
     def validate(self, scope: Any) -> None:
         """The resource is in the stack and its type has the attribute (Heat's validate)."""

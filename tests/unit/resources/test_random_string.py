@@ -51,15 +51,15 @@ def test_defaults() -> None:
         ({"length": 513}, ("length",), "513 is out of range (min: 1, max: 512)"),
         ({"length": "ten"}, ("length",), "Value 'ten' is not an integer"),
         ({"character_classes": [{"class": "emoji"}]}, ("character_classes", 0, "class"),
-         '"emoji" is not an allowed value [lettersdigits, letters, lowercase, uppercase, '
-         "digits, hexdigits, octdigits]"),
+         '"emoji" is not an allowed value ["lettersdigits", "letters", "lowercase", '
+         '"uppercase", "digits", "hexdigits", "octdigits"]'),
         ({"character_classes": [{"min": 0}]}, ("character_classes", 0, "min"),
          "0 is out of range (min: 1, max: 512)"),
         ({"character_sequences": [{"min": 2}]}, ("character_sequences", 0),
          "Property sequence not assigned"),
         ({"sequence": "emoji"}, ("character_classes", 0, "class"),
-         '"emoji" is not an allowed value [lettersdigits, letters, lowercase, uppercase, '
-         "digits, hexdigits, octdigits]"),
+         '"emoji" is not an allowed value ["lettersdigits", "letters", "lowercase", '
+         '"uppercase", "digits", "hexdigits", "octdigits"]'),
     ],
 )
 def test_validation_errors(raw: dict[str, Any], path: tuple[Any, ...], message: str) -> None:

@@ -61,7 +61,8 @@ def test_unknown_type() -> None:
     with pytest.raises(StackValidationFailed) as info:
         coerced(1, "int")
     assert info.value.detail == (
-        '"int" is not an allowed value [string, number, comma_delimited_list, json, boolean]'
+        '"int" is not an allowed value '
+        '["string", "number", "comma_delimited_list", "json", "boolean"]'
     )
     assert info.value.path == (*PREFIX, "type")
 

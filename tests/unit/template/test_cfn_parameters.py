@@ -78,7 +78,7 @@ def test_values_are_converted_as_for_hot(declared: str, raw: Any, value: Any) ->
         ({"Type": "String", "MaxLength": 2}, "abc",
          "Parameter 'p' is invalid: length (3) is out of range (min: None, max: 2)"),
         ({"Type": "String", "AllowedValues": ["a", "b"]}, "c",
-         'Parameter \'p\' is invalid: "c" is not an allowed value [a, b]'),
+         'Parameter \'p\' is invalid: "c" is not an allowed value ["a", "b"]'),
         ({"Type": "String", "AllowedPattern": "[0-9]+"}, "12a",
          'Parameter \'p\' is invalid: "12a" does not match pattern "[0-9]+"'),
         ({"Type": "String", "AllowedPattern": "[0-9]+", "ConstraintDescription": "digits"},
