@@ -18,7 +18,7 @@ from hotplate.app import Engine, embedded
 from hotplate.db.crypt import SecretBox
 from hotplate.heat_import.translate import HeatKey
 from tests.cli.test_manage import CTXT, KEY, manage, settled
-from tests.heat_import.shapes import EXPECTED, ShapedSource
+from tests.heat_import.shapes import EXPECTED, PLAIN, ShapedSource
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -118,8 +118,8 @@ def test_every_live_stack_comes_over_as_heat_left_it(imported: Imported) -> None
 def test_outputs_and_attributes_read_what_heat_stored(imported: Imported) -> None:
     for shape in ("plain", "legacy"):
         name = heat_value(imported, shape, "name")
-        assert outputs(imported, shape) == {"greeting": f"hi-{name}",
-                                            "kept": "not-for-your-eyes"}, shape
+        assert outputs(imported, shape) == {  # the hidden parameter Heat stored encrypted
+            "greeting": f"hi-{name}", "kept": PLAIN.parameters["secret"]}, shape
         shown = imported.engine.service.describe_stack_resource(
             CTXT, imported.identity(shape), "name")
         assert shown["attributes"]["value"] == name
