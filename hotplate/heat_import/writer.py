@@ -207,10 +207,10 @@ class TreeWriter:
             plain = plain_properties(row["properties_data"], row["properties_data_encrypted"],
                                      self.heat, what=f"a property of {what}")
         cls = self.analysis.classes.get(row["id"])
-        if plain is not None and cls is not None:
+        if cls is not None:  # Heat stores none at all for a resource given no properties
             # else kept as Heat stored them: an update then compares with these
             with contextlib.suppress(Exception):
-                plain = cls.validate(plain, ("resources", row["name"], "properties"))
+                plain = cls.validate(plain or {}, ("resources", row["name"], "properties"))
         return stored_properties(plain, self.ours)
 
     def _type_of(self, row: Mapping[str, Any], stack: Mapping[str, Any]) -> str:

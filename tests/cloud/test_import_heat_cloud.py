@@ -78,8 +78,8 @@ def test_heats_cloud_stacks_are_updated_in_place_and_deleted_by_hotplate(
         changed["resources"]["server"]["properties"]["name"] = f"{first.name}-renamed"
         changed["resources"]["volume"]["properties"]["size"] = 2
         status = stack_action(served, "update", "-t",
-                              template_file(served, yaml.safe_dump(changed)), first.id,
-                              stack=first.id)
+                              template_file(served, yaml.safe_dump(changed)), first.name,
+                              stack=first.name)
         assert status == "UPDATE_COMPLETE", served.log.read_text()[-3000:]
         assert physical_ids(served, first.id) == before  # the same objects, no replacement
         server = admin_conn.compute.get_server(before["server"])
@@ -88,7 +88,7 @@ def test_heats_cloud_stacks_are_updated_in_place_and_deleted_by_hotplate(
               "the volume grown to 2 GiB", 120)
 
         for stack in (first, nested):
-            assert stack_action(served, "delete", stack=stack.id) == "DELETE_COMPLETE"
+            assert stack_action(served, "delete", stack=stack.name) == "DELETE_COMPLETE"
         listed = cli(served, "stack", "list", "-f", "json")
         assert not {s["ID"] for s in listed} & {first.id, nested.id}
     until(lambda: heat_leftovers.existing(admin_conn, found) == heat_leftovers.empty(),
