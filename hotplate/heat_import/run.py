@@ -179,15 +179,16 @@ class Importer:
         return None
 
     def _gone(self, heat_roots: set[str]) -> list[Outcome]:
-        """Trees imported before whose root Heat no longer has: deleted in Heat, they go
-        here too, unless hotplate has acted on them since."""
+        """Trees imported before from this database whose root it no longer has: deleted
+        in Heat, they go here too, unless hotplate has acted on them since."""
         def read(conn: Connection) -> list[Any]:
             return list(conn.execute(select(s.heat_import)).all())
 
         outcomes: list[Outcome] = []
+        source = shown_url(self.heat.url)
         for record in Transactions(self.engine).read(read):
-            if record.stack_id in heat_roots:
-                continue
+            if record.stack_id in heat_roots or record.source != source:
+                continue  # another Heat's stacks are not this one's to remove
             outcomes.append(self._remove(record))
         return outcomes
 
