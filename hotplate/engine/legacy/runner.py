@@ -14,6 +14,10 @@ for a signal, not for this thread); then the lock is released. Messages come
 in the same queue: ``cancel`` (the update stopped, FAILED "... cancelled"),
 ``cancel_with_rollback`` (rolled back) and ``stop`` (the listener's
 ``stop_stack``: the traversal stopped and the resources' actions aborted).
+
+``end`` (the engine stopping gracefully) is no message in turn: the thread
+looks for it before each node, so it stops at the next safe point whatever
+is queued, and leaves its stack to the engine (LegacyStacks.shut_down).
 """
 
 from __future__ import annotations
@@ -41,6 +45,8 @@ CANCEL_WITH_ROLLBACK = "cancel_with_rollback"
 MESSAGES = (CANCEL, CANCEL_WITH_ROLLBACK)
 """Heat's thread messages (rpc/api.py THREAD_MESSAGES)."""
 STOP = "stop"
+END = "end"
+"""Wakes a thread told to ``end``; never run as a message."""
 
 IDLE_CHECK = 1.0
 """Seconds the thread waits for work before it looks at the stack again (a change
@@ -64,12 +70,22 @@ class Runner:
         self._queue: queue.Queue[Any] = queue.Queue()
         self.thread: threading.Thread | None = None
         self.done = threading.Event()
+        self._ending = threading.Event()
         self.pins = 0
         """Operations starting on this runner now (their nodes are about to come)."""
         self.closed = False
 
     def put(self, item: NodeDue | WalkDue | str) -> None:
         self._queue.put(item)
+
+    def end(self) -> None:
+        """Stop before the next node, writing nothing more (the engine stops)."""
+        self._ending.set()
+        self._queue.put(END)  # wakes the thread if it waits for work
+
+    @property
+    def ending(self) -> bool:
+        return self._ending.is_set()
 
     def idle(self) -> bool:
         return self._queue.empty()
@@ -102,6 +118,10 @@ class Runner:
                         item = self._queue.get(timeout=IDLE_CHECK)
                     except queue.Empty:
                         item = None
+                    if self.ending:  # the item stays undone: the stack is reset
+                        LOG.info("stack %s: engine stopping; legacy thread ends",
+                                 self.stack_id)
+                        return
                     if item is not None:
                         self._one(item)
                     if self._queue.empty() and self._ends():
@@ -123,7 +143,7 @@ class Runner:
         """Run what is queued now, in the caller's thread (an engine driven by a test's
         scheduler); True if anything ran."""
         ran = False
-        while True:
+        while not self.ending:
             try:
                 item = self._queue.get_nowait()
             except queue.Empty:
@@ -131,6 +151,7 @@ class Runner:
             with self._deps.busy.stack(str(self.stack_id)):
                 self._one(item)
             ran = True
+        return ran
 
     def _one(self, item: NodeDue | WalkDue | str) -> None:
         deps = self._deps
