@@ -11,9 +11,11 @@ others go on meanwhile, as Heat's scheduler steps its tasks in turn.
 It ends when the stack has left IN_PROGRESS for its traversals and none of
 its actions is parked here any more (a node paused at a hook aside: it waits
 for a signal, not for this thread); then the lock is released. Messages come
-in the same queue: ``cancel`` (the update stopped, FAILED "... cancelled"),
-``cancel_with_rollback`` (rolled back) and ``stop`` (the listener's
-``stop_stack``: the traversal stopped and the resources' actions aborted).
+in the same queue: ``cancel`` (the operation stopped, FAILED with Heat's
+legacy text "Operation cancelled"; rolled back instead when the stack's
+rollback is enabled, as Heat's), ``cancel_with_rollback`` (rolled back) and
+``stop`` (the listener's ``stop_stack``: the traversal stopped and the
+resources' actions aborted).
 
 ``end`` (the engine stopping gracefully) is no message in turn: the thread
 looks for it before each node, so it stops at the next safe point whatever
@@ -28,6 +30,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from hotplate.convergence import outcome
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.local_routes import NodeDue, WalkDue
 from hotplate.engine.worker import stack_actions
@@ -36,7 +39,8 @@ from hotplate.engine.worker.breakpoints import ParkedHook
 from hotplate.engine.worker.check_resource import CheckResource
 from hotplate.engine.worker.endpoint import WorkerService
 from hotplate.model.ids import StackId
-from hotplate.model.states import Status
+from hotplate.model.records import StackRecord
+from hotplate.model.states import Action, Status
 
 LOG = logging.getLogger(__name__)
 
@@ -45,6 +49,8 @@ CANCEL_WITH_ROLLBACK = "cancel_with_rollback"
 MESSAGES = (CANCEL, CANCEL_WITH_ROLLBACK)
 """Heat's thread messages (rpc/api.py THREAD_MESSAGES)."""
 STOP = "stop"
+ROLLBACK_ON_CANCEL = frozenset({Action.CREATE, Action.UPDATE})
+"""What Heat's legacy engine rolls back after any cancel, unless disable_rollback."""
 END = "end"
 """Wakes a thread told to ``end``; never run as a message."""
 
@@ -176,7 +182,7 @@ class Runner:
         if message == CANCEL_WITH_ROLLBACK:
             trav.rollback(deps, stack)
         elif message == CANCEL:
-            self._worker.stop_traversals(stack)
+            self._cancel(stack)
         elif message == STOP:
             self._worker.stop_traversals(stack)
             deps.cancels.cancel(self.stack_id)
@@ -184,6 +190,15 @@ class Runner:
                 deps.parked.cancel(str(self.stack_id))
         else:
             LOG.error("stack %s: unknown message %r", self.stack_id, message)
+
+    def _cancel(self, stack: StackRecord) -> None:
+        """Heat's ForcedCancel without rollback: the operation fails "Operation
+        cancelled" (a create: as a resource's failure), then rolls back all the same
+        if the stack's rollback is enabled, as Heat's legacy update and create do."""
+        if not stack.disable_rollback and stack.action in ROLLBACK_ON_CANCEL:
+            trav.rollback(self._deps, stack)
+            return
+        self._worker.stop_traversals(stack, outcome.legacy_cancelled_reason)
 
     def settled(self) -> bool:
         """The operation is over: the stack left IN_PROGRESS for this runner's traversals
