@@ -63,6 +63,33 @@ def test_a_stopping_engines_update_gets_its_previous_template_back(tmp_path) -> 
     assert h.store.stack_lock_holder(StackId(sid)) is None
 
 
+def test_an_action_still_waiting_after_a_cancel_fails_at_the_stop(tmp_path) -> None:
+    """Cancelled without rollback, the stack is over but its update in flight waits on
+    in the thread; the stop fails that resource and lets the lock go."""
+    two = TwoEngines(tmp_path, seed=24)
+    h = two.h
+    sid = two.a.service.create_stack(CTXT, "cx", slow("one", secs=0), {}, {}, {})[
+        "stack_id"]
+    h.run()
+    update = slow("two")
+    update["resources"]["fast"]["properties"]["wait_secs"] = 600
+    two.a.service.update_stack(CTXT, sid, update, {}, {}, {})
+    without_time(h)  # "fast" updating, parked on engine A
+    two.a.service.stack_cancel_update(CTXT, sid, cancel_with_rollback=False)
+    without_time(h)
+    assert (h.status(sid), h.stack(sid)["stack_status_reason"]) == (
+        "UPDATE_FAILED", "Operation cancelled")
+    assert h.store.stack_lock_holder(StackId(sid)) == "engine-a"  # "fast" still waits
+    assert two.a.end_legacy(0) == 0
+    assert h.status(sid) == "UPDATE_FAILED"
+    assert h.resources(sid)["fast"]["resource_status"] == "FAILED"
+    assert h.resources(sid)["fast"]["resource_status_reason"] == (
+        "Engine went down during stack UPDATE")
+    assert h.store.stack_lock_holder(StackId(sid)) is None
+    assert not any(row.engine_id for row in h.rows(sid))
+    assert len(two.a.deps.parked) == 0  # type: ignore[arg-type]
+
+
 def test_a_fenced_engine_resets_nothing_at_its_stop(tmp_path) -> None:
     """Its lease ran out: others may be taking its stacks over, so it writes nothing."""
     two = TwoEngines(tmp_path, seed=23)

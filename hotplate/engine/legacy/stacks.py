@@ -292,6 +292,9 @@ class LegacyStacks:
             LOG.warning("stack %s: engine %s stopping during %s; resetting it", stack.id,
                         deps.engine_id, stack.action)
             done = reset.reset_stack(deps, stack)
+        elif stack is not None:  # over, but an action still waited here (after a cancel)
+            reset.fail_rows_in_progress(deps, stack, reset.went_down_reason(stack.action))
+        self._forget_parked(runner)
         with self._lock:
             deps.routes.drop(runner.stack_id, runner)
             runner.drain()  # nodes of the traversal just ended: nobody runs them
@@ -300,6 +303,15 @@ class LegacyStacks:
         if not deps.store.release_stack_lock(runner.stack_id, deps.engine_id):
             LOG.warning("stack %s: lock gone before its release at stop", runner.stack_id)
         return done
+
+    def _forget_parked(self, runner: Runner) -> None:
+        """Drop what ``runner``'s traversals left parked here: re-driven, it would only
+        find its traversal over and its row lock gone."""
+        parked = self._deps.parked
+        if parked is None:
+            return
+        for waiting in parked.of_traversals(self._deps.routes.traversals_of(runner)):
+            parked.take(*waiting.key)
 
     # -- recovery ----------------------------------------------------------------------
     def reset_stale(self) -> int:
