@@ -7,6 +7,7 @@ import os
 import socket
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,14 +67,18 @@ class Engine:
 
     def shutdown(self, timeout: float | None = None) -> int:
         """Stop gracefully (SIGTERM): take no more messages, let running operations
-        finish for up to ``timeout`` seconds (``graceful_shutdown_timeout``), hand
-        what is left to the live engines, then ``stop``. The liveness probe is
-        answered until the end, so nobody takes this engine for dead meanwhile.
-        Returns how many actions were handed over."""
+        finish for up to ``timeout`` seconds (``graceful_shutdown_timeout``), end the
+        legacy operations still running then (``end_legacy``), hand what is left
+        to the live engines, then ``stop``. The liveness probe is answered until
+        the end, so nobody takes this engine for dead meanwhile. Returns how many
+        actions were handed over."""
         deps = self.deps
         wait = float(deps.options.graceful_shutdown_timeout if timeout is None else timeout)
-        if deps.parked is not None:
-            deps.parked.stop()  # parked actions wait on others: handed over below
+        deadline = time.monotonic() + wait
+        if deps.parked is not None:  # parked actions wait on others: handed over below,
+            # but a legacy stack's thread here goes on with its own for the grace period
+            deps.parked.keep_only(lambda parked: deps.routes.to(parked.work.traversal_id)
+                                  is not None)
         transport = deps.transport
 
         def stop_taking() -> None:
@@ -83,10 +88,25 @@ class Engine:
         halting = threading.Thread(target=stop_taking, name="hotplate-drain", daemon=True)
         halting.start()
         halting.join(wait)
+        self.end_legacy(max(0.0, deadline - time.monotonic()))
+        if deps.parked is not None:
+            deps.parked.stop()
         self.worker.stop_local()  # nodes not started: to the live engines' workers
         handed = hand_over(deps)
         self.stop()
         return handed
+
+    def end_legacy(self, timeout: float | None = None) -> int:
+        """Heat's graceful stop of its stack threads: this engine's legacy operations
+        may end within ``timeout`` seconds (``graceful_shutdown_timeout``); those
+        still running then stop at their next node, their stacks FAILED "Engine went
+        down during stack <ACTION>" and their locks released, so another engine (or
+        the user) acts on them at once. Returns how many stacks were reset."""
+        legacy = self.deps.legacy
+        if not isinstance(legacy, LegacyStacks):
+            return 0
+        wait = self.deps.options.graceful_shutdown_timeout if timeout is None else timeout
+        return legacy.shut_down(float(wait))
 
     def stop(self) -> None:
         if self.reporter.lease is not None:  # a clean stop: nothing to fence any more

@@ -151,8 +151,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         _serve_api(args, rpc, _authenticator(args, db_url))
     finally:
         stop(cfn)
-        engine.stop()
-        transport.stop()
+        try:  # legacy operations get the grace period; a second ^C cuts it short
+            engine.end_legacy()
+        finally:
+            engine.stop()
+            transport.stop()
     return 0
 
 

@@ -25,6 +25,21 @@ def cancelled_reason(action: Action) -> str:
     return f"Stack {action} cancelled"
 
 
+LEGACY_CANCELLED = "Operation cancelled"
+"""The legacy engine's cancel (Heat's ForcedCancel, raised in the operation's task)."""
+UPDATE_TASK_ACTIONS = frozenset({Action.UPDATE, Action.ROLLBACK, Action.RESTORE})
+"""Actions Heat's legacy engine runs as an update, which fails with the cancel's own
+text; the others fail as a resource of theirs would."""
+
+
+def legacy_cancelled_reason(action: Action) -> str:
+    """A legacy stack's text for a cancel without rollback: Heat's update task keeps the
+    exception's text, its create (and other stack tasks) wrap it as a resource's."""
+    if action in UPDATE_TASK_ACTIONS:
+        return LEGACY_CANCELLED
+    return resource_failed_reason(action, LEGACY_CANCELLED)
+
+
 def resource_failed_reason(action: Action | str, error: str) -> str:
     return f"Resource {action} failed: {error}"
 

@@ -16,7 +16,7 @@ from hotplate.app import embedded
 from hotplate.engine.options import EngineOptions
 from hotplate.model.ids import StackId
 from tests.api.conftest import Api, serving
-from tests.api.helpers import value_template, wait_status
+from tests.api.helpers import create_complete, value_template, wait_status
 
 LEGACY = EngineOptions(convergence_engine=False)
 
@@ -113,3 +113,32 @@ def test_delete_stops_a_legacy_create(legacy_server: tuple[Api, Any]) -> None:
         time.sleep(0.05)
     wait_unlocked(engine, stack_id)
     assert engine.store.list_resources(StackId(stack_id)) == []
+
+
+CANCELLED = {
+    "convergence": ("Stack CREATE cancelled", "Stack UPDATE cancelled"),
+    "legacy": ("Resource CREATE failed: Operation cancelled", "Operation cancelled"),
+}
+"""What a cancel without rollback leaves (create, update): each of Heat's engines' text."""
+
+
+@pytest.mark.parametrize("kind", list(CANCELLED))
+def test_cancel_without_rollback_says_each_engines_text(
+        request: pytest.FixtureRequest, kind: str) -> None:
+    api = (request.getfixturevalue("api") if kind == "convergence"
+           else request.getfixturevalue("legacy_server")[0])
+    hc = api.client()
+    create_text, update_text = CANCELLED[kind]
+    created = hc.stacks.create(stack_name=f"cancel-create-{kind}",
+                               template=slow_template("c", 20))
+    hc.actions.cancel_without_rollback(created["stack"]["id"])  # stack cancel --no-rollback
+    done = wait_status(hc, created["stack"]["id"], timeout=30)
+    assert (done.stack_status, done.stack_status_reason) == ("CREATE_FAILED", create_text)
+
+    stack_id = create_complete(hc, value_template("u"), name=f"cancel-update-{kind}")
+    if kind == "legacy":
+        wait_unlocked(request.getfixturevalue("legacy_server")[1], stack_id)
+    hc.stacks.update(stack_id, template=slow_template("v", 20, "update"))
+    hc.actions.cancel_without_rollback(stack_id)
+    done = wait_status(hc, stack_id, timeout=30)
+    assert (done.stack_status, done.stack_status_reason) == ("UPDATE_FAILED", update_text)

@@ -182,8 +182,8 @@ def test_cancel_update_with_and_without_rollback(tmp_path, engine) -> None:
     h.service.stack_cancel_update(CTXT, sid, cancel_with_rollback=False)
     h.run()
     view = h.stack(sid)
-    assert (h.status(sid), view["stack_status_reason"]) == ("UPDATE_FAILED",
-                                                           "Stack UPDATE cancelled")
+    said = "Stack UPDATE cancelled" if engine == "convergence" else "Operation cancelled"
+    assert (h.status(sid), view["stack_status_reason"]) == ("UPDATE_FAILED", said)
     assert [row.properties_data["value"] for row in sorted(h.rows(sid), key=lambda r: r.name)
             ] == ["new", "old", "old", "old", "old"]  # r0 finished; the rest never began
     settled(h, sid, engine)
@@ -256,3 +256,39 @@ def test_nested_stacks_with_real_threads(tmp_path, engine) -> None:
     finally:
         served.stop()
         transport.stop()
+
+
+def test_cancel_without_rollback_of_a_stack_that_rolls_back(tmp_path, engine) -> None:
+    """Heat's legacy engine rolls back after any cancel of a stack whose rollback is
+    enabled (its update task: ``with_rollback or not disable_rollback``); its convergence
+    engine only stops the traversal."""
+    h = harness(tmp_path, engine, seed=9)
+    sid = h.create("cxr", slow_chain("old"))
+    h.run()
+    h.update(sid, slow_chain("new"), disable_rollback=False)
+    h.transport.run_until_idle()
+    h.run_legacy()
+    h.service.stack_cancel_update(CTXT, sid, cancel_with_rollback=False)
+    h.run()
+    if engine == "legacy":
+        assert (h.status(sid), h.stack(sid)["stack_status_reason"]) == (
+            "ROLLBACK_COMPLETE", "Stack ROLLBACK completed successfully")
+        assert {row.properties_data["value"] for row in h.rows(sid)} == {"old"}
+    else:
+        assert (h.status(sid), h.stack(sid)["stack_status_reason"]) == (
+            "UPDATE_FAILED", "Stack UPDATE cancelled")
+    settled(h, sid, engine)
+
+
+def test_cancel_of_a_create_says_each_engines_text(tmp_path, engine) -> None:
+    """Heat's legacy create fails a cancel as it fails a resource's failure."""
+    h = harness(tmp_path, engine, seed=10)
+    sid = h.create("cxc", slow_chain("new"))
+    h.transport.run_until_idle()
+    h.run_legacy()  # r0's create waits (parked)
+    h.service.stack_cancel_update(CTXT, sid, cancel_with_rollback=False)
+    h.run()
+    said = {"convergence": "Stack CREATE cancelled",
+            "legacy": "Resource CREATE failed: Operation cancelled"}[engine]
+    assert (h.status(sid), h.stack(sid)["stack_status_reason"]) == ("CREATE_FAILED", said)
+    settled(h, sid, engine)

@@ -12,7 +12,10 @@ from hotplate.engine.legacy.stacks import LegacyStacks
 from hotplate.engine.options import EngineOptions
 from hotplate.engine.runner import ActionRunner
 from hotplate.model.errors import ActionInProgress
-from hotplate.model.ids import EngineId, StackId
+from hotplate.model.ids import NO_TRAVERSAL, EngineId, StackId
+from hotplate.model.records import StackRecord
+from hotplate.model.states import Action, Status
+from hotplate.rpc.requests import request_uuid
 
 from .harness import CTXT, Harness
 from .templates import res, tmpl
@@ -211,3 +214,49 @@ def test_a_cancel_reaches_the_holders_thread_on_another_engine(tmp_path) -> None
     assert h.status(sid) == "ROLLBACK_COMPLETE"
     assert h.outputs(sid) == {"fast": "old"}
     assert h.store.stack_lock_holder(StackId(sid)) is None
+
+
+def made_never_started(h: Harness, request_id: str, template: dict[str, Any]
+                       ) -> tuple[dict[str, Any], StackId]:
+    """The stack a create asked with ``request_id`` wrote before its engine died, never
+    started; and the context that asks the create again."""
+    ctxt = {**CTXT, "request_id": request_id}
+    sid = StackId(str(request_uuid(ctxt, "stack")))
+    tid = h.store.create_raw_template(template, {}, {})
+    h.store.create_stack(StackRecord(
+        id=sid, name="again", project_id=CTXT["project_id"], raw_template_id=tid,
+        action=Action.INIT, status=Status.COMPLETE, status_reason="",
+        current_traversal=NO_TRAVERSAL, created_at=h.clock.now(), convergence=False))
+    return ctxt, sid
+
+
+def test_a_create_asked_again_starts_its_stack_under_the_lock(tmp_path) -> None:
+    two = TwoEngines(tmp_path, seed=17)
+    h = two.h
+    ctxt, sid = made_never_started(h, "req-again", slow("one", secs=5))
+    h.store.acquire_stack_lock(sid, EngineId("engine-gone"))  # its dead asker's, say
+    made = two.b.service.create_stack(ctxt, "again", slow("one", secs=5), {}, {}, {})
+    assert made["stack_id"] == sid
+    assert h.store.stack_lock_holder(sid) == "engine-b"  # stolen, and held while it runs
+    legacy = two.b.deps.legacy
+    assert isinstance(legacy, LegacyStacks) and legacy.running_here(sid)
+    h.run()
+    assert h.status(sid) == "CREATE_COMPLETE"
+    assert h.store.stack_lock_holder(sid) is None
+
+
+def test_a_create_asked_again_while_a_live_engine_holds_the_lock_is_refused(
+        tmp_path) -> None:
+    two = TwoEngines(tmp_path, seed=18)
+    h = two.h
+    ctxt, sid = made_never_started(h, "req-busy", slow("one", secs=0))
+    h.store.acquire_stack_lock(sid, EngineId("engine-a"))  # A lives (it starts it, say)
+    try:
+        two.b.service.create_stack(ctxt, "again", slow("one", secs=0), {}, {}, {})
+    except ActionInProgress:
+        pass
+    else:
+        raise AssertionError("the stack was started under a live engine's lock")
+    stack = h.store.get_stack(sid)
+    assert (stack.action, stack.current_traversal) == (Action.INIT, NO_TRAVERSAL)
+    assert h.store.stack_lock_holder(sid) == "engine-a"

@@ -83,9 +83,7 @@ def reset_if_abandoned(deps: EngineDeps, stack: StackRecord,
 def reset_stack(deps: EngineDeps, stack: StackRecord) -> bool:
     """The stack and its resources IN_PROGRESS set FAILED; False if the stack changed."""
     reason = went_down_reason(stack.action)
-    for row in deps.store.list_resources(stack.id):
-        if row.status is Status.IN_PROGRESS:
-            _fail_row(deps, row, reason)
+    fail_rows_in_progress(deps, stack, reason)
     values: dict[str, Any] = {"status": Status.FAILED, "status_reason": reason,
                               "current_traversal": NO_TRAVERSAL}
     if stack.action is Action.UPDATE and stack.prev_raw_template_id is not None:
@@ -99,6 +97,15 @@ def reset_stack(deps: EngineDeps, stack: StackRecord) -> bool:
     deps.store.delete_sync_points(stack.id, traversal_id=stack.current_traversal)
     deps.wake_waiters(stack)
     return True
+
+
+def fail_rows_in_progress(deps: EngineDeps, stack: StackRecord, reason: str) -> int:
+    """Every resource of ``stack`` still IN_PROGRESS set FAILED ``reason``; how many."""
+    rows = [row for row in deps.store.list_resources(stack.id)
+            if row.status is Status.IN_PROGRESS]
+    for row in rows:
+        _fail_row(deps, row, reason)
+    return len(rows)
 
 
 def _fail_row(deps: EngineDeps, row: ResourceRecord, reason: str) -> None:

@@ -11,9 +11,15 @@ others go on meanwhile, as Heat's scheduler steps its tasks in turn.
 It ends when the stack has left IN_PROGRESS for its traversals and none of
 its actions is parked here any more (a node paused at a hook aside: it waits
 for a signal, not for this thread); then the lock is released. Messages come
-in the same queue: ``cancel`` (the update stopped, FAILED "... cancelled"),
-``cancel_with_rollback`` (rolled back) and ``stop`` (the listener's
-``stop_stack``: the traversal stopped and the resources' actions aborted).
+in the same queue: ``cancel`` (the operation stopped, FAILED with Heat's
+legacy text "Operation cancelled"; rolled back instead when the stack's
+rollback is enabled, as Heat's), ``cancel_with_rollback`` (rolled back) and
+``stop`` (the listener's ``stop_stack``: the traversal stopped and the
+resources' actions aborted).
+
+``end`` (the engine stopping gracefully) is no message in turn: the thread
+looks for it before each node, so it stops at the next safe point whatever
+is queued, and leaves its stack to the engine (LegacyStacks.shut_down).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from hotplate.convergence import outcome
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.local_routes import NodeDue, WalkDue
 from hotplate.engine.worker import stack_actions
@@ -32,7 +39,8 @@ from hotplate.engine.worker.breakpoints import ParkedHook
 from hotplate.engine.worker.check_resource import CheckResource
 from hotplate.engine.worker.endpoint import WorkerService
 from hotplate.model.ids import StackId
-from hotplate.model.states import Status
+from hotplate.model.records import StackRecord
+from hotplate.model.states import Action, Status
 
 LOG = logging.getLogger(__name__)
 
@@ -41,6 +49,10 @@ CANCEL_WITH_ROLLBACK = "cancel_with_rollback"
 MESSAGES = (CANCEL, CANCEL_WITH_ROLLBACK)
 """Heat's thread messages (rpc/api.py THREAD_MESSAGES)."""
 STOP = "stop"
+ROLLBACK_ON_CANCEL = frozenset({Action.CREATE, Action.UPDATE})
+"""What Heat's legacy engine rolls back after any cancel, unless disable_rollback."""
+END = "end"
+"""Wakes a thread told to ``end``; never run as a message."""
 
 IDLE_CHECK = 1.0
 """Seconds the thread waits for work before it looks at the stack again (a change
@@ -64,12 +76,22 @@ class Runner:
         self._queue: queue.Queue[Any] = queue.Queue()
         self.thread: threading.Thread | None = None
         self.done = threading.Event()
+        self._ending = threading.Event()
         self.pins = 0
         """Operations starting on this runner now (their nodes are about to come)."""
         self.closed = False
 
     def put(self, item: NodeDue | WalkDue | str) -> None:
         self._queue.put(item)
+
+    def end(self) -> None:
+        """Stop before the next node, writing nothing more (the engine stops)."""
+        self._ending.set()
+        self._queue.put(END)  # wakes the thread if it waits for work
+
+    @property
+    def ending(self) -> bool:
+        return self._ending.is_set()
 
     def idle(self) -> bool:
         return self._queue.empty()
@@ -102,6 +124,10 @@ class Runner:
                         item = self._queue.get(timeout=IDLE_CHECK)
                     except queue.Empty:
                         item = None
+                    if self.ending:  # the item stays undone: the stack is reset
+                        LOG.info("stack %s: engine stopping; legacy thread ends",
+                                 self.stack_id)
+                        return
                     if item is not None:
                         self._one(item)
                     if self._queue.empty() and self._ends():
@@ -123,7 +149,7 @@ class Runner:
         """Run what is queued now, in the caller's thread (an engine driven by a test's
         scheduler); True if anything ran."""
         ran = False
-        while True:
+        while not self.ending:
             try:
                 item = self._queue.get_nowait()
             except queue.Empty:
@@ -131,6 +157,7 @@ class Runner:
             with self._deps.busy.stack(str(self.stack_id)):
                 self._one(item)
             ran = True
+        return ran
 
     def _one(self, item: NodeDue | WalkDue | str) -> None:
         deps = self._deps
@@ -155,7 +182,7 @@ class Runner:
         if message == CANCEL_WITH_ROLLBACK:
             trav.rollback(deps, stack)
         elif message == CANCEL:
-            self._worker.stop_traversals(stack)
+            self._cancel(stack)
         elif message == STOP:
             self._worker.stop_traversals(stack)
             deps.cancels.cancel(self.stack_id)
@@ -163,6 +190,15 @@ class Runner:
                 deps.parked.cancel(str(self.stack_id))
         else:
             LOG.error("stack %s: unknown message %r", self.stack_id, message)
+
+    def _cancel(self, stack: StackRecord) -> None:
+        """Heat's ForcedCancel without rollback: the operation fails "Operation
+        cancelled" (a create: as a resource's failure), then rolls back all the same
+        if the stack's rollback is enabled, as Heat's legacy update and create do."""
+        if not stack.disable_rollback and stack.action in ROLLBACK_ON_CANCEL:
+            trav.rollback(self._deps, stack)
+            return
+        self._worker.stop_traversals(stack, outcome.legacy_cancelled_reason)
 
     def settled(self) -> bool:
         """The operation is over: the stack left IN_PROGRESS for this runner's traversals

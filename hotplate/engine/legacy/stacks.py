@@ -9,6 +9,11 @@ this engine was taken for dead) ends the engine, as Heat's ``sys.exit``.
 
 The listener's ``stop_stack`` and ``send`` reach the thread here; a delete or
 a cancel of a stack whose thread runs on another engine sends them there.
+
+A graceful stop (``shut_down``) waits for the threads, as Heat's
+EngineService.stop does; one still running at the end of the grace period
+stops at its next node, and its stack is reset here as a dead engine's would
+be (reset.py), its lock released: nobody waits for this engine's lease.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable
 from typing import TypeVar, cast
 
@@ -28,6 +34,7 @@ from hotplate.engine.worker.endpoint import WorkerService
 from hotplate.model.errors import EventSendFailed
 from hotplate.model.ids import StackId
 from hotplate.model.records import StackRecord
+from hotplate.model.states import Status
 from hotplate.rpc.errors import MessagingTimeout
 from hotplate.rpc.topics import LISTENER_TOPIC
 
@@ -37,6 +44,9 @@ T = TypeVar("T")
 
 STOP_WAIT = 25.0
 """Seconds ``stop`` waits for the thread to end (within the caller's STOP_STACK_TIMEOUT)."""
+END_WAIT = 2.0
+"""Seconds a stopping engine gives a thread told to ``end`` to reach its next node; one
+still in a plugin's call then has its writes refused (its locks taken by the reset)."""
 
 
 def exit_engine(reason: str) -> None:
@@ -238,6 +248,70 @@ class LegacyStacks:
         else:
             LOG.warning("cannot cancel stack %s: lock held by unknown engine %s",
                         stack.name, holder)
+
+    # -- a graceful stop -----------------------------------------------------------------
+    def shut_down(self, grace: float) -> int:
+        """Let this engine's operations end within ``grace`` seconds, then stop the rest:
+        each stack still IN_PROGRESS reset ``<ACTION>_FAILED`` "Engine went down during
+        stack <ACTION>" (the previous template back after an update) and its lock
+        released. A fenced engine writes nothing (its locks are others' to steal).
+        Returns how many stacks were reset."""
+        deadline = time.monotonic() + grace
+        for runner in self._live():
+            if self.threaded:
+                runner.done.wait(max(0.0, deadline - time.monotonic()))
+        if not self.holds():
+            return 0
+        ended = 0
+        for runner in self._live():
+            try:
+                ended += self._end(runner)
+            except Exception:  # its lock stays: reset once this engine's lease is gone
+                LOG.exception("stack %s: legacy stop at shutdown failed", runner.stack_id)
+        return ended
+
+    def _live(self) -> list[Runner]:
+        with self._lock:
+            return [r for r in self._runners.values() if not r.closed]
+
+    def _end(self, runner: Runner) -> bool:
+        """Stop ``runner`` at its next node, reset its stack and let its lock go; False
+        if it ended by itself meanwhile."""
+        deps = self._deps
+        runner.end()
+        if self.threaded and runner.thread is not None and not runner.done.wait(END_WAIT):
+            LOG.warning("stack %s: legacy thread still busy; reset under it",
+                        runner.stack_id)
+        with self._lock:
+            if runner.closed:  # it released the lock itself: its operation is over
+                return False
+            runner.closed = True
+        stack = deps.store.get_stack(runner.stack_id)
+        done = False
+        if stack is not None and stack.status is Status.IN_PROGRESS and not stack.convergence:
+            LOG.warning("stack %s: engine %s stopping during %s; resetting it", stack.id,
+                        deps.engine_id, stack.action)
+            done = reset.reset_stack(deps, stack)
+        elif stack is not None:  # over, but an action still waited here (after a cancel)
+            reset.fail_rows_in_progress(deps, stack, reset.went_down_reason(stack.action))
+        self._forget_parked(runner)
+        with self._lock:
+            deps.routes.drop(runner.stack_id, runner)
+            runner.drain()  # nodes of the traversal just ended: nobody runs them
+            if self._runners.get(runner.stack_id) is runner:
+                del self._runners[runner.stack_id]
+        if not deps.store.release_stack_lock(runner.stack_id, deps.engine_id):
+            LOG.warning("stack %s: lock gone before its release at stop", runner.stack_id)
+        return done
+
+    def _forget_parked(self, runner: Runner) -> None:
+        """Drop what ``runner``'s traversals left parked here: re-driven, it would only
+        find its traversal over and its row lock gone."""
+        parked = self._deps.parked
+        if parked is None:
+            return
+        for waiting in parked.of_traversals(self._deps.routes.traversals_of(runner)):
+            parked.take(*waiting.key)
 
     # -- recovery ----------------------------------------------------------------------
     def reset_stale(self) -> int:

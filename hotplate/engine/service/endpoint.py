@@ -47,7 +47,7 @@ from hotplate.engine.worker import stack_actions
 from hotplate.engine.worker import traversal as trav
 from hotplate.engine.worker.endpoint import WorkerService
 from hotplate.model.errors import ActionInProgress, EntityNotFound, NotSupported
-from hotplate.model.ids import NO_TRAVERSAL, StackId, TemplateId
+from hotplate.model.ids import NO_TRAVERSAL, StackId, TemplateId, TraversalId
 from hotplate.model.records import StackRecord
 from hotplate.model.states import Action, Status
 from hotplate.rpc.requests import request_uuid
@@ -163,12 +163,29 @@ class EngineService(LookupMethods, CatalogMethods, SoftwareMethods, DriftMethods
 
     def _made_before(self, made: StackRecord, action: Action) -> dict[str, str]:
         """The stack an earlier asking of this create made; started if its engine died
-        between writing it and starting its action (nothing else would start it)."""
-        if made.action is Action.INIT and made.current_traversal == NO_TRAVERSAL:
+        between writing it and starting its action (nothing else would start it).
+
+        A legacy stack's start takes its lock as any operation does (a dead asker's
+        stolen; a live one's: ActionInProgress), then looks again: another asking
+        may have started it meanwhile.
+
+        Raises:
+            ActionInProgress: a live engine holds the legacy stack's lock.
+        """
+        if not _never_started(made):
+            return identity_of(made)
+        deps = self._deps
+
+        def start() -> TraversalId | None:
+            fresh = deps.store.get_stack(made.id)
+            if fresh is None or not _never_started(fresh):
+                return None
             LOG.warning("stack %s: made by an earlier asking, never started; starting %s",
                         made.id, action)
-            trav.converge_stack(self._deps, made, made.raw_template_id, action,
-                                prev_template_id=None)
+            return trav.converge_stack(deps, fresh, fresh.raw_template_id, action,
+                                       prev_template_id=None)
+
+        run_on(deps, made, start)
         return identity_of(made)
 
     def update_stack(
@@ -378,6 +395,10 @@ class EngineService(LookupMethods, CatalogMethods, SoftwareMethods, DriftMethods
     def get_files(self, ctxt: Mapping[str, Any], stack_identity: Any) -> dict[str, Any]:
         stack = self._get_stack(ctxt, stack_identity, show_deleted=True)
         return visible_files(self._deps.caches.template(stack.raw_template_id).files)
+
+
+def _never_started(stack: StackRecord) -> bool:
+    return stack.action is Action.INIT and stack.current_traversal == NO_TRAVERSAL
 
 
 class _Made:

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
 
+from hotplate.convergence import outcome
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.local_routes import LegacyControl
 from hotplate.engine.worker import snapshot_deletion, stack_actions
@@ -218,12 +219,15 @@ class WorkerService:
             return False
         return True
 
-    def stop_traversals(self, stack: StackRecord) -> None:
+    def stop_traversals(self, stack: StackRecord,
+                        reason_of: Callable[[Action], str] = outcome.cancelled_reason,
+                        ) -> None:
         """Cancel without rollback: the stack's traversal and those of its nested stacks
-        stop, as Heat's stop_traversal; actions already running finish on their own."""
+        stop, as Heat's stop_traversal; actions already running finish on their own.
+        Each stack FAILED ``reason_of(its action)`` (the legacy engine says its own)."""
         for member in [stack, *self._descendants(stack)]:
             if member.status is Status.IN_PROGRESS:
-                trav.stop_traversal(self._deps, member)
+                trav.stop_traversal(self._deps, member, reason_of(member.action))
 
     def _descendants(self, stack: StackRecord) -> list[StackRecord]:
         """Every live nested stack under ``stack``, parents before children."""

@@ -169,6 +169,8 @@ class ParkedActions:
         self._order = itertools.count()
         self._thread: threading.Thread | None = None
         self._stopped = False
+        self._keep: Callable[[Parked], bool] | None = None
+        """Set as the engine stops: only what it says yes to is re-driven any more."""
 
     def park(self, parked: Parked, *, again: bool = False,
              asked: float | None = None, latest: float | None = None,
@@ -263,6 +265,12 @@ class ParkedActions:
         with self._lock:
             return frozenset(int(key[0]) for key in self._parked)
 
+    def keep_only(self, keep: Callable[[Parked], bool]) -> None:
+        """Re-drive only the actions ``keep`` says yes to (a stopping engine's legacy
+        threads go on for their grace period; the rest is handed over)."""
+        with self._lock:
+            self._keep = keep
+
     def stop(self) -> None:
         """Re-drive nothing more (the engine stops: its rows are handed over)."""
         with self._lock:
@@ -320,7 +328,10 @@ class ParkedActions:
         return list(due.values())
 
     def _redrive_all(self, found: list[Parked]) -> None:
+        keep = self._keep
         for parked in found:
+            if keep is not None and not keep(parked):
+                continue
             try:
                 self._redrive(parked)
             except Exception:  # a transport that is stopping: the retry comes later

@@ -326,10 +326,11 @@ def purge_db(
             store.delete_raw_template(prev)
 
 
-def stop_traversal(deps: EngineDeps, stack: StackRecord) -> bool:
-    """Cancel the running traversal: a fresh traversal id, FAILED '<ACTION> cancelled'."""
+def stop_traversal(deps: EngineDeps, stack: StackRecord, reason: str | None = None) -> bool:
+    """Cancel the running traversal: a fresh traversal id, FAILED ``reason`` (default
+    the convergence engine's 'Stack <ACTION> cancelled')."""
     new_traversal = TraversalId(deps.ids.new_uuid())
-    reason = outcome.cancelled_reason(stack.action)
+    reason = reason or outcome.cancelled_reason(stack.action)
     event = stack_event(deps, stack, stack.action, Status.FAILED, reason)
     values = {
         "status": Status.FAILED,
