@@ -180,6 +180,12 @@ def test_snapshots_and_software_come_over(imported: Imported) -> None:
     snapshots = service.stack_list_snapshots(CTXT, imported.identity("snapshotted"))
     assert [snap["id"] for snap in snapshots] == [imported.shaped.snapshot]
     assert snapshots[0]["status"] == "COMPLETE"
+    identity = imported.identity("snapshotted")
+    before = resources(imported, "snapshotted")
+    service.stack_restore(CTXT, identity, imported.shaped.snapshot)
+    view = settled(imported.engine, identity)
+    assert (view["stack_action"], view["stack_status"]) == ("RESTORE", "COMPLETE"), view
+    assert resources(imported, "snapshotted").keys() == before.keys()
     config = service.show_software_config(CTXT, imported.shaped.software["config"])
     assert config["name"] == "made-through-the-api"
     deployment = service.show_software_deployment(CTXT, imported.shaped.software["deployment"])
