@@ -215,9 +215,9 @@ class Importer:
         configs, deployments = self.heat.software()
 
         def write(conn: Connection) -> None:
-            have = set(conn.execute(select(s.software_config.c.id)).scalars())
+            known = set(conn.execute(select(s.software_config.c.id)).scalars())
             for row in configs:
-                if row["id"] not in have:
+                if row["id"] not in known:
                     conn.execute(insert(s.software_config).values(**row))
             have = {r.id: r for r in conn.execute(select(s.software_deployment))}
             for row in deployments:

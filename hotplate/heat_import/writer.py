@@ -22,6 +22,7 @@ from sqlalchemy import Connection, func, insert, select, update
 from hotplate.db import schema as s
 from hotplate.db.crypt import SecretBox, is_sealed
 from hotplate.db.rows import inserted_id
+from hotplate.db.stack_users import KEYSTONE_HELD
 from hotplate.heat_import.analysis import TreeAnalysis
 from hotplate.heat_import.source import HeatTree
 from hotplate.heat_import.translate import (
@@ -35,6 +36,8 @@ from hotplate.heat_import.translate import (
     user_creds,
 )
 
+ACCESS_KEY = "access_key"
+"""The resource data key under which Heat keeps a stack user's EC2 access key."""
 FALLBACK_TYPE = "OS::Heat::None"
 """A row's type when no template nor event of its stack names it (a leftover row)."""
 
@@ -174,7 +177,25 @@ class TreeWriter:
             if new_id is not None:
                 self.conn.execute(insert(s.resource_data).values(
                     resource_id=new_id, **resource_data(data, self.heat, self.ours)))
+                if data["key"] == ACCESS_KEY and data["value"]:
+                    self._stack_user_key(data, new_id, stacks)
         return written
+
+    def _stack_user_key(self, data: Mapping[str, Any], new_id: int,
+                        stacks: Mapping[str, Mapping[str, Any]]) -> None:
+        """Note whose EC2 key it is, as hotplate notes the keys it makes in Keystone: the
+        CFN API then lets the agents of an imported server sign with it (Keystone checks
+        the signature)."""
+        access = data["value"]
+        if data.get("redact") and data.get("decrypt_method"):
+            access = self.heat.decrypt(data["decrypt_method"], access,
+                                       what=f"resource data {ACCESS_KEY!r}")
+        row = next(r for r in self.tree.resources if r["id"] == data["resource_id"])
+        stack = stacks[row["stack_id"]]
+        self.conn.execute(insert(s.stack_user_key).values(
+            access_key=access, secret=KEYSTONE_HELD, decrypt_method=None, resource_id=new_id,
+            stack_id=stack["id"], stack_name=stack["name"], resource_name=row["name"],
+            project=stack["tenant"], created_at=self.now))
 
     def _resource(self, row: Mapping[str, Any], stack: Mapping[str, Any]) -> int:
         what = f"resource {row['name']!r} of stack {stack['name']!r}"

@@ -2,7 +2,8 @@
 stack, a stack user) imported into hotplate with ``hotplate manage import-heat
 --heat-config``, then driven with the ``openstack`` CLI: hotplate shows them as Heat
 did, updates them in place on the very same cloud objects (a server renamed, a volume
-grown), and deletes them with everything Heat made for them, trusts and stack users
+grown), lets the nested server's stack user sign the CFN API with the key Heat made
+for it, and deletes them with everything Heat made for them, trusts and stack users
 included."""
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from typing import Any
 
 import pytest
 import yaml
+from sqlalchemy import create_engine, text
 
+from hotplate.db.crypt import SecretBox
 from tests.cloud import heat_leftovers
 from tests.cloud.heat_fixtures import MadeByHeat
 from tests.cloud.heat_shapes import SERVER_VOLUME
@@ -32,6 +35,7 @@ from tests.cloud.stacks import (
     template_file,
     until,
 )
+from tests.cloud.test_aws_iam import _describe as describe
 
 pytestmark = pytest.mark.timeout(1500)
 
@@ -42,6 +46,33 @@ def manage(conf: Path, data_dir: Path, *args: str) -> subprocess.CompletedProces
          "--data-dir", str(data_dir), *args], capture_output=True, text=True, timeout=600)
     assert "Traceback" not in done.stderr, done.stderr
     return done
+
+
+def check_stack_user_key_signs(heat_source: HeatSource, parent_id: str) -> None:
+    """The EC2 key Heat made for the nested server's stack user signs the CFN API's
+    DescribeStackResource for that server, as its in-instance agent would (Keystone
+    checks the signature; hotplate knows whose key it is)."""
+    engine = create_engine(heat_source.url)
+    try:
+        with engine.connect() as conn:
+            stack_name, stack_id = conn.execute(text(
+                "SELECT name, id FROM stack WHERE owner_id = :p"), {"p": parent_id}).one()
+            data = {row.key: row for row in conn.execute(text(
+                "SELECT d.key, d.value, d.decrypt_method FROM resource_data d JOIN resource r "
+                "ON r.id = d.resource_id WHERE r.stack_id = :s AND r.name = 'server'"),
+                {"s": stack_id})}
+    finally:
+        engine.dispose()
+    box = SecretBox(heat_source.auth_encryption_key)
+
+    def plain(key: str) -> str:
+        row = data[key]
+        return row.value if row.decrypt_method is None else box.decrypt(
+            row.decrypt_method, row.value)
+
+    answer = describe(plain("access_key"), plain("secret_key"), stack_name, "server")
+    assert answer.status_code == 200, answer.text
+    assert "<LogicalResourceId>server</LogicalResourceId>" in answer.text
 
 
 def test_heats_cloud_stacks_are_updated_in_place_and_deleted_by_hotplate(
@@ -73,6 +104,7 @@ def test_heats_cloud_stacks_are_updated_in_place_and_deleted_by_hotplate(
             assert outputs_of(shown) == stack.outputs
         before = physical_ids(served, first.id)
         assert before == first.physical_ids
+        check_stack_user_key_signs(heat_source, nested.id)
 
         changed = yaml.safe_load(yaml.safe_dump(SERVER_VOLUME))
         changed["resources"]["server"]["properties"]["name"] = f"{first.name}-renamed"
