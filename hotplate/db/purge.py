@@ -43,7 +43,8 @@ from hotplate.db.tx import Transactions
 LOG = logging.getLogger(__name__)
 
 __all__ = [
-    "HANGING", "SHARED", "Hanging", "PurgeResult", "Shared", "purge_deleted", "purge_stacks",
+    "HANGING", "OUTLIVES_STACKS", "SHARED", "Hanging", "PurgeResult", "Shared", "purge_deleted",
+    "purge_stacks",
 ]
 
 
@@ -92,6 +93,11 @@ HANGING: tuple[Hanging, ...] = (
     Hanging(s.snapshot, "stack_id"),
 )
 """What belongs to a doomed stack, in the order it is deleted (children first)."""
+
+OUTLIVES_STACKS: tuple[str, ...] = ("heat_import",)
+"""Tables naming a stack that a purge leaves alone on purpose: an import's record says
+which of Heat's stacks came over, so a stack deleted and purged here is not brought
+back by the next ``import-heat``."""
 
 SHARED: tuple[Shared, ...] = (
     Shared(s.resource_properties_data, ((s.resource, "rsrc_prop_data_id"),

@@ -113,6 +113,11 @@ def test_every_live_stack_comes_over_as_heat_left_it(imported: Imported) -> None
                          "SELECT name, nova_instance, action, status FROM resource "
                          "WHERE stack_id = :s", s=imported.shaped.stacks[shape])}
         assert resources(imported, shape) == heat_side, shape
+        heat_events = imported.heat_rows("SELECT uuid FROM event WHERE stack_id = :s "
+                                         "ORDER BY id", s=imported.shaped.stacks[shape])
+        ours = imported.engine.service.list_events(CTXT, imported.identity(shape))
+        assert sorted(e["event_identity"]["path"].rsplit("/", 1)[-1] for e in ours) == sorted(
+            row.uuid for row in heat_events), shape
 
 
 def test_outputs_and_attributes_read_what_heat_stored(imported: Imported) -> None:
@@ -251,43 +256,50 @@ def _await_heat(hc: Any, stack_id: str, status: str | None, timeout: float = 120
     raise AssertionError(f"Heat's stack {stack_id} did not reach {status}")
 
 
-def test_a_type_hotplate_cannot_serve_is_refused_by_name(
+def test_what_cannot_come_is_refused_by_name_and_the_rest_imported(
         heat_source: ShapedSource, tmp_path: Path) -> None:
+    """A type this hotplate cannot serve, and a stack name hotplate already has in the
+    project, each refuse their stack, saying so; every other stack comes over."""
+    from datetime import UTC, datetime
+
     from hotplate.app import resource_types
-    from hotplate.db import migrate
-    from hotplate.db.engine import make_engine
     from hotplate.engine.options import EngineOptions
     from hotplate.heat_import.run import Importer
     from hotplate.heat_import.source import HeatDatabase
 
     real = resource_types(EngineOptions())
 
-    class WithoutRandomString:
+    class WithoutNone:
         """The installed plugins less one: as a hotplate without that type would be."""
 
         def for_resource(self, env: Any, name: str, type_name: str, files: Any) -> Any:
-            if type_name == "OS::Heat::RandomString":
-                raise LookupError("The Resource Type (OS::Heat::RandomString) could not "
-                                  "be found.")
+            if type_name == "OS::Heat::None":
+                raise LookupError("The Resource Type (OS::Heat::None) could not be found.")
             return real.for_resource(env, name, type_name, files)
 
-    url = f"sqlite:///{tmp_path / 'h.sqlite'}"
-    migrate.upgrade(url)
-    engine = make_engine(url)
     heat = HeatDatabase(heat_source.source.url)
+    names = {row["id"]: row["name"] for row in heat.live_stacks()}
+    url = f"sqlite:///{tmp_path / 'h.sqlite'}"
+    engine, transport = embedded(url, workers=2, secrets=SecretBox(KEY))
     try:
-        from datetime import UTC, datetime
-
-        outcomes = Importer(heat, engine, HeatKey(heat_source.source.auth_encryption_key,
-                                                  source="Heat's"),
-                            SecretBox(KEY), WithoutRandomString(), None,
+        mine = engine.service.create_stack(CTXT, names[heat_source.stacks["failed"]], {
+            "heat_template_version": "2021-04-16",
+            "resources": {"x": {"type": "OS::Heat::None"}}}, {}, {}, {})
+        settled(engine, mine)
+        outcomes = Importer(heat, engine.store.engine,  # type: ignore[attr-defined]
+                            HeatKey(heat_source.source.auth_encryption_key, source="Heat's"),
+                            SecretBox(KEY), WithoutNone(), None,
                             clock=lambda: datetime.now(UTC)).run()
     finally:
         heat.close()
-        engine.dispose()
+        engine.stop()
+        transport.stop()
     verdicts = {o.stack_id: o for o in outcomes}
-    refused = verdicts[heat_source.stacks["plain"]]
-    assert refused.verdict == "refused"
-    assert "plain" in refused.line() or heat_source.stacks["plain"] in refused.line()
-    assert "name: type OS::Heat::RandomString" in refused.detail
-    assert verdicts[heat_source.stacks["failed"]].verdict == "imported"
+    typeless = verdicts[heat_source.stacks["plain"]]
+    assert typeless.verdict == "refused"
+    assert "plain" in typeless.line() or heat_source.stacks["plain"] in typeless.line()
+    assert "nothing: type OS::Heat::None" in typeless.detail
+    clash = verdicts[heat_source.stacks["failed"]]
+    assert clash.verdict == "refused"
+    assert f"already has a stack named {names[heat_source.stacks['failed']]}" in clash.detail
+    assert verdicts[heat_source.stacks["updated"]].verdict == "imported"
