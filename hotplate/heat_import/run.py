@@ -9,6 +9,7 @@ the other trees are imported all the same.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -29,6 +30,8 @@ from hotplate.heat_import.writer import (
     local_fingerprint,
     local_stack_ids,
 )
+
+LOG = logging.getLogger(__name__)
 
 IMPORTED, UPDATED, UNCHANGED, REFUSED, REMOVED = (
     "imported", "updated", "unchanged", "refused", "removed")
@@ -114,14 +117,19 @@ class Importer:
         why = busy(tree)
         if why is not None:
             return outcome(REFUSED, why)
-        analysis = analyse(tree, self.heat_key, self.types, self.implicit)
-        if analysis.unavailable:
-            return outcome(REFUSED, "hotplate cannot serve " + "; ".join(analysis.unavailable))
         try:
+            analysis = analyse(tree, self.heat_key, self.types, self.implicit)
+            if analysis.unavailable:
+                return outcome(REFUSED,
+                               "hotplate cannot serve " + "; ".join(analysis.unavailable))
             verdict, detail = Transactions(self.engine).write(
                 lambda conn: self._write(conn, tree, analysis))
         except EncryptionKeyError as exc:
             return outcome(REFUSED, str(exc))
+        except Exception as exc:  # this tree only: nothing of it written, the others go on
+            LOG.exception("stack %s (%s) could not be imported", root["name"], root["id"])
+            return outcome(REFUSED, f"could not be brought over ({type(exc).__name__}: "
+                                    f"{str(exc)[:300]}); nothing of it was written")
         return outcome(verdict, detail)
 
     def _write(self, conn: Connection, tree: HeatTree, analysis: TreeAnalysis,

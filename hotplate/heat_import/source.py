@@ -34,6 +34,7 @@ from sqlalchemy import (
     select,
 )
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 _heat = MetaData()
 
@@ -212,7 +213,10 @@ class HeatDatabase:
     """A Heat database, opened read-only."""
 
     def __init__(self, url: str) -> None:
-        self.url = driver_url(url)
+        try:
+            self.url = driver_url(url)
+        except ArgumentError:
+            raise HeatSourceError(f"not a database URL: {url!r}") from None
         backend = make_url(self.url).get_backend_name()
         if backend not in ("postgresql", "mysql", "mariadb", "sqlite"):
             raise HeatSourceError(f"cannot read a Heat database on {backend}: "
