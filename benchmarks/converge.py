@@ -2,7 +2,9 @@
 
 Shapes: wide (N independent), chain (N in sequence), fanin (N independent + 1
 that depends on all N). Phases: create, update (every resource changed in
-place), delete. Prints a table and optionally writes JSON:
+place), delete. Beside the rate, each phase's CPU time per resource (the whole
+process's: the engine runs in it, SQLite too) and SQL statements per resource.
+Prints a table and optionally writes JSON:
 
     python benchmarks/converge.py [--sizes 10,100,1000,5000]
         [--shapes wide,chain,fanin] [--json PATH] [--workers 16]
@@ -78,6 +80,7 @@ def run_case(shape: str, n: int, workers: int, timeout: float) -> list[dict[str,
             stack_id = None
             for phase in ("create", "update", "delete"):
                 stats_before = store.stats.snapshot()
+                cpu_before = time.process_time()
                 start = time.perf_counter()
                 if phase == "create":
                     ident = engine.service.create_stack(
@@ -91,12 +94,14 @@ def run_case(shape: str, n: int, workers: int, timeout: float) -> list[dict[str,
                     engine.service.delete_stack(CTXT, stack_id)
                 status = wait_settled(transport, watcher, stack_id, timeout)
                 seconds = time.perf_counter() - start
+                cpu = time.process_time() - cpu_before
                 stats = store.stats.snapshot() - stats_before
                 results.append({
                     "shape": shape, "n": n, "phase": phase, "status": status,
                     "seconds": round(seconds, 4),
                     "resources_per_second": round(total / seconds, 1) if seconds else None,
                     "sql_per_resource": round(stats.statements / total, 2),
+                    "cpu_ms_per_resource": round(cpu * 1000 / total, 3),
                     "cas_retries": stats.cas_retries,
                     "peak_rss_mb": round(peak_rss_mb(), 1),
                 })
@@ -120,7 +125,7 @@ def run_case(shape: str, n: int, workers: int, timeout: float) -> list[dict[str,
 
 def print_table(rows: list[dict[str, Any]]) -> None:
     headers = ["shape", "n", "phase", "status", "seconds", "resources_per_second",
-               "sql_per_resource", "cas_retries", "peak_rss_mb"]
+               "cpu_ms_per_resource", "sql_per_resource", "cas_retries", "peak_rss_mb"]
     widths = [max(len(h), *(len(str(r[h])) for r in rows)) for h in headers]
     print("  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True)))
     for r in rows:
