@@ -212,3 +212,32 @@ def test_heat_fault_bodies_print_as_one_line(cli: Cli) -> None:
     unreadable = cli("stack", "create", "nofile", "-t", str(cli.home / "missing.yaml"))
     assert unreadable.code == 1
     assert unreadable.err.startswith("ERROR: Could not fetch contents for file://")
+
+
+def test_snapshot_create_list_show_restore_delete(cli: Cli) -> None:
+    template = write(cli.home, "value.yaml", VALUE_TEMPLATE)
+    _create(cli, "snapshotted-cli", template, "--parameter", "greeting=first")
+    made = json.loads(cli("stack", "snapshot", "create", "snapshotted-cli", "--name", "one",
+                          "--wait", "--poll", POLL, "-f", "json").out)
+    assert (made["name"], made["status"]) == ("one", "COMPLETE")
+    assert made["data"]["environment"]["parameters"]["greeting"] == "first"
+
+    listed = json.loads(cli("stack", "snapshot", "list", "snapshotted-cli", "-f", "json").out)
+    assert [(row["ID"], row["Name"], row["Status"]) for row in listed] == [
+        (made["id"], "one", "COMPLETE")]
+    shown = cli("stack", "snapshot", "show", "snapshotted-cli", made["id"])
+    assert shown.code == 0 and f"id: {made['id']}" in shown.out
+
+    update = cli("stack", "update", "snapshotted-cli", "--existing", "--parameter",
+                 "greeting=second", "--wait", "--poll", POLL)
+    assert update.code == 0, update.err
+    restored = cli("stack", "snapshot", "restore", "snapshotted-cli", made["id"], "--wait",
+                   "--poll", POLL)
+    assert restored.code == 0, restored.err
+    assert cli("stack", "output", "show", "snapshotted-cli", "message", "-f", "value", "-c",
+               "output_value").out == "first, world\n"
+
+    assert cli("stack", "snapshot", "delete", "snapshotted-cli", made["id"]).code == 0
+    assert json.loads(cli("stack", "snapshot", "list", "snapshotted-cli", "-f", "json").out) == []
+    missing = cli("stack", "snapshot", "show", "snapshotted-cli", made["id"])
+    assert missing.code == 1 and "ERROR:" in missing.err and "Traceback" not in missing.err

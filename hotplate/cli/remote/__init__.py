@@ -15,6 +15,7 @@ from hotplate.cli.remote import (
     stack_actions,
     stack_drift,
     stack_read,
+    stack_snapshots,
     stack_write,
 )
 from hotplate.cli.remote.commands import Subparsers, group
@@ -30,6 +31,7 @@ def add_commands(subparsers: Subparsers) -> None:
     stack_read.register(stack)
     stack_actions.register(stack)
     stack_drift.register(stack)
+    stack_snapshots.register(stack)
     event_commands.register(stack)
     resource_commands.register(stack)
     login.register(subparsers)
