@@ -54,7 +54,7 @@ class _TreeSource:
 
 
 def heat_stack_record(row: Mapping[str, Any]) -> StackRecord:
-    return to_stack({**row, "user_id": None, "current_traversal": row["current_traversal"]})
+    return to_stack({**row, "user_id": None})
 
 
 def heat_resource_record(row: Mapping[str, Any], box: Any) -> ResourceRecord:
