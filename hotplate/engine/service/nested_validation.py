@@ -250,6 +250,7 @@ def _validate_stack(deps: EngineDeps, template: Any, environment: Mapping[str, A
     decided = parsed.with_parameters(params)
     decided.dependencies()
     ctx = NoResources(params)
+    names = frozenset(decided.resources)
     for name, defn in decided.resources.items():
         try:
             cls = deps.types.for_resource(env, name, defn.type, files)
@@ -262,7 +263,7 @@ def _validate_stack(deps: EngineDeps, template: Any, environment: Mapping[str, A
             raise StackValidationFailed(exc.detail, ("resources", name, "type")) from None
         except StackValidationFailed as exc:
             raise StackValidationFailed(exc.detail, ("resources", name, "type")) from None
-        props = validate_resource(cls, defn, ctx, frozenset(decided.resources))
+        props = validate_resource(cls, defn, ctx, names)
         if props is not None:
             validate_child(deps, cls, name, props, environment, files, depth + 1, access)
 

@@ -177,10 +177,11 @@ def validate_stack_request(
     validate_functions(decided, attribute_names(classes))
     ctx = NoResources(params)
     seen: dict[Any, Any] = {}
+    names = frozenset(decided.resources)
     for name, defn in decided.resources.items():
         cls = classes[name]
         try:  # None: some values await other resources
-            props = validate_resource(cls, defn, ctx, frozenset(decided.resources))
+            props = validate_resource(cls, defn, ctx, names)
         except PropertyError as exc:
             if nested:  # the parent words its child's errors
                 raise
