@@ -3,7 +3,8 @@
 Shapes: wide (N independent), chain (N in sequence), fanin (N independent + 1
 that depends on all N). Phases: create, update (every resource changed in
 place), delete. Beside the rate, each phase's CPU time per resource (the whole
-process's: the engine runs in it, SQLite too) and SQL statements per resource.
+process's: the engine runs in it, SQLite too), SQL statements and committed write
+transactions per resource.
 Prints a table and optionally writes JSON:
 
     python benchmarks/converge.py [--sizes 10,100,1000,5000]
@@ -101,6 +102,7 @@ def run_case(shape: str, n: int, workers: int, timeout: float) -> list[dict[str,
                     "seconds": round(seconds, 4),
                     "resources_per_second": round(total / seconds, 1) if seconds else None,
                     "sql_per_resource": round(stats.statements / total, 2),
+                    "commits_per_resource": round(stats.commits / total, 3),
                     "cpu_ms_per_resource": round(cpu * 1000 / total, 3),
                     "cas_retries": stats.cas_retries,
                     "peak_rss_mb": round(peak_rss_mb(), 1),
@@ -125,7 +127,8 @@ def run_case(shape: str, n: int, workers: int, timeout: float) -> list[dict[str,
 
 def print_table(rows: list[dict[str, Any]]) -> None:
     headers = ["shape", "n", "phase", "status", "seconds", "resources_per_second",
-               "cpu_ms_per_resource", "sql_per_resource", "cas_retries", "peak_rss_mb"]
+               "cpu_ms_per_resource", "sql_per_resource", "commits_per_resource", "cas_retries",
+               "peak_rss_mb"]
     widths = [max(len(h), *(len(str(r[h])) for r in rows)) for h in headers]
     print("  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True)))
     for r in rows:

@@ -130,10 +130,13 @@ class StatsSnapshot:
     cas_retries: int = 0
     """Transactions rerun after the server broke a deadlock. A compare-and-swap
     itself is never retried by the store, so this stays 0 unless rows deadlock."""
+    commits: int = 0
+    """Write transactions committed (a group commit's batch counts once)."""
 
     def __sub__(self, other: StatsSnapshot) -> StatsSnapshot:
         return StatsSnapshot(
-            self.statements - other.statements, self.cas_retries - other.cas_retries
+            self.statements - other.statements, self.cas_retries - other.cas_retries,
+            self.commits - other.commits,
         )
 
 
@@ -144,6 +147,7 @@ class StatementStats:
         self._lock = threading.Lock()
         self._count = 0
         self._retries = 0
+        self._commits = 0
 
     @property
     def statements(self) -> int:
@@ -161,14 +165,18 @@ class StatementStats:
         with self._lock:
             self._retries += 1
 
+    def add_commit(self) -> None:
+        with self._lock:
+            self._commits += 1
+
     def snapshot(self) -> StatsSnapshot:
         with self._lock:
-            return StatsSnapshot(self._count, self._retries)
+            return StatsSnapshot(self._count, self._retries, self._commits)
 
     def reset(self) -> int:
         """Zero the counters; returns the statement count it had."""
         with self._lock:
-            count, self._count, self._retries = self._count, 0, 0
+            count, self._count, self._retries, self._commits = self._count, 0, 0, 0
             return count
 
 

@@ -185,6 +185,7 @@ class Transactions:
                 with conn.begin():
                     result = fn(conn)
                     committing = True
+                self.state.stats.add_commit()
                 return result
             except Rollback as rollback:
                 return rollback.value  # type: ignore[no-any-return]
@@ -249,6 +250,8 @@ class Transactions:
                     self._still_open(raw)
                 committing = True
                 self._end(raw, commit=True, began=began)
+                if write:
+                    self.state.stats.add_commit()
             return result
         except Exception as exc:
             lost_by = self._lost_in_chain(exc, raw)
