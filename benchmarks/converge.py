@@ -1,4 +1,5 @@
-"""Converge stacks of N OS::Heat::None resources on the embedded engine (SQLite).
+"""Converge stacks of N OS::Heat::None resources on the embedded engine (SQLite, or
+the database ``--db`` names).
 
 Shapes: wide (N independent), chain (N in sequence), fanin (N independent + 1
 that depends on all N). Phases: create, update (every resource changed in
@@ -8,7 +9,7 @@ transactions per resource.
 Prints a table and optionally writes JSON:
 
     python benchmarks/converge.py [--sizes 10,100,1000,5000]
-        [--shapes wide,chain,fanin] [--json PATH] [--workers 16]
+        [--shapes wide,chain,fanin] [--json PATH] [--workers 16] [--db URL]
 """
 
 from __future__ import annotations
@@ -67,11 +68,12 @@ def wait_settled(transport: Any, watcher: Any, stack_id: str, timeout: float) ->
     return "TIMEOUT"
 
 
-def run_case(shape: str, n: int, workers: int, timeout: float) -> list[dict[str, Any]]:
+def run_case(shape: str, n: int, workers: int, timeout: float,
+             db: str | None = None) -> list[dict[str, Any]]:
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         threads_idle = threading.active_count()
-        url = f"sqlite:///{tmp}/bench.sqlite"
+        url = db or f"sqlite:///{tmp}/bench.sqlite"
         engine, transport = embedded(
             url, workers=workers, options=EngineOptions(max_resources_per_stack=UNLIMITED))
         store = engine.store
@@ -143,11 +145,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", dest="json_path")
     parser.add_argument("--workers", type=int, default=16)
     parser.add_argument("--timeout", type=float, default=900.0)
+    parser.add_argument("--db", help="a PostgreSQL or MariaDB URL instead of a new SQLite "
+                        "file (e.g. postgresql+psycopg://postgres@127.0.0.1:5432/bench)")
     args = parser.parse_args(argv)
     rows: list[dict[str, Any]] = []
     for shape in args.shapes.split(","):
         for n in (int(s) for s in args.sizes.split(",")):
-            case = run_case(shape, n, args.workers, args.timeout)
+            case = run_case(shape, n, args.workers, args.timeout, args.db)
             rows.extend(case)
             print_table(case)
             sys.stdout.flush()

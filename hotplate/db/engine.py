@@ -189,6 +189,9 @@ class EngineState:
     """SQLite only: held around every write transaction of this process."""
     serialise_reads: bool = False
     """In-memory SQLite only: one shared connection, so reads take the lock too."""
+    group_commit: Any = None
+    """The process's queue of grouped writes on this engine (group_commit.py), made by
+    the first ``Transactions`` on it."""
 
 
 _STATES: weakref.WeakKeyDictionary[Engine, EngineState] = weakref.WeakKeyDictionary()

@@ -211,7 +211,7 @@ class ResourceLockStore(StoreBase):
                 row["after"] = after(conn)
             return row
 
-        return self._tx.write_raw(run)
+        return self._tx.write_grouped(run, int(resource_id))
 
     def _record(self, row: dict[str, Any] | None) -> ResourceRecord | None:
         return to_resource(row, secrets=self._secrets) if row is not None else None

@@ -50,9 +50,12 @@ from sqlalchemy.pool import PoolProxiedConnection
 
 from hotplate.db.engine import WRITE_OPTION, engine_state
 from hotplate.db.fastpath import BATCH_KEY, Batch
+from hotplate.db.group_commit import GroupCommit, lanes_for
 from hotplate.ports import StoreUnavailable
 
 T = TypeVar("T")
+
+_GROUP_LOCK = threading.Lock()
 
 DEADLOCK_RETRIES = 3
 _PG_RETRYABLE = frozenset({"40001", "40P01", "55P03"})
@@ -122,6 +125,11 @@ class Transactions:
         self.engine = engine
         self.state = engine_state(engine)
         self.dialect = engine.dialect.name
+        with _GROUP_LOCK:
+            if self.state.group_commit is None:
+                self.state.group_commit = GroupCommit(self, self._plain,
+                                                      lanes=lanes_for(self.dialect))
+        self._group: GroupCommit = self.state.group_commit
 
     def write(self, fn: Callable[[Connection], T]) -> T:
         """Run ``fn`` in a write transaction, committed unless it raises."""
@@ -150,6 +158,23 @@ class Transactions:
                 return self._run_raw(fn, write=True)
 
         return self._rerun(once, write=True)
+
+    def write_grouped(self, fn: Callable[[PoolProxiedConnection], T], order: int) -> T:
+        """``write_raw``, committed together with the writes other threads send
+        meanwhile (group_commit.py): returns once the transaction holding it has
+        committed. ``order``: the key of the row ``fn`` locks first (its resource's
+        id), so that batches lock rows in one order. ``fn`` must be safe to run
+        again (it is, on a deadlock) and must not wait on another write."""
+        return self._group.write(fn, order)
+
+    def _plain(self, raw: PoolProxiedConnection, sql: str) -> None:
+        """A statement with no parameters and no result (a savepoint's), counted."""
+        cursor = raw.cursor()
+        try:
+            cursor.execute(sql)
+        finally:
+            cursor.close()
+        self.state.stats.add()
 
     def read_raw(self, fn: Callable[[PoolProxiedConnection], T]) -> T:
         """A single-statement read on the driver connection (see ``write_raw``)."""
@@ -266,6 +291,10 @@ class Transactions:
             raise _Lost(exc, committing, ended[0] if ended else None) from exc
         finally:
             raw.close()
+
+    def connection_lost(self, raw: PoolProxiedConnection, exc: BaseException) -> bool:
+        """Whether ``exc``, met on ``raw``, says the connection died."""
+        return self._lost_in_chain(exc, raw) is not None
 
     def _lost_in_chain(self, exc: BaseException, raw: PoolProxiedConnection) -> str | None:
         """Whether ``exc`` says the connection was lost: None if not, else the SQLSTATE
