@@ -136,10 +136,15 @@ def run_case(shape: str, n: int, workers: int, timeout: float) -> list[dict[str,
     return results
 
 
-def print_table(rows: list[dict[str, Any]]) -> None:
-    headers = ["shape", "n", "phase", "status", "seconds", "resources_per_second",
-               "cpu_ms_per_resource", "sql_per_resource", "commits_per_resource", "cas_retries",
-               "peak_rss_mb"]
+COLUMNS = ("shape", "n", "phase", "status", "seconds", "resources_per_second",
+           "cpu_ms_per_resource", "sql_per_resource", "commits_per_resource", "cas_retries",
+           "peak_rss_mb")
+
+
+def print_table(rows: list[dict[str, Any]], headers: tuple[str, ...] = COLUMNS) -> None:
+    """Rows as right-aligned columns, a header line first."""
+    if not rows:
+        return
     widths = [max(len(h), *(len(str(r[h])) for r in rows)) for h in headers]
     print("  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True)))
     for r in rows:
