@@ -101,7 +101,8 @@ def run_phase(hc: Any, server: Served, phase: str, case: dict[str, Any],
     return {
         "shape": shape, "n": n, "phase": phase, "status": status,
         "seconds": round(seconds, 4),
-        "resources_per_second": round(total / seconds, 1) if seconds else None,
+        "resources_per_second": (round(total / seconds, 1)
+                                 if seconds and status.endswith("_COMPLETE") else None),
         "server_cpu_ms_per_resource": round(cpu * 1000 / total, 3),
         "request_answer_ms": round(answer_ms, 1),
         "polls": polls,
