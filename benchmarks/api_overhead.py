@@ -209,8 +209,8 @@ def main(argv: list[str] | None = None) -> int:
         for n in (int(s) for s in args.sizes.split(",")):
             try:
                 case_phases, case_requests, clean = run_case(shape, n, args)
-            except ServerFailed as failed:
-                print(f"{shape}-{n}: {failed}", file=sys.stderr)
+            except (ServerFailed, heat_exc.HTTPException) as failed:
+                print(f"{shape}-{n}: {type(failed).__name__}: {failed}", file=sys.stderr)
                 ok = False
                 continue
             ok = ok and clean and len(case_phases) == 3 and all(
