@@ -10,6 +10,12 @@ Prints a table and optionally writes JSON:
 
     python benchmarks/converge.py [--sizes 10,100,1000,5000]
         [--shapes wide,chain,fanin] [--json PATH] [--workers 16] [--db URL]
+        [--profile OUT.svg]
+
+``--profile OUT.svg`` runs the same benchmark under py-spy (``pip install py-spy``,
+part of the ``test`` extra), sampling 200 times a second, and writes a flame graph
+of the whole run. py-spy pauses the process for each sample: a profiled run's
+figures are slower than a plain run's; compare them only with each other.
 """
 
 from __future__ import annotations
@@ -17,7 +23,10 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import resource
+import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -32,6 +41,9 @@ from hotplate.engine.clock import SystemClock
 from hotplate.engine.options import UNLIMITED, EngineOptions
 
 CTXT = {"project_id": "bench", "username": "bench", "is_admin": True}
+
+STATUS_VARIABLE = "HOTPLATE_BENCH_STATUS_FILE"
+"""Where a run under py-spy writes its exit status: py-spy exits 0 whatever its child did."""
 
 
 def build_template(shape: str, n: int, generation: int) -> dict[str, Any]:
@@ -127,14 +139,58 @@ def run_case(shape: str, n: int, workers: int, timeout: float,
     return results
 
 
-def print_table(rows: list[dict[str, Any]]) -> None:
-    headers = ["shape", "n", "phase", "status", "seconds", "resources_per_second",
-               "cpu_ms_per_resource", "sql_per_resource", "commits_per_resource", "cas_retries",
-               "peak_rss_mb"]
+COLUMNS = ("shape", "n", "phase", "status", "seconds", "resources_per_second",
+           "cpu_ms_per_resource", "sql_per_resource", "commits_per_resource", "cas_retries",
+           "peak_rss_mb")
+
+
+def print_table(rows: list[dict[str, Any]], headers: tuple[str, ...] = COLUMNS) -> None:
+    """Rows as right-aligned columns, a header line first."""
+    if not rows:
+        return
     widths = [max(len(h), *(len(str(r[h])) for r in rows)) for h in headers]
     print("  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True)))
     for r in rows:
         print("  ".join(str(r[h]).rjust(w) for h, w in zip(headers, widths, strict=True)))
+
+
+def find_py_spy() -> str | None:
+    """py-spy on PATH, else beside this interpreter (a virtualenv not activated)."""
+    beside = Path(sys.executable).parent / "py-spy"
+    return shutil.which("py-spy") or (str(beside) if beside.exists() else None)
+
+
+def run_profiled(args: argparse.Namespace) -> int:
+    """Run this benchmark again, without --profile, under ``py-spy record``."""
+    py_spy = find_py_spy()
+    if py_spy is None:
+        print("error: --profile needs py-spy: pip install py-spy "
+              "(or pip install -e '.[test]')", file=sys.stderr)
+        return 2
+    out = Path(args.profile).resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.unlink(missing_ok=True)
+    child = [sys.executable, str(Path(__file__).resolve()), "--sizes", args.sizes,
+             "--shapes", args.shapes, "--workers", str(args.workers),
+             "--timeout", str(args.timeout)]
+    if args.json_path:
+        child += ["--json", args.json_path]
+    with tempfile.TemporaryDirectory() as tmp:
+        status_file = Path(tmp) / "status"
+        spy = subprocess.run(
+            [py_spy, "record", "--format", "flamegraph", "-r", "200", "-o", str(out),
+             "--", *child],
+            env={**os.environ, STATUS_VARIABLE: str(status_file)}, check=False)
+        status = int(status_file.read_text()) if status_file.exists() else None
+    if spy.returncode != 0 or not out.exists():
+        print(f"error: py-spy exited {spy.returncode} and wrote no flame graph "
+              "(it needs ptrace: run as root or with CAP_SYS_PTRACE)", file=sys.stderr)
+        return 1
+    print(f"flame graph (py-spy, 200 samples/s): {out}")
+    if status is None:
+        print("error: the profiled run ended before it finished", file=sys.stderr)
+        return 1
+    return status
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -147,7 +203,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=900.0)
     parser.add_argument("--db", help="a PostgreSQL or MariaDB URL instead of a new SQLite "
                         "file (e.g. postgresql+psycopg://postgres@127.0.0.1:5432/bench)")
+    parser.add_argument("--profile", metavar="OUT.svg",
+                        help="write a py-spy flame graph of the run to OUT.svg")
     args = parser.parse_args(argv)
+    if args.profile:
+        return run_profiled(args)
+    status = run(args)
+    if STATUS_VARIABLE in os.environ:
+        Path(os.environ[STATUS_VARIABLE]).write_text(str(status))
+    return status
+
+
+def run(args: argparse.Namespace) -> int:
     rows: list[dict[str, Any]] = []
     for shape in args.shapes.split(","):
         for n in (int(s) for s in args.sizes.split(",")):

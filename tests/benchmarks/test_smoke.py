@@ -1,0 +1,74 @@
+"""The benchmarks run: each script, tiny (one shape, ten resources), exits 0 and writes
+the columns its tables promise."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+PY_SPY = shutil.which("py-spy") or (Path(sys.executable).parent / "py-spy").exists()
+
+
+def run(script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([sys.executable, str(BENCHMARKS / script), *args],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, \
+        f"{script} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+def test_converge_writes_its_columns(tmp_path: Path) -> None:
+    out = tmp_path / "converge.json"
+    run("converge.py", "--sizes", "10", "--shapes", "fanin", "--json", str(out))
+    rows = json.loads(out.read_text())
+    assert [(r["phase"], r["status"]) for r in rows] == [
+        ("create", "CREATE_COMPLETE"), ("update", "UPDATE_COMPLETE"),
+        ("delete", "DELETE_COMPLETE")]
+    for row in rows:
+        assert row["n"] == 10 and row["resources_per_second"] > 0
+        assert row["cpu_ms_per_resource"] > 0 and row["commits_per_resource"] > 0
+
+
+@pytest.mark.skipif(not PY_SPY, reason="py-spy is not installed (pip install -e '.[test]')")
+def test_converge_profile_writes_a_flame_graph(tmp_path: Path) -> None:
+    svg, out = tmp_path / "profile.svg", tmp_path / "converge.json"
+    done = run("converge.py", "--sizes", "10", "--shapes", "wide", "--json", str(out),
+               "--profile", str(svg))
+    assert f"flame graph (py-spy, 200 samples/s): {svg}" in done.stdout
+    assert svg.read_text().lstrip().startswith("<?xml") and "<svg" in svg.read_text()
+    assert len(json.loads(out.read_text())) == 3
+
+
+def test_converge_profile_without_py_spy_says_so(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from benchmarks import converge
+
+    monkeypatch.setattr(converge, "find_py_spy", lambda: None)
+    assert converge.main(["--sizes", "10", "--profile", "out.svg"]) == 2
+    assert "--profile needs py-spy: pip install py-spy" in capsys.readouterr().err
+
+
+def test_api_overhead_writes_its_columns(tmp_path: Path) -> None:
+    out = tmp_path / "api.json"
+    done = run("api_overhead.py", "--sizes", "10", "--shapes", "chain", "--repeat", "3",
+               "--json", str(out))
+    assert "chain-10: server exited 0" in done.stdout
+    found = json.loads(out.read_text())
+    assert [(r["phase"], r["status"]) for r in found["phases"]] == [
+        ("create", "CREATE_COMPLETE"), ("update", "UPDATE_COMPLETE"),
+        ("delete", "DELETE_COMPLETE")]
+    for row in found["phases"]:
+        assert row["seconds"] > 0 and row["resources_per_second"] > 0
+        assert row["request_answer_ms"] > 0 and row["polls"] >= 1
+        assert row["server_cpu_ms_per_resource"] >= 0
+    assert [r["request"] for r in found["requests"]] == [
+        "stack show", "resource list", "event list (limit 100)", "versions"]
+    for row in found["requests"]:
+        assert row["repeat"] == 3 and 0 < row["median_ms"] <= row["p95_ms"] <= row["max_ms"]
+        assert row["server_cpu_ms"] >= 0
