@@ -4,7 +4,8 @@ the database ``--db`` names).
 Shapes: wide (N independent), chain (N in sequence), fanin (N independent + 1
 that depends on all N). Phases: create, update (every resource changed in
 place), delete. Beside the rate, each phase's CPU time per resource (the whole
-process's: the engine runs in it, SQLite too), SQL statements and committed write
+process's: the engine runs in it, SQLite too; with ``--db``, the local server's
+processes' beside it), SQL statements and committed write
 transactions per resource.
 Prints a table and optionally writes JSON:
 
@@ -35,6 +36,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import psutil
 
 from hotplate.app import embedded, open_store
 from hotplate.engine.clock import SystemClock
@@ -80,6 +83,25 @@ def wait_settled(transport: Any, watcher: Any, stack_id: str, timeout: float) ->
     return "TIMEOUT"
 
 
+_SERVER_NAMES = {"postgresql": ("postgres",), "mysql": ("mariadbd", "mysqld")}
+
+
+def database_cpu(url: str) -> float:
+    """CPU seconds used so far by the local database server's processes (0 for
+    SQLite, which runs in this process, and for a server this user cannot see)."""
+    names = next((found for prefix, found in _SERVER_NAMES.items() if url.startswith(prefix)),
+                 ())
+    total = 0.0
+    for proc in psutil.process_iter(["name"]):
+        if proc.info["name"] in names:
+            try:
+                times = proc.cpu_times()
+            except psutil.Error:
+                continue
+            total += times.user + times.system
+    return total
+
+
 def run_case(shape: str, n: int, workers: int, timeout: float,
              db: str | None = None) -> list[dict[str, Any]]:
     results = []
@@ -96,6 +118,7 @@ def run_case(shape: str, n: int, workers: int, timeout: float,
             for phase in ("create", "update", "delete"):
                 stats_before = store.stats.snapshot()
                 cpu_before = time.process_time()
+                db_cpu_before = database_cpu(url)
                 start = time.perf_counter()
                 if phase == "create":
                     ident = engine.service.create_stack(
@@ -110,6 +133,7 @@ def run_case(shape: str, n: int, workers: int, timeout: float,
                 status = wait_settled(transport, watcher, stack_id, timeout)
                 seconds = time.perf_counter() - start
                 cpu = time.process_time() - cpu_before
+                db_cpu = database_cpu(url) - db_cpu_before
                 stats = store.stats.snapshot() - stats_before
                 results.append({
                     "shape": shape, "n": n, "phase": phase, "status": status,
@@ -118,6 +142,7 @@ def run_case(shape: str, n: int, workers: int, timeout: float,
                     "sql_per_resource": round(stats.statements / total, 2),
                     "commits_per_resource": round(stats.commits / total, 3),
                     "cpu_ms_per_resource": round(cpu * 1000 / total, 3),
+                    "db_cpu_ms_per_resource": round(db_cpu * 1000 / total, 3),
                     "cas_retries": stats.cas_retries,
                     "peak_rss_mb": round(peak_rss_mb(), 1),
                 })
@@ -140,8 +165,8 @@ def run_case(shape: str, n: int, workers: int, timeout: float,
 
 
 COLUMNS = ("shape", "n", "phase", "status", "seconds", "resources_per_second",
-           "cpu_ms_per_resource", "sql_per_resource", "commits_per_resource", "cas_retries",
-           "peak_rss_mb")
+           "cpu_ms_per_resource", "db_cpu_ms_per_resource", "sql_per_resource",
+           "commits_per_resource", "cas_retries", "peak_rss_mb")
 
 
 def print_table(rows: list[dict[str, Any]], headers: tuple[str, ...] = COLUMNS) -> None:

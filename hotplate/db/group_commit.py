@@ -19,11 +19,14 @@ What each caller gets is exactly what its own transaction would have given:
 
 - Released only after the COMMIT that holds its write (never before: nothing
   is acknowledged that a crash could lose), with its function's result.
-- Each write runs inside a savepoint: one whose compare-and-swap fails
-  (``Rollback``) is undone alone, the rest of the batch commits.
-- A write that raises any other error is taken out, given its error, and the
-  batch runs again without it in a new transaction (errors are rare; some
-  servers cannot go on in a transaction a failed statement aborted).
+- A write whose compare-and-swap fails alone. The store's row writes put
+  their condition in their first statement and write nothing when it is
+  false, so most lose with nothing to undo. One that raises ``Rollback``
+  after writing, or any other error, is taken out with that outcome and the
+  batch runs again without it, in a new transaction. That costs a rerun, but
+  only then: a savepoint around every write would cost two statements each,
+  every time (on MariaDB, two round trips), and some servers cannot go on in
+  a transaction a failed statement aborted anyway.
 - Rows are written in one order, the callers' ``order`` keys ascending, so
   two engines' batches lock their resource rows in the same order. A batch
   the server still picks as a deadlock victim (the sync points two batches
@@ -77,22 +80,23 @@ class _Write(Generic[T]):
         self.error: BaseException | None = None
 
 
-class _WriteFailed(Exception):
-    """One write of a batch raised: the batch is undone and run again without it."""
+class _TakenOut(Exception):
+    """One write of a batch rolled back (``result``) or failed (``error``): the batch
+    is undone and run again without it."""
 
-    def __init__(self, write: _Write[Any], error: Exception) -> None:
-        super().__init__(str(error))
+    def __init__(self, write: _Write[Any], *, result: Any = None,
+                 error: Exception | None = None) -> None:
+        super().__init__(str(error) if error is not None else "rolled back")
         self.write = write
+        self.result = result
         self.error = error
 
 
 class GroupCommit:
     """The queue of one database's grouped writes (one per engine process)."""
 
-    def __init__(self, tx: Transactions, savepoint: Callable[[PoolProxiedConnection, str], None],
-                 lanes: int = 1, max_batch: int = MAX_BATCH) -> None:
+    def __init__(self, tx: Transactions, lanes: int = 1, max_batch: int = MAX_BATCH) -> None:
         self._tx = tx
-        self._savepoint = savepoint
         self._lanes = lanes
         self._max = max_batch
         self._lock = threading.Lock()
@@ -137,15 +141,15 @@ class GroupCommit:
                 following[0].done.set()
 
     def _commit(self, batch: list[_Write[Any]]) -> None:
-        """Commit the batch, each write in its savepoint; take out a write that fails
-        and commit the others again without it."""
+        """Commit the batch; a write that rolls back or fails is taken out, given its
+        outcome, and the others are committed again without it."""
         pending = sorted(batch, key=lambda w: w.order)
         while pending:
             try:
                 results = self._tx.write_raw(partial(self._run, batch=pending))
-            except _WriteFailed as failed:
-                failed.write.error = failed.error
-                pending = [w for w in pending if w is not failed.write]
+            except _TakenOut as out:
+                out.write.result, out.write.error = out.result, out.error
+                pending = [w for w in pending if w is not out.write]
                 continue
             except BaseException as exc:  # the transaction's own end: every caller's
                 for write in pending:
@@ -165,15 +169,12 @@ class GroupCommit:
                 raise Rollback([rollback.value]) from None
         results: list[Any] = []
         for write in batch:
-            self._savepoint(raw, "SAVEPOINT hp_write")
             try:
                 results.append(write.fn(raw))
             except Rollback as rollback:
-                self._savepoint(raw, "ROLLBACK TO SAVEPOINT hp_write")
-                results.append(rollback.value)
+                raise _TakenOut(write, result=rollback.value) from None
             except Exception as exc:
                 if is_retryable(exc) or self._tx.connection_lost(raw, exc):
                     raise  # the whole batch: run again, or lost, as one transaction
-                raise _WriteFailed(write, exc) from exc
-            self._savepoint(raw, "RELEASE SAVEPOINT hp_write")
+                raise _TakenOut(write, error=exc) from exc
         return results

@@ -127,8 +127,7 @@ class Transactions:
         self.dialect = engine.dialect.name
         with _GROUP_LOCK:
             if self.state.group_commit is None:
-                self.state.group_commit = GroupCommit(self, self._plain,
-                                                      lanes=lanes_for(self.dialect))
+                self.state.group_commit = GroupCommit(self, lanes=lanes_for(self.dialect))
         self._group: GroupCommit = self.state.group_commit
 
     def write(self, fn: Callable[[Connection], T]) -> T:
@@ -166,15 +165,6 @@ class Transactions:
         id), so that batches lock rows in one order. ``fn`` must be safe to run
         again (it is, on a deadlock) and must not wait on another write."""
         return self._group.write(fn, order)
-
-    def _plain(self, raw: PoolProxiedConnection, sql: str) -> None:
-        """A statement with no parameters and no result (a savepoint's), counted."""
-        cursor = raw.cursor()
-        try:
-            cursor.execute(sql)
-        finally:
-            cursor.close()
-        self.state.stats.add()
 
     def read_raw(self, fn: Callable[[PoolProxiedConnection], T]) -> T:
         """A single-statement read on the driver connection (see ``write_raw``)."""

@@ -38,7 +38,7 @@ class _Queued:
 
     def __init__(self, store: SqlStore) -> None:
         self.store = store
-        self.group = GroupCommit(store._tx, store._tx._plain, lanes=1)
+        self.group = GroupCommit(store._tx, lanes=1)
         self.gate = threading.Event()
         self.first_running = threading.Event()
         self.outcomes: dict[int, tuple[str, Any]] = {}
@@ -202,7 +202,7 @@ def test_a_lone_write_goes_at_once(store: SqlStore, clock: FakeClock) -> None:
     assert store._tx.write_grouped(_writer(store, stack.id, "alone"), 1) == "alone"
     spent = store.stats.snapshot() - before
     assert spent.commits == 1
-    assert spent.statements == 1  # no savepoint around a write that is alone
+    assert spent.statements == 1
     assert _reason(store, stack.id) == "alone"
 
 
