@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -97,6 +98,7 @@ class GroupCommit:
 
     def __init__(self, tx: Transactions, lanes: int = 1, max_batch: int = MAX_BATCH) -> None:
         self._tx = tx
+        self.waiting: Callable[[], AbstractContextManager[Any]] = nullcontext
         self._lanes = lanes
         self._max = max_batch
         self._lock = threading.Lock()
@@ -115,11 +117,12 @@ class GroupCommit:
             else:
                 self._queue.append(write)
                 batch = None
-        if batch is None:
-            write.done.wait()
-            batch = write.batch  # handed the lead of a batch that holds this write
-        if batch is not None:
-            self._lead(batch)
+        with self.waiting():
+            if batch is None:
+                write.done.wait()
+                batch = write.batch  # handed the lead of a batch that holds this write
+            if batch is not None:
+                self._lead(batch)
         if write.error is not None:
             raise write.error
         return write.result  # type: ignore[no-any-return]

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -58,6 +59,25 @@ class UtcDateTime(TypeDecorator[datetime]):
         if value.tzinfo is None:
             raise ValueError(f"naive datetime {value!r}: the store takes aware UTC datetimes")
         return value.astimezone(UTC).replace(tzinfo=None)
+
+    def bind_processor(self, dialect: Dialect) -> Callable[[Any], Any] | None:
+        """On SQLite, the aware datetime straight to the text SQLAlchemy's DATETIME
+        stores (``YYYY-MM-DD HH:MM:SS.ffffff``): one C call instead of a conversion
+        and a format of seven fields, on every timestamp the hot path writes."""
+        if dialect.name != "sqlite":
+            return super().bind_processor(dialect)
+
+        def process(value: datetime | None) -> str | None:
+            if value is None:
+                return None
+            if value.tzinfo is not UTC:
+                if value.tzinfo is None:
+                    raise ValueError(f"naive datetime {value!r}: the store takes aware UTC "
+                                     "datetimes")
+                value = value.astimezone(UTC)
+            return value.replace(tzinfo=None).isoformat(" ", "microseconds")
+
+        return process
 
     def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
         if value is None:
