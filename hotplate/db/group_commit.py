@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
 from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -74,7 +73,8 @@ class _Write(Generic[T]):
     def __init__(self, fn: Callable[[PoolProxiedConnection], T], order: int) -> None:
         self.fn = fn
         self.order = order
-        self.done = threading.Event()
+        self.done: threading.Event | None = None
+        """Set for a write that queued: its caller sleeps on it."""
         self.batch: list[_Write[Any]] | None = None
         """Set when this write's caller is handed the lead of the next batch."""
         self.result: Any = None
@@ -98,7 +98,6 @@ class GroupCommit:
 
     def __init__(self, tx: Transactions, lanes: int = 1, max_batch: int = MAX_BATCH) -> None:
         self._tx = tx
-        self.waiting: Callable[[], AbstractContextManager[Any]] = nullcontext
         self._lanes = lanes
         self._max = max_batch
         self._lock = threading.Lock()
@@ -115,14 +114,14 @@ class GroupCommit:
                 self._leaders += 1
                 batch: list[_Write[Any]] | None = [write]
             else:
+                write.done = done = threading.Event()
                 self._queue.append(write)
                 batch = None
-        with self.waiting():
-            if batch is None:
-                write.done.wait()
-                batch = write.batch  # handed the lead of a batch that holds this write
-            if batch is not None:
-                self._lead(batch)
+        if batch is None:
+            done.wait()
+            batch = write.batch  # handed the lead of a batch that holds this write
+        if batch is not None:
+            self._lead(batch)
         if write.error is not None:
             raise write.error
         return write.result  # type: ignore[no-any-return]
@@ -138,10 +137,13 @@ class GroupCommit:
                 if not following:
                     self._leaders -= 1
             for write in batch:
-                write.done.set()
+                if write.done is not None:
+                    write.done.set()
             if following:
-                following[0].batch = following
-                following[0].done.set()
+                leader = following[0]
+                leader.batch = following
+                assert leader.done is not None  # it queued
+                leader.done.set()
 
     def _commit(self, batch: list[_Write[Any]]) -> None:
         """Commit the batch; a write that rolls back or fails is taken out, given its
