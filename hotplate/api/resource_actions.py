@@ -12,11 +12,11 @@ from typing import Any
 
 from fastapi import APIRouter
 from starlette.requests import Request
-from starlette.responses import JSONResponse
 
 from hotplate.api import params
 from hotplate.api.calls import canonical, engine
 from hotplate.api.faults import bad_request
+from hotplate.api.responses import JSONResponse
 
 router = APIRouter(prefix="/v1/{project_id}")
 RESOURCE = "/stacks/{stack_name}/{stack_id}/resources/{resource_name}"

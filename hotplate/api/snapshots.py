@@ -11,11 +11,12 @@ from typing import Any
 
 from fastapi import APIRouter
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from hotplate.api import params
 from hotplate.api.calls import canonical, engine
 from hotplate.api.faults import bad_request
+from hotplate.api.responses import JSONResponse
 
 router = APIRouter(prefix="/v1/{project_id}")
 SNAPSHOTS = "/stacks/{stack_name}/{stack_id}/snapshots"

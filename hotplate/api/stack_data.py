@@ -11,9 +11,9 @@ from typing import Any
 
 from fastapi import APIRouter
 from starlette.requests import Request
-from starlette.responses import JSONResponse
 
 from hotplate.api.calls import canonical, engine
+from hotplate.api.responses import JSONResponse
 
 router = APIRouter(prefix="/v1/{project_id}")
 STACK = "/stacks/{stack_name}/{stack_id}"
