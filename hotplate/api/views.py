@@ -126,11 +126,10 @@ def resource_view(request: Request, res: Mapping[str, Any], *,
     if nested:
         links.append(link(urls.stack(nested), "nested"))
     view: dict[str, Any] = {"links": links, "logical_resource_id": res["resource_name"]}
-    for key, value in res.items():
-        if key == "resource_status":
-            view[key] = joined_status(res.get("resource_action"), value)
-        elif key not in RESOURCE_HIDDEN_KEYS:
-            view[key] = value
+    view.update([item for item in res.items() if item[0] not in RESOURCE_HIDDEN_KEYS])
+    if "resource_status" in view:
+        view["resource_status"] = joined_status(res.get("resource_action"),
+                                                view["resource_status"])
     return view
 
 
