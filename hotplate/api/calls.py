@@ -46,3 +46,17 @@ async def canonical(request: Request, project_id: str, stack_name: str, stack_id
     if ident["stack_id"] != stack_id or ident["stack_name"] != stack_name:
         raise EntityNotFound("Stack", stack_name)
     return stack
+
+
+async def identity_at(request: Request, project_id: str, stack_name: str,
+                      stack_id: str) -> dict[str, Any]:
+    """The identity of the stack at ``/stacks/{name}/{id}``, as ``canonical`` finds it
+    (by id, deleted stacks too; a name that is not its name is a 404) without building
+    its view: the routes under a stack need only its identity."""
+    try:
+        found = await engine(request, project_id, "identify_stack", stack_name=stack_id)
+    except EntityNotFound:
+        raise EntityNotFound("Stack", stack_name) from None
+    if found["stack_id"] != stack_id or found["stack_name"] != stack_name:
+        raise EntityNotFound("Stack", stack_name)
+    return dict(found)

@@ -14,7 +14,7 @@ from starlette.requests import Request
 from hotplate import __version__
 from hotplate.api import params, views
 from hotplate.api.auth import enforce
-from hotplate.api.calls import canonical, engine
+from hotplate.api.calls import engine, identity_at
 from hotplate.api.faults import HTTPError, bad_request
 from hotplate.api.responses import JSONResponse
 
@@ -30,8 +30,7 @@ ACTIONS = ("suspend", "resume", "check", "cancel_update", "cancel_without_rollba
 
 async def _identity(request: Request, project_id: str, stack_name: str,
                     stack_id: str) -> dict[str, Any]:
-    stack = await canonical(request, project_id, stack_name, stack_id)
-    return dict(stack["stack_identity"])
+    return await identity_at(request, project_id, stack_name, stack_id)
 
 
 # -- resources ------------------------------------------------------------

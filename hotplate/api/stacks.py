@@ -17,7 +17,7 @@ from starlette.responses import Response
 
 from hotplate.api import bodies, params, views
 from hotplate.api.auth import enforce
-from hotplate.api.calls import canonical, engine, identify
+from hotplate.api.calls import canonical, engine, identify, identity_at
 from hotplate.api.faults import HTTPError, bad_request
 from hotplate.api.responses import JSONResponse
 
@@ -159,8 +159,8 @@ async def show_stack(request: Request, project_id: str, stack_name: str,
 async def update_stack(request: Request, project_id: str, stack_name: str,
                        stack_id: str) -> Response:
     body = await params.required_body(request)
-    stack = await canonical(request, project_id, stack_name, stack_id)
-    await engine(request, project_id, "update_stack", stack_identity=stack["stack_identity"],
+    identity = await identity_at(request, project_id, stack_name, stack_id)
+    await engine(request, project_id, "update_stack", stack_identity=identity,
                  **bodies.instantiation(body, update=True))
     return JSONResponse(None, status_code=202)
 
@@ -179,6 +179,6 @@ async def patch_stack(request: Request, project_id: str, stack_name: str,
 @router.delete("/stacks/{stack_name}/{stack_id}")
 async def delete_stack(request: Request, project_id: str, stack_name: str,
                        stack_id: str) -> Response:
-    stack = await canonical(request, project_id, stack_name, stack_id)
-    await engine(request, project_id, "delete_stack", stack_identity=stack["stack_identity"])
+    identity = await identity_at(request, project_id, stack_name, stack_id)
+    await engine(request, project_id, "delete_stack", stack_identity=identity)
     return Response(status_code=204)
