@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 from fastapi import Depends, FastAPI
 
 from hotplate import __version__
 from hotplate.api import (
     arn_lookup,
     faults,
+    heap,
     previews,
     resource_actions,
     resource_types,
@@ -39,10 +43,14 @@ def create_app(rpc: EngineRpc, *, auth: Authenticator | None = None,
     Routers are included in Heat's route order: ``/stacks/preview`` and
     ``/stacks/detail`` before the lookups of ``/stacks/{name}``, the lookups
     of ``/stacks/{name}/{sub}`` before the routes under ``/stacks/{name}/{id}``.
+
+    A server that runs the app's lifespan (``hotplate serve`` and ``hotplate
+    api`` do) sets its garbage collector for a server's heap once started
+    (``hotplate.api.heap``).
     """
     app = FastAPI(title="hotplate orchestration API", version=__version__,
                   docs_url=None, redoc_url=None, openapi_url="/openapi.json",
-                  dependencies=[Depends(authorize)])
+                  dependencies=[Depends(authorize)], lifespan=_lifespan)
     app.state.rpc = rpc
     app.state.auth = auth
     app.state.max_json_body_size = max_json_body_size
@@ -53,3 +61,9 @@ def create_app(rpc: EngineRpc, *, auth: Authenticator | None = None,
                    software_deployments):
         app.include_router(module.router)
     return app
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    heap.settle()
+    yield

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -12,8 +11,6 @@ from hotplate.api import idempotency
 from hotplate.api.context import noauth_context
 from hotplate.api.rpc import EngineRpc
 from hotplate.model.errors import EntityNotFound
-
-_UUID = re.compile(r"^[0-9a-fA-F]{8}-?([0-9a-fA-F]{4}-?){3}[0-9a-fA-F]{12}$")
 
 
 async def engine(request: Request, project_id: str, method: str, **kwargs: Any) -> Any:
@@ -26,17 +23,8 @@ async def engine(request: Request, project_id: str, method: str, **kwargs: Any) 
 
 
 async def identify(request: Request, project_id: str, name_or_id: str) -> dict[str, Any]:
-    """The stack's identity: a UUID is tried as an id first (deleted stacks included),
-    then as the name of a live stack."""
-    if _UUID.match(name_or_id):
-        try:
-            found = await engine(request, project_id, "show_stack",
-                                 stack_identity={"stack_id": name_or_id},
-                                 resolve_outputs=False)
-        except EntityNotFound:
-            found = []
-        if found:
-            return dict(found[0]["stack_identity"])
+    """The stack's identity: tried as an id first (deleted stacks included), then as the
+    name of a live stack; one call (the engine's ``identify_stack`` looks both ways)."""
     return dict(await engine(request, project_id, "identify_stack", stack_name=name_or_id))
 
 
@@ -58,3 +46,17 @@ async def canonical(request: Request, project_id: str, stack_name: str, stack_id
     if ident["stack_id"] != stack_id or ident["stack_name"] != stack_name:
         raise EntityNotFound("Stack", stack_name)
     return stack
+
+
+async def identity_at(request: Request, project_id: str, stack_name: str,
+                      stack_id: str) -> dict[str, Any]:
+    """The identity of the stack at ``/stacks/{name}/{id}``, as ``canonical`` finds it
+    (by id, deleted stacks too; a name that is not its name is a 404) without building
+    its view: the routes under a stack need only its identity."""
+    try:
+        found = await engine(request, project_id, "identify_stack", stack_name=stack_id)
+    except EntityNotFound:
+        raise EntityNotFound("Stack", stack_name) from None
+    if found["stack_id"] != stack_id or found["stack_name"] != stack_name:
+        raise EntityNotFound("Stack", stack_name)
+    return dict(found)

@@ -21,9 +21,10 @@ from typing import Any
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Match
 
+from hotplate.api.responses import JSONResponse
 from hotplate.api.versions import versions_response, wrong_version
 from hotplate.model.errors import HotplateError
 from hotplate.rpc.errors import BrokerUnavailable, MessagingTimeout, RemoteError, RpcError

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 from starlette.requests import Request
-from starlette.responses import JSONResponse
 
 from hotplate.api import bodies, params, views
 from hotplate.api.calls import canonical, engine
+from hotplate.api.responses import JSONResponse
 from hotplate.api.stacks import required_stack_name
 
 router = APIRouter(prefix="/v1/{project_id}")

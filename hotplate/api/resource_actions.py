@@ -12,11 +12,11 @@ from typing import Any
 
 from fastapi import APIRouter
 from starlette.requests import Request
-from starlette.responses import JSONResponse
 
 from hotplate.api import params
-from hotplate.api.calls import canonical, engine
+from hotplate.api.calls import engine, identity_at
 from hotplate.api.faults import bad_request
+from hotplate.api.responses import JSONResponse
 
 router = APIRouter(prefix="/v1/{project_id}")
 RESOURCE = "/stacks/{stack_name}/{stack_id}/resources/{resource_name}"
@@ -25,8 +25,7 @@ MARK_KEYS = ("mark_unhealthy", "resource_status_reason")
 
 async def _identity(request: Request, project_id: str, stack_name: str,
                     stack_id: str) -> dict[str, Any]:
-    stack = await canonical(request, project_id, stack_name, stack_id)
-    return dict(stack["stack_identity"])
+    return await identity_at(request, project_id, stack_name, stack_id)
 
 
 @router.get(RESOURCE + "/metadata")

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 from starlette.requests import Request
-from starlette.responses import JSONResponse
 
 from hotplate.api.calls import engine
 from hotplate.api.faults import HTTPError
+from hotplate.api.responses import JSONResponse
 from hotplate.rpc.errors import MessagingTimeout
 
 router = APIRouter(prefix="/v1/{project_id}")

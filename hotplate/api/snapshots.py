@@ -11,11 +11,12 @@ from typing import Any
 
 from fastapi import APIRouter
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from hotplate.api import params
-from hotplate.api.calls import canonical, engine
+from hotplate.api.calls import engine, identity_at
 from hotplate.api.faults import bad_request
+from hotplate.api.responses import JSONResponse
 
 router = APIRouter(prefix="/v1/{project_id}")
 SNAPSHOTS = "/stacks/{stack_name}/{stack_id}/snapshots"
@@ -23,8 +24,7 @@ SNAPSHOTS = "/stacks/{stack_name}/{stack_id}/snapshots"
 
 async def _identity(request: Request, project_id: str, stack_name: str,
                     stack_id: str) -> dict[str, Any]:
-    stack = await canonical(request, project_id, stack_name, stack_id)
-    return dict(stack["stack_identity"])
+    return await identity_at(request, project_id, stack_name, stack_id)
 
 
 @router.post(SNAPSHOTS)

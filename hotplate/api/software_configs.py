@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from hotplate.api import params
 from hotplate.api.auth import enforce
 from hotplate.api.calls import engine
 from hotplate.api.faults import HTTPError
+from hotplate.api.responses import JSONResponse
 
 router = APIRouter(prefix="/v1/{project_id}")
 CREATE_KEYS = ("name", "group", "config", "inputs", "outputs", "options")

@@ -11,9 +11,9 @@ from typing import Any
 
 from fastapi import APIRouter
 from starlette.requests import Request
-from starlette.responses import JSONResponse
 
-from hotplate.api.calls import canonical, engine
+from hotplate.api.calls import engine, identity_at
+from hotplate.api.responses import JSONResponse
 
 router = APIRouter(prefix="/v1/{project_id}")
 STACK = "/stacks/{stack_name}/{stack_id}"
@@ -21,8 +21,7 @@ STACK = "/stacks/{stack_name}/{stack_id}"
 
 async def _identity(request: Request, project_id: str, stack_name: str,
                     stack_id: str) -> dict[str, Any]:
-    stack = await canonical(request, project_id, stack_name, stack_id)
-    return dict(stack["stack_identity"])
+    return await identity_at(request, project_id, stack_name, stack_id)
 
 
 @router.get(STACK + "/environment")

@@ -10,13 +10,13 @@ from typing import Any
 
 from fastapi import APIRouter
 from starlette.requests import Request
-from starlette.responses import JSONResponse
 
 from hotplate import __version__
 from hotplate.api import params, views
 from hotplate.api.auth import enforce
-from hotplate.api.calls import canonical, engine
+from hotplate.api.calls import engine, identity_at
 from hotplate.api.faults import HTTPError, bad_request
+from hotplate.api.responses import JSONResponse
 
 router = APIRouter(prefix="/v1/{project_id}")
 STACK = "/stacks/{stack_name}/{stack_id}"
@@ -30,8 +30,7 @@ ACTIONS = ("suspend", "resume", "check", "cancel_update", "cancel_without_rollba
 
 async def _identity(request: Request, project_id: str, stack_name: str,
                     stack_id: str) -> dict[str, Any]:
-    stack = await canonical(request, project_id, stack_name, stack_id)
-    return dict(stack["stack_identity"])
+    return await identity_at(request, project_id, stack_name, stack_id)
 
 
 # -- resources ------------------------------------------------------------
@@ -46,23 +45,24 @@ async def list_resources(request: Request, project_id: str, stack_name: str,
     identity = await _identity(request, project_id, stack_name, stack_id)
     rows = await engine(request, project_id, "list_stack_resources", stack_identity=identity,
                         nested_depth=nested_depth, with_detail=detail)
-    shown = [views.resource_view(request, r) for r in rows
-             if _resource_matches(request, r)]
+    wanted = {key: frozenset(values) for key in RESOURCE_FILTERS
+              if (values := params.query_list(request, key))}
+    links_of = views.Links(request)
+    shown = [views.resource_view(request, r, links_of=links_of) for r in rows
+             if not wanted or _resource_matches(wanted, r)]
     return JSONResponse({"resources": shown})
 
 
-def _resource_matches(request: Request, res: dict[str, Any]) -> bool:
+def _resource_matches(wanted: dict[str, frozenset[str]], res: dict[str, Any]) -> bool:
+    """Whether the resource has, for each filter given, one of its values (a status
+    matches alone or joined with the action: ``COMPLETE``, ``CREATE_COMPLETE``)."""
     joined = views.joined_status(res.get("resource_action"), res.get("resource_status"))
     values = {"type": [res.get("resource_type")], "name": [res.get("resource_name")],
               "action": [res.get("resource_action")],
               "status": [res.get("resource_status"), joined],
               "physical_resource_id": [res.get("physical_resource_id")],
               "id": [res.get("id")]}
-    for key in RESOURCE_FILTERS:
-        wanted = params.query_list(request, key)
-        if wanted and not set(wanted) & set(values[key]):
-            return False
-    return True
+    return all(not wanted[key].isdisjoint(values[key]) for key in wanted)
 
 
 @router.get(STACK + "/resources/{resource_name}")
@@ -97,8 +97,12 @@ async def list_events(request: Request, project_id: str, stack_name: str,
                       stack_id: str) -> JSONResponse:
     identity = await _identity(request, project_id, stack_name, stack_id)
     events = await _events(request, project_id, identity)
-    return JSONResponse({"events": [views.event_view(request, e, detail=False)
-                                    for e in events]})
+    return JSONResponse({"events": _event_views(request, events)})
+
+
+def _event_views(request: Request, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    links_of = views.Links(request)
+    return [views.event_view(request, e, detail=False, links_of=links_of) for e in events]
 
 
 @router.get(STACK + "/resources/{resource_name}/events")
@@ -108,8 +112,7 @@ async def list_resource_events(request: Request, project_id: str, stack_name: st
     events = await _events(request, project_id, identity, {"resource_name": [resource_name]})
     if not events:
         raise HTTPError(404, f"No events found for resource {resource_name}")
-    return JSONResponse({"events": [views.event_view(request, e, detail=False)
-                                    for e in events]})
+    return JSONResponse({"events": _event_views(request, events)})
 
 
 @router.get(STACK + "/resources/{resource_name}/events/{event_id}")

@@ -13,12 +13,13 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from hotplate.api import bodies, params, views
 from hotplate.api.auth import enforce
-from hotplate.api.calls import canonical, engine, identify
+from hotplate.api.calls import canonical, engine, identify, identity_at
 from hotplate.api.faults import HTTPError, bad_request
+from hotplate.api.responses import JSONResponse
 
 router = APIRouter(prefix="/v1/{project_id}")
 
@@ -53,8 +54,10 @@ async def list_stacks(request: Request, project_id: str) -> JSONResponse:
         query["sort_dir"] = "asc"
     stacks = await engine(request, project_id, "list_stacks", limit=limit,
                           marker=request.query_params.get("marker"), **query)
+    links_of = views.Links(request)
     body: dict[str, Any] = {"stacks": [
-        views.stack_view(request, s, detail=False, include_project=True) for s in stacks]}
+        views.stack_view(request, s, detail=False, include_project=True, links_of=links_of)
+        for s in stacks]}
     if limit and len(stacks) == limit:
         pairs = [(k, v) for k, v in request.query_params.multi_items() if k != "marker"]
         pairs.append(("marker", stacks[-1]["stack_identity"]["stack_id"]))
@@ -88,8 +91,9 @@ async def list_stacks_detail(request: Request, project_id: str) -> JSONResponse:
     Registered before ``/stacks/{name}``, so "detail" is never a stack name here.
     """
     stacks = await engine(request, project_id, "list_stacks")
-    return JSONResponse({"stacks": [views.stack_view(request, s, detail=False)
-                                    for s in stacks]})
+    links_of = views.Links(request)
+    return JSONResponse({"stacks": [views.stack_view(request, s, detail=False,
+                                                     links_of=links_of) for s in stacks]})
 
 
 def required_stack_name(body: dict[str, Any]) -> Any:
@@ -155,8 +159,8 @@ async def show_stack(request: Request, project_id: str, stack_name: str,
 async def update_stack(request: Request, project_id: str, stack_name: str,
                        stack_id: str) -> Response:
     body = await params.required_body(request)
-    stack = await canonical(request, project_id, stack_name, stack_id)
-    await engine(request, project_id, "update_stack", stack_identity=stack["stack_identity"],
+    identity = await identity_at(request, project_id, stack_name, stack_id)
+    await engine(request, project_id, "update_stack", stack_identity=identity,
                  **bodies.instantiation(body, update=True))
     return JSONResponse(None, status_code=202)
 
@@ -175,6 +179,6 @@ async def patch_stack(request: Request, project_id: str, stack_name: str,
 @router.delete("/stacks/{stack_name}/{stack_id}")
 async def delete_stack(request: Request, project_id: str, stack_name: str,
                        stack_id: str) -> Response:
-    stack = await canonical(request, project_id, stack_name, stack_id)
-    await engine(request, project_id, "delete_stack", stack_identity=stack["stack_identity"])
+    identity = await identity_at(request, project_id, stack_name, stack_id)
+    await engine(request, project_id, "delete_stack", stack_identity=identity)
     return Response(status_code=204)

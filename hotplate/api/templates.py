@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 from starlette.requests import Request
-from starlette.responses import JSONResponse
 
 from hotplate.api import bodies, params
 from hotplate.api.calls import engine
 from hotplate.api.faults import bad_request
+from hotplate.api.responses import JSONResponse
 
 router = APIRouter(prefix="/v1/{project_id}")
 

@@ -6,7 +6,8 @@ from typing import Any
 
 from fastapi import APIRouter
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+
+from hotplate.api.responses import JSONResponse
 
 router = APIRouter()
 

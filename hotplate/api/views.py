@@ -42,12 +42,29 @@ def base_url(request: Request) -> str:
 
 
 def stack_url(request: Request, identity: Mapping[str, Any], path: str = "") -> str:
-    segments = (identity["tenant"], "stacks", identity["stack_name"], identity["stack_id"])
-    return f"{base_url(request)}/v1/" + "/".join(quote(str(s), safe="") for s in segments) + path
+    return Links(request).stack(identity) + path
 
 
 def _segment(name: str) -> str:
     return quote(str(name), safe="")
+
+
+class Links:
+    """The absolute URLs of one request's views: the base read once, each stack's
+    URL built once (a listing of 1,000 resources links to one stack 2,000 times)."""
+
+    def __init__(self, request: Request) -> None:
+        self._base = f"{base_url(request)}/v1/"
+        self._stacks: dict[tuple[str, str, str], str] = {}
+
+    def stack(self, identity: Mapping[str, Any]) -> str:
+        key = (str(identity["tenant"]), str(identity["stack_name"]), str(identity["stack_id"]))
+        url = self._stacks.get(key)
+        if url is None:
+            tenant, name, stack_id = key
+            url = self._stacks[key] = (f"{self._base}{_segment(tenant)}/stacks/"
+                                       f"{_segment(name)}/{_segment(stack_id)}")
+        return url
 
 
 def link(href: str, rel: str = "self") -> dict[str, str]:
@@ -63,10 +80,11 @@ def stack_created(request: Request, identity: Mapping[str, Any]) -> dict[str, An
 
 
 def stack_view(request: Request, stack: Mapping[str, Any], *, detail: bool,
-               include_project: bool = False) -> dict[str, Any]:
+               include_project: bool = False, links_of: Links | None = None,
+               ) -> dict[str, Any]:
     identity = stack["stack_identity"]
     view: dict[str, Any] = {"id": identity["stack_id"],
-                            "links": [link(stack_url(request, identity))]}
+                            "links": [link((links_of or Links(request)).stack(identity))]}
     for key in STACK_DETAIL_KEYS if detail else STACK_SUMMARY_KEYS:
         if key == "stack_status":
             view[key] = joined_status(stack.get("stack_action"), stack.get("stack_status"))
@@ -89,41 +107,46 @@ def preview_view(request: Request, stack: Mapping[str, Any]) -> dict[str, Any]:
     return view
 
 
-def resource_view(request: Request, res: Mapping[str, Any]) -> dict[str, Any]:
+def resource_view(request: Request, res: Mapping[str, Any], *,
+                  links_of: Links | None = None) -> dict[str, Any]:
     """heat-api's resource view: every engine key but the ones it hides.
 
     The identities become ``links`` (``self``, ``stack``, and ``nested`` for
     a resource that owns a child stack), the name is also
     ``logical_resource_id``, and action and status join. So the detailed
     views (show, ``with_detail`` listings) carry what the engine added:
-    ``description`` and ``attributes``.
+    ``description`` and ``attributes``. A listing passes one ``links_of``
+    for all its views.
     """
-    identity = res["stack_identity"]
-    self_href = stack_url(request, identity, f"/resources/{_segment(res['resource_name'])}")
-    links = [link(self_href), link(stack_url(request, identity), "stack")]
+    urls = links_of or Links(request)
+    stack_href = urls.stack(res["stack_identity"])
+    links = [link(f"{stack_href}/resources/{_segment(res['resource_name'])}"),
+             link(stack_href, "stack")]
     nested = res.get("nested_stack_id")
     if nested:
-        links.append(link(stack_url(request, nested), "nested"))
+        links.append(link(urls.stack(nested), "nested"))
     view: dict[str, Any] = {"links": links, "logical_resource_id": res["resource_name"]}
-    for key, value in res.items():
-        if key == "resource_status":
-            view[key] = joined_status(res.get("resource_action"), value)
-        elif key not in RESOURCE_HIDDEN_KEYS:
-            view[key] = value
+    view.update([item for item in res.items() if item[0] not in RESOURCE_HIDDEN_KEYS])
+    if "resource_status" in view:
+        view["resource_status"] = joined_status(res.get("resource_action"),
+                                                view["resource_status"])
     return view
 
 
-def event_view(request: Request, event: Mapping[str, Any], *, detail: bool) -> dict[str, Any]:
-    identity = event["stack_identity"]
-    resource_path = f"/resources/{_segment(event['resource_name'])}"
+def event_view(request: Request, event: Mapping[str, Any], *, detail: bool,
+               links_of: Links | None = None) -> dict[str, Any]:
+    """heat-api's event view; a listing passes one ``links_of`` for all its views."""
+    urls = links_of or Links(request)
+    stack_href = urls.stack(event["stack_identity"])
+    resource_href = f"{stack_href}/resources/{_segment(event['resource_name'])}"
     links = [
-        link(stack_url(request, identity, f"{resource_path}/events/{_segment(event['id'])}")),
-        link(stack_url(request, identity, resource_path), "resource"),
-        link(stack_url(request, identity), "stack"),
+        link(f"{resource_href}/events/{_segment(event['id'])}"),
+        link(resource_href, "resource"),
+        link(stack_href, "stack"),
     ]
     root = event.get("root_stack_id")
     if root:
-        links.append(link(stack_url(request, root), "root_stack"))
+        links.append(link(urls.stack(root), "root_stack"))
     view: dict[str, Any] = {"id": event["id"], "links": links,
                             "logical_resource_id": event["resource_name"]}
     for key in EVENT_SUMMARY_KEYS:

@@ -150,3 +150,32 @@ def test_a_template_resource_links_to_its_nested_stack(api: Api, hc: Any) -> Non
     assert leaf.parent_resource == "kid" and "nested" not in _links(leaf)
     assert not hasattr(kid, "parent_resource")
     assert hc.resources.metadata("linked", "kid") == {}
+
+
+def test_listing_filters_and_links_of_names_that_need_quoting(api: Api, hc: Any) -> None:
+    template = {"heat_template_version": VERSION, "resources": {
+        "a b": {"type": "OS::Heat::None"},
+        "ü": {"type": "OS::Heat::Value", "properties": {"value": "v"}},
+        "plain": {"type": "OS::Heat::None"},
+    }}
+    stack_id = _created(hc, "quoting", template)
+    base = f"{api.endpoint}/stacks/quoting/{stack_id}"
+    listed = {r.resource_name: r for r in hc.resources.list(stack_id)}
+    assert set(listed) == {"a b", "ü", "plain"}
+    assert _links(listed["a b"]) == {"self": f"{base}/resources/a%20b", "stack": base}
+    assert _links(listed["ü"])["self"] == f"{base}/resources/%C3%BC"
+
+    def names(**filters: Any) -> set[str]:
+        return {r.resource_name for r in hc.resources.list(stack_id, filters=filters)}
+
+    assert names(type="OS::Heat::None") == {"a b", "plain"}
+    assert names(status="CREATE_COMPLETE") == names(status="COMPLETE") == set(listed)
+    assert names(status="FAILED") == set()
+    assert names(name=["plain", "a b"], type="OS::Heat::None") == {"a b", "plain"}
+    assert names(name="plain", type="OS::Heat::Value") == set()
+    events = hc.events.list(stack_id, resource_name="a b")
+    assert events and all(e.resource_name == "a b" for e in events)
+    event_links = {link["rel"]: link["href"] for link in events[0].links}
+    assert event_links["resource"] == f"{base}/resources/a%20b"
+    assert event_links["self"] == f"{base}/resources/a%20b/events/{events[0].id}"
+    assert event_links["stack"] == base

@@ -19,8 +19,8 @@ from hotplate.engine.service.resource_attributes import shown_attributes
 from hotplate.engine.service.stack_user_access import authorize_stack_user
 from hotplate.engine.stack_rows import current_row
 from hotplate.engine.views import format_resource, stored_attributes
-from hotplate.graph import Graph
 from hotplate.model.records import ResourceRecord, StackRecord
+from hotplate.single_flight import LruCache
 from hotplate.template import Template
 
 LOG = logging.getLogger(__name__)
@@ -32,7 +32,8 @@ class ViewScope:
 
     stack: StackRecord
     template: Template
-    graph: Graph[str]
+    required_by: Mapping[str, frozenset[str]]
+    """Per resource of the template, what requires it (its dependency graph's edges)."""
     children: Mapping[str, StackRecord]
     """The stacks this stack owns (deleted ones too), by id: a resource whose
     physical id is one of them links to it as ``nested``."""
@@ -94,13 +95,13 @@ class ResourceMethods(StackLookups):
     def _scope(self, stack: StackRecord) -> ViewScope:
         template = self._deps.caches.for_stack(stack.raw_template_id, stack)
         owned = self._nested_stacks(stack, 1, deleted=True)
-        return ViewScope(stack, template, template.dependencies(),
+        required_by = _REQUIRED_BY.get_or_load(template, lambda: _required_by(template))
+        return ViewScope(stack, template, required_by,
                          {str(child.id): child for child, _ in owned})
 
     def _view(self, scope: ViewScope, row: ResourceRecord, *, detail: bool,
               with_attr: Any = None) -> dict[str, Any]:
-        graph = scope.graph
-        required_by = graph.required_by(row.name) if row.name in graph.nodes else ()
+        required_by = scope.required_by.get(row.name, ())
         nested = scope.children.get(row.physical_resource_id or "")
         if not detail:
             return format_resource(row, scope.stack, required_by=required_by, nested=nested)
@@ -165,6 +166,16 @@ class ResourceMethods(StackLookups):
             stored = self._deps.store.get_resource(row.id)
             return dict(stored.metadata) if stored is not None else {}
         return None
+
+
+_REQUIRED_BY: LruCache[Template, Mapping[str, frozenset[str]]] = LruCache(32)
+"""By parsed template (one object per cached template): a listing reads its graph's
+edges without copying the graph (``Template.dependencies`` hands out a copy)."""
+
+
+def _required_by(template: Template) -> Mapping[str, frozenset[str]]:
+    graph = template.dependencies()
+    return {name: graph.required_by(name) for name in graph.nodes}
 
 
 def _names(with_attr: Any) -> list[Any]:

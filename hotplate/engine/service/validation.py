@@ -208,11 +208,13 @@ def resource_classes(deps: EngineDeps, env: Environment, template: Template,
     code is ``ignorable`` (the resource is then left out).
     """
     classes = {}
+    available: set[tuple[str, type[Resource]]] = set()  # checked once per type, not per use
     for name, defn in template.resources.items():
         try:
             cls = deps.types.for_resource(env, name, defn.type, files)
-            if access is not None:
+            if access is not None and (defn.type, cls) not in available:
                 access.check_available(defn.type, cls)
+                available.add((defn.type, cls))
             classes[name] = cls
         except ResourceTypeUnavailable as exc:
             if exc.error_code is not None and exc.error_code in ignorable:

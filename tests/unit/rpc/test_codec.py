@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import datetime
 import json
-from enum import IntEnum, StrEnum
+import uuid
+from dataclasses import dataclass
+from enum import Enum, IntEnum, StrEnum
 from typing import Any
 
 import pytest
@@ -20,6 +22,16 @@ class Action(StrEnum):
 
 class Level(IntEnum):
     HIGH = 3
+
+
+class Colour(Enum):
+    RED = "red"
+
+
+@dataclass
+class Point:
+    x: int
+    y: int
 
 
 def test_request_round_trip() -> None:
@@ -168,3 +180,60 @@ def test_a_nested_remote_error_passes_through_unwrapped() -> None:
     rebuilt = round_trip(RemoteError("KeyError", "'k'", "builtins"))
     assert isinstance(rebuilt, RemoteError)
     assert (rebuilt.exc_type, rebuilt.message) == ("KeyError", "'k'")
+
+
+# -- what orjson alone would get wrong, and the round trip that catches it ----------
+class Key(str):
+    """A str subclass: orjson refuses it as a key, JSON does not."""
+
+
+@pytest.mark.parametrize("value", [
+    2**64 + 1,                          # beyond orjson's integers: read back exactly
+    -(2**70),
+    {Key("k"): [Key("v")]},             # str subclass key
+    {Action.CREATE: 1},                 # StrEnum key
+    "lone \ud800 surrogate",            # orjson writes only valid UTF-8
+    [[[[1]]]] * 2,
+])
+def test_what_only_the_standard_library_writes_still_travels(value: Any) -> None:
+    message = codec.decode(codec.encode({}, "m", {"v": value}))
+    assert message.kwargs["v"] == value
+    assert codec.decode_reply(codec.encode_result(value)) == value
+    assert codec.decode_reply(codec.encode_result(value, checked=True)) == value
+
+
+def test_deep_nesting_beyond_orjson_travels() -> None:
+    deep: Any = 1
+    for _ in range(300):
+        deep = [deep]
+    assert codec.decode(codec.encode({}, "m", {"v": deep})).kwargs["v"] == deep
+
+
+def test_big_integers_are_not_read_as_floats() -> None:
+    big = 2**64 + 1
+    got = codec.decode_reply(codec.encode_result({"n": big}))["n"]
+    assert type(got) is int and got == big
+
+
+@pytest.mark.parametrize(("value", "path"), [
+    ([1.0, float("nan")], "kwargs.v[1]"),           # orjson writes NaN as null
+    ({"a": [uuid.UUID(int=1)]}, "kwargs.v.a[0]"),    # orjson writes UUIDs as text
+    ({"at": datetime.time(1, 2)}, "kwargs.v.at"),
+    (Point(1, 2), "kwargs.v"),                       # orjson writes dataclasses as objects
+    (Colour.RED, "kwargs.v"),                        # a plain Enum: orjson writes its value
+    ([{"x": (1,)}], "kwargs.v[0].x"),
+])
+def test_what_orjson_would_change_is_refused_by_path(value: Any, path: str) -> None:
+    with pytest.raises(NotSerializable) as info:
+        codec.encode({}, "m", {"v": value})
+    assert info.value.path == path
+    with pytest.raises(NotSerializable):
+        codec.check_json(value)
+    with pytest.raises(NotSerializable):
+        codec.encode_result(value)
+
+
+def test_text_of_the_standard_library_is_read() -> None:
+    assert codec.decode_reply('{"result": [1, 2.5, "x"]}') == [1, 2.5, "x"]
+    assert codec.decode_reply(b' {"result":18446744073709551617}') == 2**64 + 1
+    assert codec.decode('{"method": "m", "ctxt": {}, "kwargs": {"v": NaN}}').method == "m"
