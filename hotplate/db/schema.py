@@ -266,6 +266,7 @@ event = Table(
     *timestamps(),
     UniqueConstraint("uuid", name="uq_event_uuid"),
     Index("ix_event_stack_id_id", "stack_id", "id"),
+    Index("ix_event_stack_id_resource_name_id", "stack_id", "resource_name", "id"),
     **MYSQL_TABLE_ARGS,
 )
 

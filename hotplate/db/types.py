@@ -11,13 +11,17 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
 from sqlalchemy import DateTime, Dialect, Text
 from sqlalchemy.dialects import mysql
 from sqlalchemy.types import TypeDecorator, TypeEngine
+
+_LONG_NUMBER = re.compile(r"\d{19}")
 
 
 class JsonText(TypeDecorator[Any]):
@@ -37,8 +41,16 @@ class JsonText(TypeDecorator[Any]):
         return json.dumps(value, separators=(",", ":"), sort_keys=False)
 
     def process_result_value(self, value: Any, dialect: Dialect) -> Any:
+        """Read by orjson (several times faster), except what it would read otherwise
+        than the standard library: a number of 19 digits or more (orjson makes a
+        float of an integer outside 64 bits) and what it refuses (NaN, infinities)."""
         if value is None:
             return None
+        if _LONG_NUMBER.search(value) is None:
+            try:
+                return orjson.loads(value)
+            except orjson.JSONDecodeError:
+                pass
         return json.loads(value)
 
 
