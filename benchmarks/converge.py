@@ -39,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import psutil
 
+from hotplate import heap
 from hotplate.app import embedded, open_store
 from hotplate.engine.clock import SystemClock
 from hotplate.engine.options import UNLIMITED, EngineOptions
@@ -111,6 +112,7 @@ def run_case(shape: str, n: int, workers: int, timeout: float,
         engine, transport = embedded(
             url, workers=workers, options=EngineOptions(max_resources_per_stack=UNLIMITED))
         store = engine.store
+        heap.settle()  # as the server commands do once started (hotplate/heap.py)
         watcher = open_store(url, SystemClock(), pool_size=1, migrate=False)
         total = n + (1 if shape == "fanin" else 0)
         try:

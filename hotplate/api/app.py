@@ -7,11 +7,10 @@ from contextlib import asynccontextmanager
 
 from fastapi import Depends, FastAPI
 
-from hotplate import __version__
+from hotplate import __version__, heap
 from hotplate.api import (
     arn_lookup,
     faults,
-    heap,
     previews,
     resource_actions,
     resource_types,
@@ -46,7 +45,7 @@ def create_app(rpc: EngineRpc, *, auth: Authenticator | None = None,
 
     A server that runs the app's lifespan (``hotplate serve`` and ``hotplate
     api`` do) sets its garbage collector for a server's heap once started
-    (``hotplate.api.heap``).
+    (``hotplate.heap``).
     """
     app = FastAPI(title="hotplate orchestration API", version=__version__,
                   docs_url=None, redoc_url=None, openapi_url="/openapi.json",

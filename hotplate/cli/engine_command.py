@@ -20,6 +20,7 @@ import threading
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
+from hotplate import heap
 from hotplate.cli.common import database_url, notifier, secret_box, settings
 from hotplate.cli.launcher import EXIT_CONFIG, Announce, ProcessLauncher
 
@@ -84,6 +85,7 @@ def run_engine_process(conf: Settings, db_url: str, transport_url: str,
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     try:
+        heap.settle()  # as a server's: loaded, the engine's heap is frozen (hotplate/heap.py)
         announce(f"hotplate engine {engine.deps.engine_id} pid {os.getpid()} "
                  f"(host {engine.deps.host}) with {threads} threads")
         # The kernel may hand SIGTERM to any thread; Python runs the handler only

@@ -22,7 +22,9 @@ HIDDEN_VALUE = "******"
 
 
 def iso(ts: datetime | None) -> str | None:
-    return ts.strftime("%Y-%m-%dT%H:%M:%SZ") if ts is not None else None
+    """Heat's ``YYYY-MM-DDTHH:MM:SSZ`` (isoformat is a C call; strftime is several
+    times slower, and a listing of 1,000 resources formats 2,000 of these)."""
+    return ts.isoformat(timespec="seconds")[:19] + "Z" if ts is not None else None
 
 
 def stack_identity(stack: StackRecord) -> dict[str, str]:

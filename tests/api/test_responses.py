@@ -1,5 +1,5 @@
 """The API's JSON bodies (orjson, as Starlette would write them) and the serving
-process's garbage collector (hotplate.api.heap)."""
+process's garbage collector (hotplate.heap)."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def _run(code: str) -> str:
 def test_settle_freezes_the_loaded_heap_and_raises_the_young_threshold() -> None:
     out = _run("""
         import gc
-        from hotplate.api import heap
+        from hotplate import heap
         before = gc.get_freeze_count()
         gc.set_threshold(700, 10, 10)
         heap.settle()

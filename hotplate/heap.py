@@ -1,4 +1,5 @@
-"""The serving process's garbage collector, set for a server's heap.
+"""A server's garbage collector, set for a server's heap (``hotplate serve``,
+``hotplate api`` and ``hotplate engine`` processes, once started).
 
 A listing of 1,000 resources builds some 60,000 dicts, lists and strings
 (the engine's rows and views, the reply read back, the API's views). With
