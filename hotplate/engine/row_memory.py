@@ -95,12 +95,14 @@ class RowMemory:
     def take(self, resource_id: ResourceId, traversal: TraversalId,
              is_update: bool) -> tuple[ResourceRecord, StackRecord] | None:
         """The row and stack kept for this node of ``traversal``, removed from the table;
-        None when none is kept, or when what is kept is another traversal's."""
+        None when none is kept, or when what is kept is another traversal's (it stays,
+        for that traversal's node)."""
         key = (int(resource_id), bool(is_update))
         with self._lock:
-            entry = self._drop(key)
-        if entry is None or entry.traversal != traversal:
-            return None
+            entry = self._entries.get(key)
+            if entry is None or entry.traversal != traversal:
+                return None  # another traversal's: left for its own node
+            self._drop(key)
         if entry.stack.current_traversal != traversal:
             return None
         return entry.row, entry.stack
