@@ -8,6 +8,7 @@ changes rows behind the engine's back, as another engine would.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -208,3 +209,36 @@ def test_a_stale_held_stack_is_not_used_by_a_new_traversal(running: Running) -> 
     assert memory.take(ResourceId(a.id), "another-traversal", True) is None  # type: ignore[arg-type]
     taken = memory.take(ResourceId(a.id), stack.current_traversal, True)
     assert taken is not None and taken[0].id == a.id and taken[1].id == stack_id
+
+
+def chain(*names: str, gen: int = 0) -> dict[str, Any]:
+    body = template(*names, gen=gen)
+    for before, name in pairwise(names):
+        body["resources"][name]["depends_on"] = before
+    return body
+
+
+@pytest.mark.parametrize("shape", [template, chain])
+def test_one_engine_reads_no_node_row(running: Running, shape: Any) -> None:
+    """Alone, an engine has every node's row in hand: create, update and delete read none."""
+    reads: list[ResourceId] = []
+    load_node = running.store.load_node
+
+    def counted(resource_id: ResourceId) -> Any:
+        reads.append(resource_id)
+        return load_node(resource_id)
+
+    running.store.load_node = counted  # type: ignore[method-assign]
+    stack_id = running.create("alone", shape("a", "b", "c"))
+    running.run()
+    running.engine.service.update_stack(CTXT, str(stack_id), shape("a", "b", "c", gen=1),
+                                        {}, {}, {})
+    running.run()
+    assert running.status(stack_id) == "UPDATE_COMPLETE"
+    running.engine.service.delete_stack(CTXT, str(stack_id))
+    running.run()
+    stack = running.store.get_stack(stack_id, include_deleted=True)
+    assert stack is not None and (stack.action, stack.status) == (Action.DELETE,
+                                                                  Status.COMPLETE)
+    assert reads == []
+    assert len(running.engine.deps.row_memory) == 0

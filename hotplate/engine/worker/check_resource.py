@@ -407,14 +407,25 @@ class CheckResource:
             else:
                 ready.append((ResourceId(int(report.entity_id)), report.is_update,
                               result.inputs))
+        # The row as this node just wrote it is the fresh start of the row's next node
+        # (an update's cleanup), now or later: kept for it, that node reads nothing.
+        kept = [(row, is_update) for rid, is_update, _ in ready if rid == row.id]
+        if self._cleanup_follows(work, row):
+            kept.append((row, False))
+        deps.row_memory.remember(work.traversal_id, kept, work.stack)
         if ready:
-            # The row as this node just wrote it is the fresh start of its next node
-            # here (an update's cleanup): kept for it, it reads nothing.
-            deps.row_memory.remember(work.traversal_id,
-                                     [(row, is_update) for rid, is_update, _ in ready
-                                      if rid == row.id], work.stack)
             deps.cast_check_resources(work.traversal_id, ready,
                                       loaded={row.id: (row, work.stack)})
+
+    def _cleanup_follows(self, work: NodeWork, row: ResourceRecord) -> bool:
+        """Whether the row's cleanup node is still to come in the traversal and will
+        only find the row as its update node left it: at the traversal's template."""
+        if not work.is_update or row.replaced_by is not None or row.replaces is not None:
+            return False
+        if row.current_template_id != work.template_id or row.status is not Status.COMPLETE:
+            return False
+        graph = self._deps.caches.graph(work.stack.id, work.traversal_id).graph
+        return NodeKey(row.id, False) in graph.nodes
 
     def _on_sync_missing(self, work: NodeWork, resource_id: ResourceId) -> None:
         """Our traversal's sync points are gone: hand over if a newer traversal runs."""
