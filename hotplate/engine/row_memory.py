@@ -41,9 +41,7 @@ Thread-safe: one lock around the whole table; nothing slow runs under it.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from hotplate.model.ids import ResourceId, StackId, TraversalId
 from hotplate.model.records import ResourceRecord, StackRecord
@@ -51,15 +49,12 @@ from hotplate.model.records import ResourceRecord, StackRecord
 DEFAULT_CAPACITY = 20_000
 """Entries kept at most: a few wide stacks' worth, a few tens of megabytes at most."""
 
-NodeOf = tuple[int, bool]
-"""A node's key in the table: the resource id, and update (True) or cleanup."""
+_Entry = tuple[TraversalId, ResourceRecord, StackRecord]
 
 
-@dataclass(frozen=True, slots=True)
-class _Entry:
-    traversal: TraversalId
-    row: ResourceRecord
-    stack: StackRecord
+def _key(resource_id: int, is_update: bool) -> int:
+    """A node's key in the table: one int (smaller than a tuple, for many entries)."""
+    return int(resource_id) * 2 + bool(is_update)
 
 
 class RowMemory:
@@ -68,8 +63,8 @@ class RowMemory:
     def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
         self._capacity = max(0, capacity)
         self._lock = threading.Lock()
-        self._entries: OrderedDict[NodeOf, _Entry] = OrderedDict()
-        self._by_stack: dict[StackId, set[NodeOf]] = {}
+        self._entries: dict[int, _Entry] = {}
+        """In the order kept (a dict keeps it): the oldest first."""
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -80,54 +75,47 @@ class RowMemory:
         with ``stack`` as it stands in that traversal (nothing when it does not)."""
         if self._capacity == 0 or stack.current_traversal != traversal:
             return
+        entries = self._entries
         with self._lock:
             for row, is_update in nodes:
                 if row.stack_id != stack.id:
                     continue
-                key = (int(row.id), bool(is_update))
-                self._drop(key)
-                self._entries[key] = _Entry(traversal, row, stack)
-                self._by_stack.setdefault(stack.id, set()).add(key)
-            while len(self._entries) > self._capacity:
-                oldest, entry = self._entries.popitem(last=False)
-                self._unindex(oldest, entry.stack.id)
+                key = _key(row.id, is_update)
+                entries.pop(key, None)  # kept again: the newest, last
+                entries[key] = (traversal, row, stack)
+            while len(entries) > self._capacity:
+                del entries[next(iter(entries))]
 
     def take(self, resource_id: ResourceId, traversal: TraversalId,
              is_update: bool) -> tuple[ResourceRecord, StackRecord] | None:
         """The row and stack kept for this node of ``traversal``, removed from the table;
         None when none is kept, or when what is kept is another traversal's (it stays,
         for that traversal's node)."""
-        key = (int(resource_id), bool(is_update))
+        key = _key(resource_id, is_update)
         with self._lock:
             entry = self._entries.get(key)
-            if entry is None or entry.traversal != traversal:
+            if entry is None or entry[0] != traversal:
                 return None  # another traversal's: left for its own node
-            self._drop(key)
-        if entry.stack.current_traversal != traversal:
+            del self._entries[key]
+        _, row, stack = entry
+        if stack.current_traversal != traversal:
             return None
-        return entry.row, entry.stack
+        return row, stack
 
     def forget(self, resource_id: ResourceId) -> None:
         """Drop what is kept for both nodes of the row: its next node reads."""
         with self._lock:
-            self._drop((int(resource_id), True))
-            self._drop((int(resource_id), False))
+            self._entries.pop(_key(resource_id, True), None)
+            self._entries.pop(_key(resource_id, False), None)
 
     def forget_stack(self, stack_id: StackId) -> None:
-        """Drop every entry of the stack (this engine wrote its traversal)."""
+        """Drop every entry of the stack (this engine wrote its traversal). A scan:
+        once a traversal, over at most ``capacity`` entries, cheaper than an index
+        kept up to date on every node."""
         with self._lock:
-            for key in self._by_stack.pop(stack_id, ()):
-                self._entries.pop(key, None)
-
-    def _drop(self, key: NodeOf) -> _Entry | None:
-        entry = self._entries.pop(key, None)
-        if entry is not None:
-            self._unindex(key, entry.stack.id)
-        return entry
-
-    def _unindex(self, key: NodeOf, stack_id: StackId) -> None:
-        keys = self._by_stack.get(stack_id)
-        if keys is not None:
-            keys.discard(key)
-            if not keys:
-                del self._by_stack[stack_id]
+            if not self._entries:
+                return
+            gone = [key for key, (_, _, stack) in self._entries.items()
+                    if stack.id == stack_id]
+            for key in gone:
+                del self._entries[key]
