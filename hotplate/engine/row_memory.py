@@ -32,8 +32,11 @@ database. What keeps that correct:
    a re-sent node (recovery.py), a node handed on after the database was
    lost, a parked or resumed action, a lock conflict and an unexpected
    failure drop the row's entries (``forget``).
-5. **Bounded.** At most ``capacity`` entries; the oldest go first. An entry
-   dropped only costs its node a read.
+5. **Bounded, in number and in age.** At most ``capacity`` entries, the oldest
+   going first, and none older than ``max_age`` seconds: with several engines
+   most of what a traversal's start keeps is for nodes another engine runs,
+   and is never taken here; it goes within a minute instead of staying until
+   the table is full. An entry dropped only costs its node a read.
 
 Thread-safe: one lock around the whole table; nothing slow runs under it.
 """
@@ -41,7 +44,8 @@ Thread-safe: one lock around the whole table; nothing slow runs under it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 
 from hotplate.model.ids import ResourceId, StackId, TraversalId
 from hotplate.model.records import ResourceRecord, StackRecord
@@ -49,7 +53,12 @@ from hotplate.model.records import ResourceRecord, StackRecord
 DEFAULT_CAPACITY = 20_000
 """Entries kept at most: a few wide stacks' worth, a few tens of megabytes at most."""
 
-_Entry = tuple[TraversalId, ResourceRecord, StackRecord]
+DEFAULT_MAX_AGE = 60.0
+"""Seconds an entry is kept at most: long enough for a traversal's nodes that run
+here to start, short enough that the entries of nodes that run elsewhere go soon."""
+
+_Entry = tuple[float, TraversalId, ResourceRecord, StackRecord]
+"""When kept (monotonic seconds), for which traversal, the row and the stack."""
 
 
 def _key(resource_id: int, is_update: bool) -> int:
@@ -60,8 +69,11 @@ def _key(resource_id: int, is_update: bool) -> int:
 class RowMemory:
     """The last row and stack this engine wrote or read for a node, kept for that node."""
 
-    def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
+    def __init__(self, capacity: int = DEFAULT_CAPACITY, max_age: float = DEFAULT_MAX_AGE,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self._capacity = max(0, capacity)
+        self._max_age = max_age
+        self._clock = clock
         self._lock = threading.Lock()
         self._entries: dict[int, _Entry] = {}
         """In the order kept (a dict keeps it): the oldest first."""
@@ -76,15 +88,17 @@ class RowMemory:
         if self._capacity == 0 or stack.current_traversal != traversal:
             return
         entries = self._entries
+        now = self._clock()
         with self._lock:
             for row, is_update in nodes:
                 if row.stack_id != stack.id:
                     continue
                 key = _key(row.id, is_update)
                 entries.pop(key, None)  # kept again: the newest, last
-                entries[key] = (traversal, row, stack)
+                entries[key] = (now, traversal, row, stack)
             while len(entries) > self._capacity:
                 del entries[next(iter(entries))]
+            self._expire(now)
 
     def take(self, resource_id: ResourceId, traversal: TraversalId,
              is_update: bool) -> tuple[ResourceRecord, StackRecord] | None:
@@ -94,11 +108,11 @@ class RowMemory:
         key = _key(resource_id, is_update)
         with self._lock:
             entry = self._entries.get(key)
-            if entry is None or entry[0] != traversal:
+            if entry is None or entry[1] != traversal:
                 return None  # another traversal's: left for its own node
             del self._entries[key]
-        _, row, stack = entry
-        if stack.current_traversal != traversal:
+        kept_at, _, row, stack = entry
+        if stack.current_traversal != traversal or self._clock() - kept_at > self._max_age:
             return None
         return row, stack
 
@@ -115,7 +129,17 @@ class RowMemory:
         with self._lock:
             if not self._entries:
                 return
-            gone = [key for key, (_, _, stack) in self._entries.items()
+            gone = [key for key, (_, _, _, stack) in self._entries.items()
                     if stack.id == stack_id]
             for key in gone:
                 del self._entries[key]
+
+    def _expire(self, now: float) -> None:
+        """Drop the entries older than ``max_age``: the first ones (kept in order)."""
+        entries = self._entries
+        oldest = now - self._max_age
+        while entries:
+            key = next(iter(entries))
+            if entries[key][0] >= oldest:
+                return
+            del entries[key]

@@ -118,3 +118,20 @@ def test_threads_take_each_entry_once() -> None:
     assert sorted(i for got in taken for i in got) == list(ids)
     memory.forget_stack(st.id)
     assert len(memory) == 0
+
+
+def test_entries_older_than_the_max_age_are_not_handed_out_and_go() -> None:
+    now = [100.0]
+    memory = RowMemory(max_age=60.0, clock=lambda: now[0])
+    st = stack(current_traversal=T)
+    memory.remember(T, [(row(1), True), (row(2), True)], st)
+    now[0] += 30
+    memory.remember(T, [(row(3), True)], st)
+    now[0] += 31  # rows 1 and 2 are 61 s old, row 3 31 s
+    assert memory.take(ResourceId(1), T, True) is None
+    memory.remember(T, [(row(4), True)], st)  # each keeping drops what expired
+    assert len(memory) == 2
+    assert memory.take(ResourceId(3), T, True) is not None
+    now[0] += 61
+    assert memory.take(ResourceId(4), T, True) is None
+    assert len(memory) == 0
