@@ -74,6 +74,7 @@ class RowMemory:
         self._capacity = max(0, capacity)
         self._max_age = max_age
         self._clock = clock
+        self._next_expiry = 0.0
         self._lock = threading.Lock()
         self._entries: dict[int, _Entry] = {}
         """In the order kept (a dict keeps it): the oldest first."""
@@ -98,7 +99,8 @@ class RowMemory:
                 entries[key] = (now, traversal, row, stack)
             while len(entries) > self._capacity:
                 del entries[next(iter(entries))]
-            self._expire(now)
+            if now >= self._next_expiry:
+                self._expire(now)
 
     def take(self, resource_id: ResourceId, traversal: TraversalId,
              is_update: bool) -> tuple[ResourceRecord, StackRecord] | None:
@@ -135,7 +137,11 @@ class RowMemory:
                 del self._entries[key]
 
     def _expire(self, now: float) -> None:
-        """Drop the entries older than ``max_age``: the first ones (kept in order)."""
+        """Drop the entries older than ``max_age``: the first ones (kept in order).
+
+        Looked for a few times per ``max_age`` only: finding the first entry of a
+        dict whose first entries were taken walks past their empty slots."""
+        self._next_expiry = now + self._max_age / 4
         entries = self._entries
         oldest = now - self._max_age
         while entries:
