@@ -19,6 +19,7 @@ from hotplate.engine.lifecycle import LifecyclePlugins
 from hotplate.engine.local_routes import LegacyControl, LocalRoutes, NodeDue, WalkDue
 from hotplate.engine.options import EngineOptions
 from hotplate.engine.retry_later import RetryLater
+from hotplate.engine.row_memory import RowMemory
 from hotplate.engine.runner import ActionRunner
 from hotplate.engine.stack_credentials import StackCredentials
 from hotplate.engine.template_types import TemplateTypes
@@ -204,6 +205,9 @@ class EngineDeps:
     legacy stacks' (local_routes.py)."""
     legacy: LegacyControl | None = None
     """The legacy engine's threads of this engine (engine/legacy/); None: not built."""
+    row_memory: RowMemory = field(default_factory=RowMemory)
+    """The rows and stacks this engine has just had in hand, kept for the node that
+    starts from them next, so that node reads nothing (row_memory.py)."""
 
     def __post_init__(self) -> None:
         self.worker_client = WorkerClient(self.transport, ReadyInputs())

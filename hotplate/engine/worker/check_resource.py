@@ -71,6 +71,11 @@ _NO_INPUTS = frozenset({Plan.RETRIGGER, Plan.TIME_OUT, Plan.SKIP, Plan.PROPAGATE
                         Plan.PURGE})
 """Plans that neither resolve properties nor pass the node's inputs on."""
 
+_READ_FIRST = frozenset({Plan.PURGE, Plan.RESTRICTED})
+"""Plans whose writes no compare-and-swap on the row guards: decided from a row the
+node did not read itself (row_memory.py, a batch's read), they are decided again
+from a fresh read before anything is written."""
+
 
 class CheckResource:
     def __init__(self, deps: EngineDeps) -> None:
@@ -100,17 +105,27 @@ class CheckResource:
             input_data = deps.worker_client.ready.take((traversal_id, int(resource_id),
                                                         is_update))
         parked = deps.parked.take(resource_id, traversal_id, is_update) if deps.parked else None
+        if parked is not None:
+            deps.row_memory.forget(resource_id)  # the action goes on from its own row
         if isinstance(parked, ParkedWalk):  # a suspend, resume or check, not a node
             stack_actions.resume_walk(deps, parked)
             return
         if parked is not None:
             self._resume(parked)
             return
+        held = deps.row_memory.take(resource_id, traversal_id, is_update)
+        loaded = loaded or held
         row, stack = loaded if loaded is not None else deps.store.load_node(resource_id)
         if row is None or stack is None:
             LOG.debug("resource %s gone; nothing to check", resource_id)
             return
         plan = self._plan(row, stack, traversal_id, is_update)
+        if loaded is not None and plan in _READ_FIRST:
+            loaded = None
+            row, stack = deps.store.load_node(resource_id)
+            if row is None or stack is None:
+                return
+            plan = self._plan(row, stack, traversal_id, is_update)
         if input_data is None and plan not in _NO_INPUTS:
             input_data = self._stored_inputs(row, stack, traversal_id, is_update)
         input_data = input_data or {}
@@ -118,7 +133,8 @@ class CheckResource:
             taken = self._ops.take_back(row, stack)
             if taken is None or isinstance(taken, Failed):
                 self._carry_out(NodeWork(row, stack, traversal_id, is_update,
-                                         dict(input_data)), taken or Lost())
+                                         dict(input_data), held=loaded is not None),
+                                taken or Lost())
                 return
             row = taken
             plan = self._plan(row, stack, traversal_id, is_update)
@@ -131,7 +147,8 @@ class CheckResource:
         if plan is Plan.SKIP:
             return
         work = NodeWork(row=row, stack=stack, traversal_id=traversal_id,
-                        is_update=is_update, input_data=dict(input_data))
+                        is_update=is_update, input_data=dict(input_data),
+                        held=loaded is not None)
         with deps.cancels.running(stack.id) as cancelled:
             try:
                 self._carry_out(work, self._operate(plan, work, cancelled))
@@ -228,6 +245,7 @@ class CheckResource:
         """Fail the resource and the traversal, as Heat does, so nothing waits forever."""
         action = work.row.action if work.row.action is not Action.INIT else Action.CREATE
         reason = failure_text(exc, work.row.name)
+        self._deps.row_memory.forget(work.row.id)
 
         def record() -> None:
             fresh = self._deps.store.get_resource(work.row.id)
@@ -258,6 +276,7 @@ class CheckResource:
         (a row another engine took over meanwhile is that engine's)."""
         deps = self._deps
         LOG.warning("resource %s: %s; handing it on", work.row.id, exc)
+        deps.row_memory.forget(work.row.id)
 
         def hand_on() -> None:
             fresh = deps.store.get_resource(work.row.id)
@@ -388,9 +407,25 @@ class CheckResource:
             else:
                 ready.append((ResourceId(int(report.entity_id)), report.is_update,
                               result.inputs))
+        # The row as this node just wrote it is the fresh start of the row's next node
+        # (an update's cleanup), now or later: kept for it, that node reads nothing.
+        kept = [(row, is_update) for rid, is_update, _ in ready if rid == row.id]
+        if self._cleanup_follows(work, row):
+            kept.append((row, False))
+        deps.row_memory.remember(work.traversal_id, kept, work.stack)
         if ready:
             deps.cast_check_resources(work.traversal_id, ready,
                                       loaded={row.id: (row, work.stack)})
+
+    def _cleanup_follows(self, work: NodeWork, row: ResourceRecord) -> bool:
+        """Whether the row's cleanup node is still to come in the traversal and will
+        only find the row as its update node left it: at the traversal's template."""
+        if not work.is_update or row.replaced_by is not None or row.replaces is not None:
+            return False
+        if row.current_template_id != work.template_id or row.status is not Status.COMPLETE:
+            return False
+        graph = self._deps.caches.graph(work.stack.id, work.traversal_id).graph
+        return NodeKey(row.id, False) in graph.nodes
 
     def _on_sync_missing(self, work: NodeWork, resource_id: ResourceId) -> None:
         """Our traversal's sync points are gone: hand over if a newer traversal runs."""
@@ -448,8 +483,14 @@ class CheckResource:
             self._retrigger_new_traversal(stack, traversal_id, resource_id, is_update)
 
     def _on_lock_conflict(self, work: NodeWork) -> None:
-        """Someone holds or changed the row: steal from the dead, retry, or step aside."""
+        """Someone holds or changed the row: steal from the dead, retry, or step aside.
+
+        A node that planned from a row it did not read (``work.held``) and finds the
+        row moved on is sent again, to decide from the row as it is: what moved the
+        row may have been another node of the same row, which reports for itself
+        only."""
         deps = self._deps
+        deps.row_memory.forget(work.row.id)
         fresh = deps.store.get_resource(work.row.id)
         holder = fresh.engine_id if fresh is not None else None
         alive = holder is not None and holder != deps.engine_id and deps.is_engine_alive(holder)
@@ -470,7 +511,8 @@ class CheckResource:
         elif decision is Conflict.TAKE_OVER:
             assert fresh is not None and holder is not None
             take_over_row(deps, fresh, holder)  # which sends this node again
-        elif decision is Conflict.RETRY:
+        elif decision is Conflict.RETRY or (decision is Conflict.NOTHING and work.held
+                                            and fresh is not None):
             self._recast(work)
 
     def _forgotten(self, row: ResourceRecord) -> bool:

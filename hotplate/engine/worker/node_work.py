@@ -35,6 +35,9 @@ class NodeWork:
     traversal_id: TraversalId
     is_update: bool
     input_data: dict[str, Any] = field(default_factory=dict)
+    held: bool = False
+    """``row`` and ``stack`` were not read by this node but handed to it (row_memory.py,
+    a batch's read): a lost compare-and-swap is decided again from a fresh read."""
 
     @property
     def template_id(self) -> TemplateId:

@@ -129,6 +129,7 @@ def take_over_row(deps: EngineDeps, row: ResourceRecord, dead: EngineId, *,
         values = {"status": Status.FAILED, "status_reason": reason}
         # Heat's own path (a newer traversal met a dead engine's lock): Heat's text.
         event = resource_event(deps, row, row.action, Status.FAILED, reason)
+    deps.row_memory.forget(row.id)  # its node goes on from the row as taken over
     if not store.steal_resource_lock(row.id, dead, values, event):
         return False
     LOG.warning("resource %s (%s): took over from dead engine %s (%s)", row.name, row.id,
@@ -376,6 +377,7 @@ class Recovery:
             if state.outcome is not SyncOutcome.READY:
                 continue
             LOG.info("stack %s: re-sending %s of traversal %s", stack.id, key, traversal)
+            deps.row_memory.forget(_working_row(key, rows))  # stalled: read it afresh
             # To this engine, which is alive (it runs this sweep): the node's first
             # message may sit with an engine the broker still thinks is.
             deps.worker_client.check_resource(_working_row(key, rows), traversal,

@@ -82,6 +82,7 @@ def start(deps: EngineDeps, stack: StackRecord, action: Action, *,
     if not deps.store.update_stack_if_traversal(stack.id, stack.current_traversal, values,
                                                 event):
         raise ActionInProgress(stack.name, str(stack.action))
+    deps.row_memory.forget_stack(stack.id)
     notify.stack_changed(deps, stack, values)
     deps.routes.started(stack.id, traversal)  # a legacy stack's: walked by its thread here
     deps.cast_stack_action(stack.id, action, traversal)

@@ -20,8 +20,16 @@ from hotplate.engine import lifecycle, notify
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.worker import snapshot_deletion
 from hotplate.engine.worker.retired_templates import drop_unused, retiring, sweep
+from hotplate.graph import Graph
 from hotplate.model.ids import NO_TRAVERSAL, StackId, TemplateId, TraversalId
-from hotplate.model.records import NewEvent, NewResource, NewSyncPoint, StackRecord
+from hotplate.model.nodes import NodeKey
+from hotplate.model.records import (
+    NewEvent,
+    NewResource,
+    NewSyncPoint,
+    ResourceRecord,
+    StackRecord,
+)
 from hotplate.model.states import Action, Status
 from hotplate.template import parse_template, version_key
 
@@ -93,6 +101,7 @@ def converge_stack(
     if not deps.store.update_stack_if_traversal(stack.id, stack.current_traversal, values, event):
         LOG.warning("stack %s: traversal changed under us; %s not started", stack.id, action)
         return None
+    deps.row_memory.forget_stack(stack.id)
     notify.stack_changed(deps, stack, values)
     deps.routes.started(stack.id, traversal)  # a legacy stack's: to its thread here
     deps.store.delete_sync_points(stack.id, keep_traversal=traversal)
@@ -135,6 +144,7 @@ def refuse(deps: EngineDeps, stack: StackRecord, action: Action, reason: str) ->
     if not deps.store.update_stack_if_traversal(stack.id, stack.current_traversal, started,
                                                 event):
         return False
+    deps.row_memory.forget_stack(stack.id)
     notify.stack_changed(deps, stack, started)
     running = replace(stack, **started)
     failed: dict[str, Any] = {"status": Status.FAILED, "status_reason": reason,
@@ -195,8 +205,29 @@ def _build_and_start(
         if current is not None:
             mark_complete(deps, current, traversal)
         return
+    _remember_rows(deps, stack_id, traversal, graph, existing if not new_ids else None)
     deps.cast_check_resources(traversal, [(leaf.resource_id, leaf.is_update, {})
                                           for leaf in leaves])
+
+
+def _remember_rows(deps: EngineDeps, stack_id: StackId, traversal: TraversalId,
+                   graph: Graph[NodeKey], rows: list[ResourceRecord] | None) -> None:
+    """Keep each row of the new traversal for its first node (row_memory.py), with the
+    stack as the traversal's start left it: the nodes then read neither.
+
+    ``rows``: the stack's rows, when none was created since they were read. Read
+    again otherwise (one statement, however many rows), as is the stack: both are
+    then what each node would have read. A row's first node is its update node,
+    else its cleanup node (a row the new template drops)."""
+    stack = deps.store.get_stack(stack_id)
+    if stack is None or stack.current_traversal != traversal:
+        return
+    if rows is None:
+        rows = deps.store.list_resources(stack_id)
+    nodes = graph.nodes
+    first = [(row, NodeKey(row.id, True) in nodes) for row in rows
+             if NodeKey(row.id, True) in nodes or NodeKey(row.id, False) in nodes]
+    deps.row_memory.remember(traversal, first, stack)
 
 
 def root_stack_id(deps: EngineDeps, stack: StackRecord) -> StackId:
@@ -235,6 +266,7 @@ def mark_complete(deps: EngineDeps, stack: StackRecord, traversal: TraversalId) 
         values["prev_raw_template_id"] = None
     if not deps.store.update_stack_if_traversal(stack.id, traversal, values, event):
         return False
+    deps.row_memory.forget_stack(stack.id)
     notify.stack_changed(deps, stack, values)
     lifecycle.after_action(deps, stack, values, failed=False)
     if stack.action is Action.DELETE and stack.prev_raw_template_id is not None:
@@ -255,6 +287,7 @@ def mark_failed(
         values["current_traversal"] = NO_TRAVERSAL
     if not deps.store.update_stack_if_traversal(stack.id, traversal, values, event):
         return False
+    deps.row_memory.forget_stack(stack.id)
     notify.stack_changed(deps, stack, values)  # before a rollback's start, as in Heat
     lifecycle.after_action(deps, stack, values, failed=True)
     if decision.rollback:
@@ -342,6 +375,7 @@ def stop_traversal(deps: EngineDeps, stack: StackRecord, reason: str | None = No
     ):
         LOG.warning("stack %s: traversal changed; cancel not applied", stack.id)
         return False
+    deps.row_memory.forget_stack(stack.id)
     notify.stack_changed(deps, stack, values)
     lifecycle.after_action(deps, stack, values, failed=True)
     deps.store.delete_sync_points(stack.id, traversal_id=stack.current_traversal)
