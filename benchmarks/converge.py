@@ -112,7 +112,6 @@ def run_case(shape: str, n: int, workers: int, timeout: float,
         engine, transport = embedded(
             url, workers=workers, options=EngineOptions(max_resources_per_stack=UNLIMITED))
         store = engine.store
-        heap.settle()  # as the server commands do once started (hotplate/heap.py)
         watcher = open_store(url, SystemClock(), pool_size=1, migrate=False)
         total = n + (1 if shape == "fanin" else 0)
         try:
@@ -242,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    heap.settle()  # once loaded, as the server commands do (hotplate/heap.py)
     rows: list[dict[str, Any]] = []
     for shape in args.shapes.split(","):
         for n in (int(s) for s in args.sizes.split(",")):
