@@ -32,7 +32,15 @@ database. What keeps that correct:
    a re-sent node (recovery.py), a node handed on after the database was
    lost, a parked or resumed action, a lock conflict and an unexpected
    failure drop the row's entries (``forget``).
-5. **Bounded, in number and in age.** At most ``capacity`` entries, the oldest
+5. **Only where a stale decision is harmless.** A traversal another engine
+   started (a delete, an update) is not seen by a stack kept here, and no
+   compare-and-swap on the row catches it. So a held row serves only a node
+   whose plugin touches nothing outside the database (``local_only``): at
+   worst it writes rows a sync point or a later compare-and-swap refuses. A
+   node that would call a cloud, start a nested stack or wait on a signal
+   reads its row and stack, as Heat's worker does; beside such an action the
+   read costs nothing that matters.
+6. **Bounded, in number and in age.** At most ``capacity`` entries, the oldest
    going first, and none older than ``max_age`` seconds: with several engines
    most of what a traversal's start keeps is for nodes another engine runs,
    and is never taken here; it goes within a minute instead of staying until

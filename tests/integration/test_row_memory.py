@@ -27,9 +27,9 @@ from hotplate.rpc.deterministic import DeterministicTransport
 CTXT: dict[str, Any] = {"project_id": "rows", "username": "rows", "is_admin": True}
 
 
-def template(*names: str, gen: int = 0) -> dict[str, Any]:
+def template(*names: str, gen: int = 0, kind: str = "OS::Heat::Value") -> dict[str, Any]:
     return {"heat_template_version": "2021-04-16",
-            "resources": {name: {"type": "OS::Heat::TestResource",
+            "resources": {name: {"type": kind,
                                  "properties": {"value": f"v{gen}"}}
                           for name in names}}
 
@@ -118,6 +118,30 @@ def test_a_held_row_is_not_read(running: Running) -> None:
     running.run()
     assert running.status(stack_id) == "CREATE_COMPLETE"
     assert len(memory) == 0
+
+
+def test_a_node_that_acts_outside_the_database_reads_its_row(
+        running: Running, other_store: SqlStore) -> None:
+    """A plugin that is not ``local_only`` (here TestResource) decides from a fresh read
+    even when its row is held: a stack another engine moved on is seen before anything
+    outside the database is done (and a row changed behind the engine's back is read)."""
+    stack_id = running.create("outside", template("a", "b", kind="OS::Heat::TestResource"))
+    memory = running.engine.deps.row_memory
+    assert len(memory) == 2  # kept by the start, as for any node
+    reads: list[int] = []
+    load_node = running.store.load_node
+
+    def counted(resource_id: ResourceId) -> Any:
+        reads.append(int(resource_id))
+        return load_node(resource_id)
+
+    running.store.load_node = counted  # type: ignore[method-assign]
+    rows = running.rows(stack_id)
+    running.step()  # a: its row held, read all the same
+    running.step()  # b
+    assert reads[:2] == [rows["a"].id, rows["b"].id]
+    running.run()
+    assert running.status(stack_id) == "CREATE_COMPLETE"
 
 
 def test_an_update_cleanup_starts_from_the_row_its_update_settled(running: Running) -> None:

@@ -114,6 +114,8 @@ class CheckResource:
             self._resume(parked)
             return
         held = deps.row_memory.take(resource_id, traversal_id, is_update)
+        if held is not None and loaded is None and not self._local_only(*held):
+            held = None  # it acts outside the database: from a fresh read (row_memory.py)
         loaded = loaded or held
         row, stack = loaded if loaded is not None else deps.store.load_node(resource_id)
         if row is None or stack is None:
@@ -157,6 +159,21 @@ class CheckResource:
             except Exception as exc:  # a bug must not strand the stack
                 LOG.exception("unexpected error checking resource %s", row.id)
                 self._unexpected(work, exc)
+
+    def _local_only(self, row: ResourceRecord, stack: StackRecord) -> bool:
+        """Whether the node's plugin touches nothing outside the database (``local_only``):
+        a decision from a held row that another engine made stale then costs only
+        database writes that its compare-and-swap or its sync point refuses, never a
+        cloud call of a traversal that was superseded meanwhile."""
+        deps = self._deps
+        try:
+            loaded = deps.caches.template(stack.raw_template_id)
+            defn = loaded.template.resources.get(row.name)
+            type_name = defn.type if defn is not None else row.resource_type
+            cls = deps.types.for_resource(loaded.env, row.name, type_name, loaded.files)
+        except Exception:  # read, and let the node decide as it would have
+            return False
+        return bool(getattr(cls, "local_only", False))
 
     def _stored_inputs(self, row: ResourceRecord, stack: StackRecord,
                        traversal_id: TraversalId, is_update: bool) -> dict[str, Any]:
