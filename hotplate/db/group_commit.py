@@ -7,13 +7,13 @@ BEGIN, COMMIT, the server's log flush) outweighs the statements. Here the
 writes of the threads that arrive while one transaction is being written wait
 in a queue, and the next transaction takes them all (up to ``MAX_BATCH``).
 
-Leader and followers, no thread of its own: the first caller to find nobody
-writing becomes the leader and writes the batch, its own write with whatever
-queued meanwhile; each follower sleeps until its write is committed, or until
-it is handed the lead for the next batch. So a lone write goes at once, with
-nothing added but a lock and an event (a chain of resources is not slowed by
-waiting for company), and a batch closes on size or when the writer is free:
-there is no timer.
+Leader and followers, no thread of its own: a caller that finds a lane free
+(one on SQLite, a few elsewhere: ``LANES``) writes at once; one that finds them
+all busy queues and sleeps until its write is committed, or until it is handed
+the lead of the next batch, which is everything queued meanwhile. So a lone
+write goes at once, with nothing added but a lock (a chain of resources is not
+slowed by waiting for company), and a batch closes on size or when a lane is
+free: there is no timer.
 
 What each caller gets is exactly what its own transaction would have given:
 
