@@ -16,7 +16,7 @@ from typing import Any
 
 from hotplate.convergence import outcome, propagation
 from hotplate.convergence.node_plan import NodeContext, Plan, plan_node
-from hotplate.convergence.propagation import graph_key_for, is_root, reports_for, retrigger_key
+from hotplate.convergence.propagation import graph_key_for, is_root, reports_for
 from hotplate.convergence.restrictions import REPLACE
 from hotplate.convergence.steps import (
     Aborted,
@@ -34,7 +34,7 @@ from hotplate.convergence.steps import (
 from hotplate.engine.deps import EngineDeps
 from hotplate.engine.hosting.row_plugins import row_instance
 from hotplate.engine.runner import ActionTimeout
-from hotplate.engine.worker import stack_actions
+from hotplate.engine.worker import handover, held_rows, stack_actions
 from hotplate.engine.worker import traversal as trav
 from hotplate.engine.worker.breakpoints import ParkedHook
 from hotplate.engine.worker.node_work import LockLost, NodeWork, failure_text
@@ -44,8 +44,7 @@ from hotplate.engine.worker.resource_ops import ResourceOps
 from hotplate.engine.worker.stack_actions import ParkedWalk
 from hotplate.engine.worker.update_checks import implementation_changed, refuse, restricted_actions
 from hotplate.model.errors import CancelOperation
-from hotplate.model.ids import NO_TRAVERSAL, ResourceId, TemplateId, TraversalId
-from hotplate.model.nodes import NodeKey
+from hotplate.model.ids import ResourceId, TemplateId, TraversalId
 from hotplate.model.records import (
     ResourceRecord,
     StackRecord,
@@ -113,10 +112,7 @@ class CheckResource:
         if parked is not None:
             self._resume(parked)
             return
-        held = deps.row_memory.take(resource_id, traversal_id, is_update)
-        if held is not None and loaded is None and not self._local_only(*held):
-            held = None  # it acts outside the database: from a fresh read (row_memory.py)
-        loaded = loaded or held
+        loaded = held_rows.start_from(deps, resource_id, traversal_id, is_update, loaded)
         row, stack = loaded if loaded is not None else deps.store.load_node(resource_id)
         if row is None or stack is None:
             LOG.debug("resource %s gone; nothing to check", resource_id)
@@ -141,7 +137,7 @@ class CheckResource:
             row = taken
             plan = self._plan(row, stack, traversal_id, is_update)
         if plan is Plan.RETRIGGER:
-            self._retrigger_replaced(row, stack, is_update)
+            handover.retrigger_replaced(deps, row, stack, is_update)
             return
         if plan is Plan.TIME_OUT:
             self._carry_out(NodeWork(row, stack, traversal_id, is_update), TimedOut())
@@ -159,21 +155,6 @@ class CheckResource:
             except Exception as exc:  # a bug must not strand the stack
                 LOG.exception("unexpected error checking resource %s", row.id)
                 self._unexpected(work, exc)
-
-    def _local_only(self, row: ResourceRecord, stack: StackRecord) -> bool:
-        """Whether the node's plugin touches nothing outside the database (``local_only``):
-        a decision from a held row that another engine made stale then costs only
-        database writes that its compare-and-swap or its sync point refuses, never a
-        cloud call of a traversal that was superseded meanwhile."""
-        deps = self._deps
-        try:
-            loaded = deps.caches.template(stack.raw_template_id)
-            defn = loaded.template.resources.get(row.name)
-            type_name = defn.type if defn is not None else row.resource_type
-            cls = deps.types.for_resource(loaded.env, row.name, type_name, loaded.files)
-        except Exception:  # read, and let the node decide as it would have
-            return False
-        return bool(getattr(cls, "local_only", False))
 
     def _stored_inputs(self, row: ResourceRecord, stack: StackRecord,
                        traversal_id: TraversalId, is_update: bool) -> dict[str, Any]:
@@ -383,8 +364,8 @@ class CheckResource:
             self._fail(work.stack, work.traversal_id, failure_reason(result), work.row.id,
                        work.is_update)
         elif step is Next.HAND_OVER:
-            self._retrigger_new_traversal(work.stack, work.traversal_id, work.row.id,
-                                          work.is_update)
+            handover.retrigger_new_traversal(self._deps, work.stack, work.traversal_id,
+                                             work.row.id, work.is_update)
         elif step is Next.RESOLVE:
             self._on_lock_conflict(work)
 
@@ -424,25 +405,10 @@ class CheckResource:
             else:
                 ready.append((ResourceId(int(report.entity_id)), report.is_update,
                               result.inputs))
-        # The row as this node just wrote it is the fresh start of the row's next node
-        # (an update's cleanup), now or later: kept for it, that node reads nothing.
-        kept = [(row, is_update) for rid, is_update, _ in ready if rid == row.id]
-        if self._cleanup_follows(work, row):
-            kept.append((row, False))
-        deps.row_memory.remember(work.traversal_id, kept, work.stack)
+        held_rows.keep_for_next(deps, work, row, ready)
         if ready:
             deps.cast_check_resources(work.traversal_id, ready,
                                       loaded={row.id: (row, work.stack)})
-
-    def _cleanup_follows(self, work: NodeWork, row: ResourceRecord) -> bool:
-        """Whether the row's cleanup node is still to come in the traversal and will
-        only find the row as its update node left it: at the traversal's template."""
-        if not work.is_update or row.replaced_by is not None or row.replaces is not None:
-            return False
-        if row.current_template_id != work.template_id or row.status is not Status.COMPLETE:
-            return False
-        graph = self._deps.caches.graph(work.stack.id, work.traversal_id).graph
-        return NodeKey(row.id, False) in graph.nodes
 
     def _on_sync_missing(self, work: NodeWork, resource_id: ResourceId) -> None:
         """Our traversal's sync points are gone: hand over if a newer traversal runs."""
@@ -450,54 +416,15 @@ class CheckResource:
         if latest is None or latest.current_traversal == work.traversal_id:
             LOG.debug("traversal %s: sync point missing", work.traversal_id)
             return
-        self._retrigger(latest, resource_id, work.is_update)
-
-    # -- handing over to a newer traversal ---------------------------------------------
-    def _retrigger_replaced(
-        self, row: ResourceRecord, stack: StackRecord, is_update: bool
-    ) -> None:
-        """A message of a superseded traversal: poke our node in the current one."""
-        if stack.current_traversal == NO_TRAVERSAL:
-            return
-        graph = self._deps.caches.graph(stack.id, stack.current_traversal).graph
-        resource_id = row.id
-        if NodeKey(row.id, is_update) not in graph.nodes and row.replaces is not None:
-            # A replacement the new traversal does not want: let purge remove it,
-            # and poke the row it replaced instead.
-            self._deps.store.update_resource_if_unlocked(
-                row.id, row.atomic_key, {"action": Action.DELETE}
-            )
-            resource_id = row.replaces
-        self._retrigger(stack, resource_id, is_update)
-
-    def _retrigger_new_traversal(self, stack: StackRecord, traversal_id: TraversalId,
-                                 resource_id: ResourceId, is_update: bool) -> None:
-        latest = self._deps.store.get_stack(stack.id)
-        if latest is not None and latest.current_traversal not in (traversal_id, NO_TRAVERSAL):
-            self._retrigger(latest, resource_id, is_update)
-
-    def _retrigger(self, stack: StackRecord, resource_id: ResourceId, is_update: bool) -> None:
-        deps = self._deps
-        if stack.current_traversal == NO_TRAVERSAL:
-            return
-        graph = deps.caches.graph(stack.id, stack.current_traversal).graph
-        key = retrigger_key(graph, resource_id, is_update)
-        if key not in graph.nodes:
-            return
-        state = deps.store.sync_state(
-            stack.current_traversal, str(key.resource_id), key.is_update
-        )
-        if state.outcome is SyncOutcome.READY:
-            LOG.info("re-trigger %s in traversal %s", key, stack.current_traversal)
-            deps.cast_check_resource(key.resource_id, stack.current_traversal,
-                                     key.is_update, inputs=state.inputs)
+        handover.retrigger(self._deps, latest, resource_id, work.is_update)
 
     # -- failures and lock conflicts -------------------------------------------------
     def _fail(self, stack: StackRecord, traversal_id: TraversalId, reason: str,
               resource_id: ResourceId, is_update: bool) -> None:
         if not trav.mark_failed(self._deps, stack, traversal_id, reason):
             # Another traversal took over; it may be waiting on this node.
-            self._retrigger_new_traversal(stack, traversal_id, resource_id, is_update)
+            handover.retrigger_new_traversal(self._deps, stack, traversal_id, resource_id,
+                                             is_update)
 
     def _on_lock_conflict(self, work: NodeWork) -> None:
         """Someone holds or changed the row: steal from the dead, retry, or step aside.
