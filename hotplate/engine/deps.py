@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import _thread
 import threading
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
@@ -79,7 +80,11 @@ class Slots:
     """
 
     def __init__(self, count: int | None) -> None:
-        self._semaphore = threading.Semaphore(count) if count else None
+        # One slot (SQLite's case) is a plain lock: the interpreter's Semaphore wakes a
+        # waiter through a Condition written in Python, a cost paid at every hand-over.
+        self._semaphore: threading.Semaphore | _thread.LockType | None = (
+            None if not count else threading.Lock() if count == 1
+            else threading.Semaphore(count))
         self._local = threading.local()
         self._waiting = 0  # threads asking for a slot back
         self._waiting_lock = threading.Lock()

@@ -86,6 +86,9 @@ class RowMemory:
         self._lock = threading.Lock()
         self._entries: dict[int, _Entry] = {}
         """In the order kept (a dict keeps it): the oldest first."""
+        self._by_stack: dict[StackId, set[int]] = {}
+        """Each stack's keys in ``_entries``: dropping a stack's entries (once or twice a
+        traversal, for each of hundreds of nested stacks) must not scan the whole table."""
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -103,10 +106,11 @@ class RowMemory:
                 if row.stack_id != stack.id:
                     continue
                 key = _key(row.id, is_update)
-                entries.pop(key, None)  # kept again: the newest, last
+                if entries.pop(key, None) is None:  # kept again: the newest, last
+                    self._by_stack.setdefault(stack.id, set()).add(key)
                 entries[key] = (now, traversal, row, stack)
             while len(entries) > self._capacity:
-                del entries[next(iter(entries))]
+                self._drop(next(iter(entries)))
             if now >= self._next_expiry:
                 self._expire(now)
 
@@ -120,7 +124,7 @@ class RowMemory:
             entry = self._entries.get(key)
             if entry is None or entry[1] != traversal:
                 return None  # another traversal's: left for its own node
-            del self._entries[key]
+            self._drop(key)
         kept_at, _, row, stack = entry
         if stack.current_traversal != traversal or self._clock() - kept_at > self._max_age:
             return None
@@ -129,20 +133,24 @@ class RowMemory:
     def forget(self, resource_id: ResourceId) -> None:
         """Drop what is kept for both nodes of the row: its next node reads."""
         with self._lock:
-            self._entries.pop(_key(resource_id, True), None)
-            self._entries.pop(_key(resource_id, False), None)
+            for key in (_key(resource_id, True), _key(resource_id, False)):
+                if key in self._entries:
+                    self._drop(key)
 
     def forget_stack(self, stack_id: StackId) -> None:
-        """Drop every entry of the stack (this engine wrote its traversal). A scan:
-        once a traversal, over at most ``capacity`` entries, cheaper than an index
-        kept up to date on every node."""
+        """Drop every entry of the stack (this engine wrote its traversal)."""
         with self._lock:
-            if not self._entries:
-                return
-            gone = [key for key, (_, _, _, stack) in self._entries.items()
-                    if stack.id == stack_id]
-            for key in gone:
-                del self._entries[key]
+            for key in self._by_stack.pop(stack_id, ()):
+                self._entries.pop(key, None)
+
+    def _drop(self, key: int) -> None:
+        """Remove one entry and its place in the stack's index (the lock held)."""
+        stack_id = self._entries.pop(key)[3].id
+        keys = self._by_stack.get(stack_id)
+        if keys is not None:
+            keys.discard(key)
+            if not keys:
+                del self._by_stack[stack_id]
 
     def _expire(self, now: float) -> None:
         """Drop the entries older than ``max_age``: the first ones (kept in order).
@@ -156,4 +164,4 @@ class RowMemory:
             key = next(iter(entries))
             if entries[key][0] >= oldest:
                 return
-            del entries[key]
+            self._drop(key)

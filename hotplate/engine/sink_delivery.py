@@ -104,6 +104,9 @@ class SinkDelivery:
         self._timing = timing or DeliveryTiming()
         self._next_catch_up = 0.0
         self._next_collect = 0.0
+        self._next_claim = 0.0
+        self._outbox_grew = False
+        """This engine wrote outbox rows (or found some due) since its last claim."""
         self._waiting: list[tuple[NewEvent, Sinks | None, float]] = []
         sinks.keep(outbox.watch)
         self._stopped = threading.Event()
@@ -130,14 +133,24 @@ class SinkDelivery:
         while not self._stopped.is_set():
             self._sinks.wake.clear()  # before the round: an event queued during it wakes the next
             try:
-                self.run_once()
+                now = time.monotonic()
+                claim = self._outbox_grew or now >= self._next_claim
+                if claim:
+                    self._next_claim = now + self._timing.interval
+                self.run_once(claim=claim)
             except Exception:
                 LOG.exception("event sink delivery failed; trying again")
             self._sinks.wake.wait(self._timing.interval if not self._waiting else 0.2)
 
-    def run_once(self) -> None:
+    def run_once(self, *, claim: bool = True) -> None:
         """One round: queued events to their sinks, the catch-up when it is time, then
-        what is due in the outbox."""
+        what is due in the outbox.
+
+        ``claim`` False skips the outbox unless this round wrote to it. The thread wakes
+        on every queued event, most of them of stacks without durable sinks; it claims
+        on its interval, or at once when this engine wrote rows or found more due, and
+        otherwise would ask the database for nothing on each wake-up.
+        """
         self._take_queued()
         now = time.monotonic()
         if now >= self._next_catch_up:
@@ -146,7 +159,8 @@ class SinkDelivery:
                 self.catch_up()
             except Exception:  # the outbox still goes out; the next catch-up tries again
                 LOG.exception("event sink catch-up failed")
-        self._deliver_due()
+        if claim or self._outbox_grew:
+            self._outbox_grew = self._deliver_due()
 
     # -- queued events -------------------------------------------------------------
     def _take_queued(self) -> None:
@@ -194,6 +208,7 @@ class SinkDelivery:
                     LOG.warning("event sink %s of stack %s failed on event %s",
                                 sink.get("type"), record.stack_id, record.uuid, exc_info=True)
         self._outbox.add(rows, handed)
+        self._outbox_grew = self._outbox_grew or bool(rows)
 
     def _context(self, known: dict[str, PluginContext | None],
                  stack_id: str) -> PluginContext | None:
@@ -230,15 +245,17 @@ class SinkDelivery:
                         items[0].sink.get("type"))
             rows = [_outbox_row(event, items[0].sink, event_body(event)) for event in missing]
         self._outbox.advance(stack_id, key, items[0].watermark, items[-1].event.id, rows)
+        self._outbox_grew = self._outbox_grew or bool(rows)
 
     # -- the outbox ----------------------------------------------------------------
-    def _deliver_due(self) -> None:
+    def _deliver_due(self) -> bool:
+        """Send what is due; whether anything was (more may be due at once)."""
         token = str(uuid.uuid4())
         started = time.monotonic()
         lease = self._clock.now() + timedelta(seconds=CLAIM_LEASE_SECS)
         rows = self._outbox.claim(token, lease, CLAIM_BATCH)
         if not rows:
-            return
+            return False
         groups: OrderedDict[tuple[str, str], list[OutboxRow]] = OrderedDict()
         for row in rows:
             groups.setdefault((row.stack_id, row.sink_key), []).append(row)
@@ -250,6 +267,7 @@ class SinkDelivery:
                 self._outbox.release([row.id for row in group], token)
                 continue
             self._send_group(group, token, contexts)
+        return True
 
     def _send_group(self, group: Sequence[OutboxRow], token: str,
                     contexts: dict[str, PluginContext | None]) -> None:

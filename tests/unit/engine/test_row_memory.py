@@ -64,6 +64,12 @@ def test_forgetting_a_stack_drops_its_entries_only() -> None:
     assert len(memory) == 1
     assert memory.take(ResourceId(3), T, True) == (row(3, stack_id=StackId("s2")), other)
     memory.forget_stack(mine.id)  # nothing left of it: harmless
+    memory.remember(T, [(row(1), True), (row(1), False)], mine)  # kept again after a take
+    memory.forget(ResourceId(1))
+    memory.remember(T, [(row(1), True), (row(2), False)], mine)
+    memory.remember(T, [(row(2), False)], mine)
+    memory.forget_stack(mine.id)
+    assert len(memory) == 0
 
 
 def test_the_newest_entry_of_a_node_wins() -> None:
