@@ -29,7 +29,7 @@ INDEXES = (
 
 
 def _existing(table: str) -> set[str]:
-    return {index["name"] for index in sa.inspect(op.get_bind()).get_indexes(table)}
+    return {str(index["name"]) for index in sa.inspect(op.get_bind()).get_indexes(table)}
 
 
 def upgrade() -> None:
