@@ -121,6 +121,10 @@ class ResourceStorage(Protocol):
         """Insert INIT_COMPLETE rows; ids returned in the order given."""
         ...
 
+    def create_resource_records(self, rows: Sequence[NewResource]) -> list[ResourceRecord]:
+        """``create_resources``, each row answered as a read would return it."""
+        ...
+
     def get_resource(self, resource_id: ResourceId) -> ResourceRecord | None: ...
 
     def load_node(

@@ -241,6 +241,17 @@ def test_create_resources_returns_ids_in_order_and_rows_start_init(
     assert store.create_resources([]) == []
 
 
+def test_created_records_are_the_rows_as_read_back(store: SqlStore, clock: FakeClock) -> None:
+    stack = make_stack(store, clock)
+    rows = [new_resource(stack, "a", requires=(ResourceId(7),)),
+            dataclasses.replace(new_resource(stack, "b", current_template_id=None),
+                                root_stack_id=stack.id)]
+    made = store.create_resource_records(rows)
+    assert made == [store.get_resource(record.id) for record in made]
+    assert sorted(made, key=lambda r: r.id) == store.list_resources(stack.id)
+    assert store.create_resource_records([]) == []
+
+
 def test_load_node_returns_resource_and_stack(store: SqlStore, clock: FakeClock) -> None:
     stack = make_stack(store, clock, tags=("x", "y"))
     rid = make_resource(store, stack)

@@ -184,7 +184,8 @@ def _build_and_start(
         )
         for name in choice.missing
     ]
-    new_ids = store.create_resources(new_rows) if new_rows else []
+    created = store.create_resource_records(new_rows) if new_rows else []
+    new_ids = [row.id for row in created]
     row_ids = {name: row.id for name, row in choice.chosen.items()}
     row_ids.update(zip(choice.missing, new_ids, strict=True))
     graph = build_traversal_graph(name_graph, row_ids, existing)
@@ -205,25 +206,23 @@ def _build_and_start(
         if current is not None:
             mark_complete(deps, current, traversal)
         return
-    _remember_rows(deps, stack_id, traversal, graph, existing if not new_ids else None)
+    _remember_rows(deps, stack_id, traversal, graph, [*existing, *created])
     deps.cast_check_resources(traversal, [(leaf.resource_id, leaf.is_update, {})
                                           for leaf in leaves])
 
 
 def _remember_rows(deps: EngineDeps, stack_id: StackId, traversal: TraversalId,
-                   graph: Graph[NodeKey], rows: list[ResourceRecord] | None) -> None:
+                   graph: Graph[NodeKey], rows: list[ResourceRecord]) -> None:
     """Keep each row of the new traversal for its first node (row_memory.py), with the
     stack as the traversal's start left it: the nodes then read neither.
 
-    ``rows``: the stack's rows, when none was created since they were read. Read
-    again otherwise (one statement, however many rows), as is the stack: both are
-    then what each node would have read. A row's first node is its update node,
-    else its cleanup node (a row the new template drops)."""
+    ``rows``: the stack's rows as read before the start, and those it created as they
+    were inserted. The stack is read again (one statement): it is then what each node
+    would have read. A row's first node is its update node, else its cleanup node (a
+    row the new template drops)."""
     stack = deps.store.get_stack(stack_id)
     if stack is None or stack.current_traversal != traversal:
         return
-    if rows is None:
-        rows = deps.store.list_resources(stack_id)
     nodes = graph.nodes
     first = [(row, NodeKey(row.id, True) in nodes) for row in rows
              if NodeKey(row.id, True) in nodes or NodeKey(row.id, False) in nodes]
