@@ -54,9 +54,18 @@ class Identity:
     context: RequestContext
 
     @property
+    def policy_roles(self) -> frozenset[str]:
+        """The roles Heat's policy sees: each with those it implies (admin: member
+        and reader), as Keystone's default implied roles give them."""
+        return frozenset(r for role in self.roles for r in policy.implied_roles(role.lower()))
+
+    def allows(self, rule: str) -> bool:
+        return policy.allows(rule, self.policy_roles)
+
+    @property
     def can_apply(self) -> bool:
         """Whether Heat's policy lets the caller update a stack (a member or admin)."""
-        return policy.allows("stacks:update", self.roles)
+        return self.allows("stacks:update")
 
     def may_act_in(self, project_id: str) -> bool:
         """``/v1``'s project rule: a caller acts in its own project; an admin

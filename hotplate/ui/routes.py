@@ -265,7 +265,7 @@ async def _stream(request: Request) -> Response:
     project_id = request.path_params["project_id"]
     if not identity.may_act_in(project_id):
         return _error(403, f"Project {project_id} is not the project of the session.")
-    if not policy.allows("events:index", identity.roles):
+    if not identity.allows("events:index"):
         return _error(403, policy.refusal("events:index"))
     try:
         depth = max(0, min(int(request.query_params.get("nested_depth") or 0), MAX_NESTED_DEPTH))
