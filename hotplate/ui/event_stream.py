@@ -21,9 +21,11 @@ appear behind one already read. So the watcher's marker trails what it read by
 SETTLE_SECS and it drops events it has already seen: a late event is still
 picked up, none twice.
 
-Resume (``Last-Event-ID``): an event the watcher still holds is resumed from
-its history; an older one from the engine (``list_events`` after that marker),
-then the watcher's new events, minus those already sent.
+Resume (``Last-Event-ID``): the first page's watcher starts after that event;
+a later page's event the watcher still holds is resumed from its history; an
+older one from the engine (``list_events`` after that marker), then the
+watcher's new events, minus those already sent. A page that gives none starts
+with what the watcher reads next (it reads the past from the events API).
 """
 
 from __future__ import annotations
@@ -85,7 +87,7 @@ class Watcher:
     """Polls one stack's events and status while any page subscribes."""
 
     def __init__(self, hub: StreamHub, key: Key, call: Call, identity: dict[str, Any],
-                 view: EventView) -> None:
+                 view: EventView, *, after: str | None = None) -> None:
         self.key = key
         self._hub = hub
         self._call = call
@@ -98,7 +100,8 @@ class Watcher:
         self.stack_version = 0
         self.subscribers: set[Subscription] = set()
         self._read: deque[tuple[float, str]] = deque()  # (when read, event id), recent
-        self._marker: str | None = None
+        self._marker: str | None = after
+        self._started = after is not None
         self._task: asyncio.Task[None] | None = None
 
     @property
@@ -126,7 +129,8 @@ class Watcher:
         return await self._call(method, **kwargs)
 
     async def _run(self) -> None:
-        await self._first_marker()
+        if not self._started:
+            await self._first_marker()
         status_due = 0.0
         while True:
             try:
@@ -286,10 +290,14 @@ class StreamHub:
         and the page is told ``reset``.
         """
         watcher = self._watchers.get(key)
-        if watcher is None:
-            watcher = self._watchers[key] = Watcher(self, key, call, identity, view)
+        if watcher is None:  # the first page: the watcher starts where that page is
+            watcher = self._watchers[key] = Watcher(self, key, call, identity, view,
+                                                    after=last_event_id or None)
+            sub = Subscription(watcher, 0)
+            watcher.subscribers.add(sub)
             watcher.start()
-        sub = Subscription(watcher, watcher.next_seq, stack_version_sent=0)
+            return sub
+        sub = Subscription(watcher, watcher.next_seq)
         watcher.subscribers.add(sub)
         if last_event_id:
             if last_event_id in watcher.index:
@@ -307,9 +315,9 @@ class StreamHub:
     async def _backlog(self, sub: Subscription, call: Call, identity: dict[str, Any],
                        view: EventView, last_event_id: str) -> None:
         self.calls["list_events"] += 1
+        sub.cursor = sub.watcher.next_seq  # before asking: what comes meanwhile is kept
         found = await call("list_events", stack_identity=identity, marker=last_event_id,
                            sort_dir="asc", limit=BATCH_MAX + 1, nested_depth=sub.watcher.key[2])
-        sub.cursor = sub.watcher.next_seq
         sub.skip_through = last_event_id
         sub.last_sent_id = last_event_id
         if len(found) > BATCH_MAX:

@@ -153,3 +153,27 @@ def test_logout_needs_the_csrf_token_and_clears_the_cookie(token_server: Served)
     cleared = out.headers["set-cookie"]
     assert cleared.startswith(f"{COOKIE}=;") and "Max-Age=0" in cleared
     assert client.get("/ui/session").status_code == 401
+
+
+def test_the_stream_is_the_sessions_alone(token_server: Served) -> None:
+    member = token_server.token("delta", "member")
+    made = httpx.post(f"{token_server.base}/v1/delta/stacks", timeout=30,
+                      headers={"X-Auth-Token": member},
+                      json={"stack_name": "watched", "template": wait_templates(1, 0)})
+    assert made.status_code == 201, made.text
+    stack_id = made.json()["stack"]["id"]
+    url = f"/ui/stream/delta/stacks/{stack_id}"
+    bare = token_server.client()
+    assert bare.get(url).status_code == 401
+    assert bare.get(url, headers={"X-Auth-Token": member}).status_code == 401  # cookie only
+    stranger, _, _ = log_in(token_server, token_server.token("epsilon", "member"))
+    assert stranger.get(url).status_code == 403
+    assert stranger.get(f"/ui/stream/epsilon/stacks/{stack_id}").status_code == 404
+    reader, _, _ = log_in(token_server, token_server.token("delta", "reader"))
+    with reader.stream("GET", url) as answer:
+        assert answer.status_code == 200
+        assert answer.headers["content-type"].startswith("text/event-stream")
+        lines = answer.iter_lines()
+        assert next(lines).startswith("retry:")
+        assert next(lines) == ""
+        assert next(lines) == "event: stack"
