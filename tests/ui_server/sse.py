@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-import socket
 import queue
+import socket
 import threading
 import time
 from dataclasses import dataclass, field

@@ -86,13 +86,13 @@ class FakeKeystone(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+    def do_GET(self) -> None:
         base = f"http://{self.headers['Host']}/v3/"
         self._reply(200, {"version": {"id": "v3.14", "status": "stable",
                                       "links": [{"rel": "self", "href": base}],
                                       "media-types": []}})
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         user = body["auth"]["identity"]["password"]["user"]
         project = body["auth"]["scope"]["project"]
@@ -106,7 +106,8 @@ class FakeKeystone(BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def keystone(tmp_path: Path, engine_rpc: tuple[EngineRpc, str]) -> Iterator[tuple[str, TokenTable]]:
+def keystone(tmp_path: Path,
+             engine_rpc: tuple[EngineRpc, str]) -> Iterator[tuple[str, TokenTable]]:
     table = TokenTable()
     handler = type("Handler", (FakeKeystone,), {"table": table})
     fake = ThreadingHTTPServer(("127.0.0.1", 0), handler)
