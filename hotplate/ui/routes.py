@@ -255,6 +255,20 @@ class EventStreamResponse(StreamingResponse):
                     await closing()
 
 
+def stream_view(request: Request, event: dict[str, Any], links: views.Links) -> dict[str, Any]:
+    """The events API's view of an event, with what a page drawing nested stacks needs
+    besides: the action alone, the name and id of the event's stack, and the root
+    stack's id when the engine gives it."""
+    shown = views.event_view(request, event, detail=False, links_of=links)
+    shown["resource_action"] = event.get("resource_action")
+    shown["stack_name"] = event["stack_identity"]["stack_name"]
+    shown["stack_id"] = event["stack_identity"]["stack_id"]
+    root = event.get("root_stack_id")
+    if root:
+        shown["root_stack_id"] = root["stack_id"] if isinstance(root, dict) else str(root)
+    return shown
+
+
 async def _stream(request: Request) -> Response:
     try:
         _, identity = await _current(request)
@@ -290,7 +304,7 @@ async def _stream(request: Request) -> Response:
     links = views.Links(request)
 
     def view(event: dict[str, Any]) -> dict[str, Any]:
-        return views.event_view(request, event, detail=False, links_of=links)
+        return stream_view(request, event, links)
 
     hub: event_stream.StreamHub = request.app.state.streams
     last = request.headers.get("last-event-id") or request.query_params.get("last_event_id")

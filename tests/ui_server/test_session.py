@@ -177,3 +177,12 @@ def test_the_stream_is_the_sessions_alone(token_server: Served) -> None:
         assert next(lines).startswith("retry:")
         assert next(lines) == ""
         assert next(lines) == "event: stack"
+
+
+def test_the_cookie_is_secure_over_https(token_server: Served) -> None:
+    token = token_server.token("alpha", "member")
+    # uvicorn takes the scheme from a proxy on loopback (X-Forwarded-Proto).
+    answer = token_server.client().post("/ui/session", json={"token": token},
+                                        headers={"X-Forwarded-Proto": "https"})
+    assert answer.status_code == 200
+    assert "Secure" in [part.strip() for part in answer.headers["set-cookie"].split(";")]

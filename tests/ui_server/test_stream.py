@@ -5,6 +5,7 @@ resumes from its Last-Event-ID; the watcher stops with its last page."""
 from __future__ import annotations
 
 import itertools
+import json
 import threading
 import time
 from collections import Counter
@@ -40,10 +41,11 @@ def session(served: InProcess) -> tuple[httpx.Client, dict[str, str]]:
     return client, {"X-CSRF-Token": body["csrf_token"]}
 
 
-def create(served: InProcess, name: str, template: dict[str, Any]) -> str:
+def create(served: InProcess, name: str, template: dict[str, Any],
+           files: dict[str, str] | None = None) -> str:
     client, csrf = session(served)
-    made = client.post("/v1/admin/stacks", json={"stack_name": name, "template": template},
-                       headers=csrf)
+    made = client.post("/v1/admin/stacks", headers=csrf, json={
+        "stack_name": name, "template": template, "files": files or {}})
     assert made.status_code == 201, made.text
     return str(made.json()["stack"]["id"])
 
@@ -87,7 +89,9 @@ def test_a_creates_events_arrive_live_in_order_and_coalesced(in_process: InProce
         page.stop()
     every = listed_events(in_process, "live", stack_id)
     assert [e["id"] for e in before + page.events()] == [e["id"] for e in every]
-    assert page.events() == every[len(before):]  # the events API's views, as they are
+    for streamed, listed in zip(page.events(), every[len(before):], strict=True):
+        assert streamed == {**listed, "resource_action": "CREATE", "stack_name": "live",
+                            "stack_id": stack_id}
     batches = page.of("events")
     assert len(batches) < len(page.events())  # coalesced: batches hold several events
     assert all(b.id == b.data[-1]["id"] for b in batches)
@@ -162,3 +166,38 @@ def test_a_stream_needs_a_stack(in_process: InProcess) -> None:
     assert missing.status_code == 404
     assert client.get(f"/ui/stream/admin/stacks/{stack_id}",
                       params={"nested_depth": "x"}).status_code == 400
+
+
+def test_noauth_changes_by_cookie_need_the_csrf_token(in_process: InProcess) -> None:
+    client, csrf = session(in_process)
+    body = {"stack_name": "csrf", "template": wait_templates(1, 0)}
+    refused = client.post("/v1/admin/stacks", json=body)
+    assert refused.status_code == 403
+    assert refused.json()["error"]["message"] == "CSRF token missing or wrong"
+    assert client.post("/v1/admin/stacks", json=body, headers=csrf).status_code == 201
+
+
+def test_nested_stacks_events_follow_with_nested_depth(in_process: InProcess) -> None:
+    child = wait_templates(2, 0.3)
+    template = {"heat_template_version": "2015-10-15", "resources": {
+        "first": {"type": "OS::Heat::TestResource", "properties": {"wait_secs": 0.3}},
+        "child": {"type": "child.yaml", "depends_on": ["first"]}}}
+    stack_id = create(in_process, "parent", template, {"child.yaml": json.dumps(child)})
+    # An id the engine does not know: the events API's first page, all of them.
+    page = Stream(session(in_process)[0],
+                  f"/ui/stream/admin/stacks/{stack_id}?nested_depth=1",
+                  {"Last-Event-ID": "unknown"}).start()
+    flat = stream(in_process, stack_id)
+    try:
+        page.wait_for(lambda: page.stack_status() == "CREATE_COMPLETE")
+        page.wait_for(lambda: {"r0", "r1"} <= {e["resource_name"] for e in page.events()})
+    finally:
+        page.stop()
+        flat.stop()
+    assert page.status == 200
+    nested = [e for e in page.events() if e["resource_name"] in ("r0", "r1")]
+    assert nested and all(e["stack_name"].startswith("parent-child-") for e in nested)
+    [child_id] = {e["stack_id"] for e in nested}
+    assert child_id != stack_id
+    assert all(f"/{child_id}/resources/" in e["links"][0]["href"] for e in nested)
+    assert not {"r0", "r1"} & {e["resource_name"] for e in flat.events()}
