@@ -20,10 +20,12 @@ from hotplate.api.background import BackgroundServer
 from hotplate.app import embedded
 from hotplate.db.auth_store import AuthStore
 from hotplate.db.engine import make_engine
+from hotplate.ui import event_stream
 from hotplate.ui.routes import UiOptions
 from hotplate.ui.session import COOKIE, SessionCodec, derive_key
 from tests.api.keystone_support import TokenTable, keystone_tokens
 from tests.ui_server.conftest import client, codec
+from tests.ui_server.sse import Stream
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -37,6 +39,31 @@ def engine_rpc(tmp_path: Path) -> Iterator[tuple[EngineRpc, str]]:
     finally:
         engine.stop()
         transport.stop()
+
+
+def test_a_revoked_token_ends_its_open_stream(engine_rpc: tuple[EngineRpc, str],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(event_stream, "KEEPALIVE_SECS", 0.5)
+    rpc, url = engine_rpc
+    store = AuthStore(make_engine(url, pool_size=2))
+    token = store.create_token("revoked", "member")
+    app = create_app(rpc, auth=store, ui=UiOptions(codec=codec()))
+    with BackgroundServer(app) as base:
+        web = client(base)
+        csrf = web.post("/ui/session", json={"token": token}).json()["csrf_token"]
+        made = web.post("/v1/revoked/stacks", headers={"X-CSRF-Token": csrf}, json={
+            "stack_name": "s", "template": {"heat_template_version": "2015-10-15"}})
+        assert made.status_code == 201, made.text
+        page = Stream(httpx.Client(base_url=base, cookies=web.cookies),
+                      f"/ui/stream/revoked/stacks/{made.json()['stack']['id']}").start()
+        try:
+            page.wait_for(lambda: any(f.comment == ": keepalive" for f in page.frames))
+            assert not page.ended.is_set()
+            assert store.revoke_token(token)
+            assert page.ended.wait(10)
+        finally:
+            page.stop()
+        assert app.state.ui_streams.watching() == 0
 
 
 def test_every_api_process_with_the_key_accepts_the_session(
