@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import dataclasses
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -285,7 +286,7 @@ async def _stream(request: Request) -> Response:
         depth = max(0, min(int(request.query_params.get("nested_depth") or 0), MAX_NESTED_DEPTH))
     except ValueError:
         return _error(400, "nested_depth must be an integer.")
-    context = identity.context
+    context = dataclasses.replace(identity.context, request_id=f"req-{uuid.uuid4()}")
     if context.keystone is None:
         context = dataclasses.replace(context, project_id=project_id)
     ctxt = context.to_rpc()
