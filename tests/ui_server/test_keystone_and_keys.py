@@ -165,6 +165,11 @@ def test_a_keystone_token_logs_in(keystone: tuple[str, TokenTable]) -> None:
     assert web.post("/v1/proj-k/stacks", json={}).status_code == 403  # no csrf
     refused = client(base).post("/ui/session", json={"token": "gAAAAunknown"})
     assert refused.status_code == 401
+    stack_user = client(base)
+    assert stack_user.post("/ui/session", json={
+        "token": table.issue("proj-k", ["heat_stack_user"])}).json()["can_apply"] is False
+    denied = stack_user.get("/ui/stream/proj-k/stacks/any")
+    assert denied.status_code == 403 and "events:index" in denied.json()["error"]
 
 
 def test_a_keystone_password_logs_in(keystone: tuple[str, TokenTable]) -> None:
