@@ -28,10 +28,13 @@ from hotplate.api.auth import authorize
 from hotplate.api.context import Authenticator
 from hotplate.api.params import MAX_JSON_BODY_SIZE
 from hotplate.api.rpc import EngineRpc
+from hotplate.ui.headers import UiGate
+from hotplate.ui.routes import UiOptions, build
 
 
 def create_app(rpc: EngineRpc, *, auth: Authenticator | None = None,
-               max_json_body_size: int = MAX_JSON_BODY_SIZE) -> FastAPI:
+               max_json_body_size: int = MAX_JSON_BODY_SIZE,
+               ui: UiOptions | None = None) -> FastAPI:
     """An API app reaching the engine only through ``rpc``.
 
     ``auth`` checks the ``X-Auth-Token`` of every request under
@@ -42,6 +45,11 @@ def create_app(rpc: EngineRpc, *, auth: Authenticator | None = None,
     Routers are included in Heat's route order: ``/stacks/preview`` and
     ``/stacks/detail`` before the lookups of ``/stacks/{name}``, the lookups
     of ``/stacks/{name}/{sub}`` before the routes under ``/stacks/{name}/{id}``.
+
+    ``ui`` serves the web view at ``/ui`` (on by default, with a session key of
+    this app's own; ``UiOptions(enabled=False)`` switches it off). Its session
+    cookie also authenticates ``/v1`` requests that carry no ``X-Auth-Token``
+    (``hotplate.api.auth``).
 
     A server that runs the app's lifespan (``hotplate serve`` and ``hotplate
     api`` do) sets its garbage collector for a server's heap once started
@@ -59,10 +67,22 @@ def create_app(rpc: EngineRpc, *, auth: Authenticator | None = None,
                    stack_data, snapshots, resource_actions, stacks, software_configs,
                    software_deployments):
         app.include_router(module.router)
+    ui = ui or UiOptions()
+    app.state.ui_sessions = None
+    app.state.ui_streams = None
+    if ui.enabled:
+        ui_app = build(app.state, ui)
+        app.state.ui_sessions = ui.codec
+        app.state.ui_streams = ui_app.state.streams
+        app.add_middleware(UiGate, ui=ui_app)
     return app
 
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     heap.settle()
-    yield
+    try:
+        yield
+    finally:
+        if app.state.ui_streams is not None:
+            app.state.ui_streams.close()

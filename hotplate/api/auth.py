@@ -20,6 +20,12 @@ caller's roles) decides; a refusal is Heat's 403 (``Forbidden``, "You are not
 authorized to use <rule>."). The versions document (``GET /``) needs nothing.
 Without an authenticator (noauth mode) nothing is checked and routes build
 Heat's noauth context.
+
+The web view's session cookie (``hotplate.ui.session``) stands for a token: a
+request with no ``X-Auth-Token`` but a ``hotplate_ui`` cookie is checked as if
+it carried the cookie's token, and unless its method is GET, HEAD or OPTIONS
+it must also carry the session's ``X-CSRF-Token`` (403 otherwise). A request
+with a token never looks at cookies.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from hotplate.api import policy
 from hotplate.api.context import Authenticator, keystone_context, token_context
 from hotplate.api.faults import HTTPError, PassedOn
 from hotplate.api.keystone_tokens import KeystoneCaller, KeystoneTokens, Refusal
+from hotplate.ui.session import COOKIE, CSRF_HEADER, SAFE_METHODS
 
 SIGNAL_ROLE = "signal"
 _SIGNAL_PATHS = re.compile(
@@ -56,7 +63,11 @@ async def authorize(request: Request) -> None:
     context on ``request.state.context``."""
     auth: Authenticator | KeystoneTokens | None = request.app.state.auth
     project_id = request.path_params.get("project_id")
-    if auth is None or project_id is None:
+    if project_id is None:
+        return
+    if auth is None:
+        if "x-auth-token" not in request.headers and "cookie" in request.headers:
+            _cookie_token(request)  # noauth: only the csrf value to check
         return
     if isinstance(auth, KeystoneTokens):
         await _authorize_keystone(request, auth, str(project_id))
@@ -65,7 +76,7 @@ async def authorize(request: Request) -> None:
     if identify is not None:  # identity headers from a filter in front (keystone.py)
         found = identify(request.headers)
     else:
-        token = request.headers.get("x-auth-token")
+        token = request.headers.get("x-auth-token") or _cookie_token(request)
         if not token:
             raise _unauthorized("Authentication required: no X-Auth-Token header.")
         found = await run_in_threadpool(auth.authenticate, token)
@@ -85,9 +96,30 @@ async def authorize(request: Request) -> None:
     request.state.context = token_context(project, role, acting)
 
 
+def _cookie_token(request: Request) -> str | None:
+    """The token of the web view's session cookie (None: no cookie, or a session
+    without a token); a cookie that does not open is 401, a change without the
+    session's csrf value 403."""
+    codec = getattr(request.app.state, "ui_sessions", None)
+    raw = request.cookies.get(COOKIE) if codec is not None else None
+    if codec is None or raw is None:
+        return None
+    session = codec.open(raw)
+    if session is None:
+        raise _unauthorized("The web view's session is not valid, or has expired.")
+    if request.method not in SAFE_METHODS and not session.csrf_matches(
+            request.headers.get(CSRF_HEADER)):
+        raise _forbidden("CSRF token missing or wrong")
+    return session.token
+
+
 async def _authorize_keystone(request: Request, auth: KeystoneTokens, project_id: str) -> None:
-    found = await run_in_threadpool(auth.validate, request.method, request.url.path,
-                                    request.headers.items())
+    headers = request.headers.items()
+    if "x-auth-token" not in request.headers:
+        token = _cookie_token(request)
+        if token:
+            headers = [*headers, ("x-auth-token", token)]
+    found = await run_in_threadpool(auth.validate, request.method, request.url.path, headers)
     if isinstance(found, Refusal):
         raise PassedOn(found.status, found.headers, found.body)
     is_admin = context_is_admin(found)

@@ -25,12 +25,24 @@ would close a connection just as the client reuses it; clients then fail
 with "Remote end closed connection without response"."""
 
 
+class ApiServer(uvicorn.Server):
+    """uvicorn's server, which ends the app's open event streams as it starts to shut
+    down: uvicorn waits for every response in progress to finish, and a stream
+    never would."""
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        streams = getattr(getattr(self.config.app, "state", None), "ui_streams", None)
+        if streams is not None:
+            streams.close()
+        await super().shutdown(sockets)
+
+
 class BackgroundServer:
     """``with BackgroundServer(app) as base_url:`` serves ``app`` on loopback meanwhile."""
 
     def __init__(self, app: Any, *, port: int | None = None, start_timeout: float = 15.0) -> None:
         self.port = port or free_port()
-        self._server = uvicorn.Server(uvicorn.Config(
+        self._server = ApiServer(uvicorn.Config(
             app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="off",
             timeout_keep_alive=KEEP_ALIVE_SECS))
         self._thread = threading.Thread(target=self._server.run, name="hotplate-api",

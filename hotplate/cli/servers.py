@@ -7,6 +7,7 @@ import contextlib
 import os
 import signal
 import sys
+from pathlib import Path
 from typing import Any
 
 from hotplate.cli.cfn_server import cmd_api_cfn, start_beside, stop
@@ -102,14 +103,33 @@ def _authenticator(args: argparse.Namespace, db_url: str) -> Any:
     return None if args.auth == "noauth" else auth_store(db_url)
 
 
+def _ui_options(args: argparse.Namespace) -> Any:
+    """The web view's options: [ui], its session key from [ui] session_key, else from
+    auth_encryption_key or the key file of --data-dir (so that every process sharing
+    them accepts the others' sessions), else random."""
+    from hotplate.db.crypt import KEY_FILE
+    from hotplate.ui.routes import UiOptions
+    from hotplate.ui.session import SessionCodec
+
+    conf = settings(args)
+    if not conf.ui.enabled:
+        return UiOptions(enabled=False)
+    secret = conf.ui.session_key or conf.secrets.auth_encryption_key
+    if secret is None and hasattr(args, "data_dir"):
+        path = Path(args.data_dir) / KEY_FILE
+        secret = path.read_text(encoding="utf-8").strip() if path.is_file() else None
+    return UiOptions(codec=SessionCodec.from_settings(secret, None),
+                     lifetime=conf.ui.session_lifetime)
+
+
 def _serve_api(args: argparse.Namespace, rpc: Any, auth: Any) -> None:
     """Print the endpoint (and a first admin token), then serve until SIGTERM or ^C."""
     import uvicorn
 
     from hotplate.api import create_app
-    from hotplate.api.background import KEEP_ALIVE_SECS
+    from hotplate.api.background import KEEP_ALIVE_SECS, ApiServer
 
-    app = create_app(rpc, auth=auth)
+    app = create_app(rpc, auth=auth, ui=_ui_options(args))
     host, port = settings(args).api.bind_host, settings(args).api.bind_port
     shown_host = f"[{host}]" if ":" in host else host
     endpoint = f"http://{shown_host}:{port}/v1/admin"
@@ -122,8 +142,8 @@ def _serve_api(args: argparse.Namespace, rpc: Any, auth: Any) -> None:
     # uvicorn shuts down gracefully on SIGTERM, then re-raises it: end with the engine stopped.
     signal.signal(signal.SIGTERM, _exit_quietly)
     with contextlib.suppress(KeyboardInterrupt, SystemExit):
-        uvicorn.run(app, host=host, port=port, timeout_keep_alive=KEEP_ALIVE_SECS,
-                    log_level="debug" if args.verbose else "warning")
+        ApiServer(uvicorn.Config(app, host=host, port=port, timeout_keep_alive=KEEP_ALIVE_SECS,
+                                 log_level="debug" if args.verbose else "warning")).run()
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

@@ -37,6 +37,7 @@ from hotplate.config.options import (
     HEAT_API_CFN,
     NOTIFICATIONS,
     PASTE_DEPLOY,
+    UI,
     default_engine_workers,
     env_name,
     is_multi,
@@ -49,6 +50,7 @@ from hotplate.config.settings import (
     SecretSettings,
     Settings,
     Sources,
+    UiSettings,
 )
 from hotplate.db.crypt import EncryptionKeyError, fernet_key
 from hotplate.db.engine import PoolLimits
@@ -206,6 +208,9 @@ def _settings(value: _Reader, sources: Sources) -> Settings:
         cfn=cfn,
         auth=value(PASTE_DEPLOY, "flavor") or "token",
         cloud=cloud,
+        ui=UiSettings(enabled=bool(value(UI, "enabled")),
+                      session_key=value(UI, "session_key") or None,
+                      session_lifetime=value(UI, "session_lifetime")),
     )
 
 

@@ -28,6 +28,7 @@ HEAT_API_CFN = "heat_api_cfn"
 CLIENTS_HEAT = "clients_heat"
 NOTIFICATIONS = "oslo_messaging_notifications"
 PASTE_DEPLOY = "paste_deploy"
+UI = "ui"
 
 
 def default_engine_workers() -> int:
@@ -240,6 +241,24 @@ PASTE_DEPLOY_OPTS: list[cfg.Opt] = [
              "only). The --auth flag wins. Default: token."),
 ]
 
+UI_OPTS: list[cfg.Opt] = [
+    cfg.BoolOpt(
+        "enabled", default=True,
+        help="Serve the web view at /ui on the API's port (hotplate's own section)."),
+    cfg.StrOpt(
+        "session_key", secret=True,
+        sample_default="<derived from [DEFAULT] auth_encryption_key>",
+        help="The secret the web view's session cookies are sealed with (Fernet, a key "
+             "derived from this string). Every API process behind one address needs the "
+             "same. Unset: derived from auth_encryption_key (or the key file of "
+             "--data-dir); without either, a random key of the process, so its sessions "
+             "end when it restarts and no other process accepts them."),
+    cfg.IntOpt(
+        "session_lifetime", default=43200, min=60,
+        help="Seconds a web view session lasts at most; a session ends sooner when its "
+             "token expires."),
+]
+
 GROUPS: list[tuple[str, list[cfg.Opt]]] = [
     (DEFAULT, ENGINE_OPTS + cloud_options.DEFAULT_OPTS + SECRETS_OPTS),
     (DATABASE, DATABASE_OPTS),
@@ -248,6 +267,7 @@ GROUPS: list[tuple[str, list[cfg.Opt]]] = [
     (CLIENTS_HEAT, CLIENTS_HEAT_OPTS + cloud_options.client_opts(defaults=False)),
     (NOTIFICATIONS, NOTIFICATION_OPTS),
     (PASTE_DEPLOY, PASTE_DEPLOY_OPTS),
+    (UI, UI_OPTS),
     (cloud_options.CLIENTS, cloud_options.client_opts(defaults=True)),
     *[(group, cloud_options.client_opts(defaults=False)
        + (cloud_options.KEYSTONE_OPTS if group == "clients_keystone" else []))
@@ -269,7 +289,7 @@ before [DEFAULT]/host was read; it stays the API's)."""
 
 _ENV_SECTIONS = {DEFAULT: "", DATABASE: "DB_", HEAT_API: "API_", NOTIFICATIONS: "NOTIFICATIONS_",
                  HEAT_API_CFN: "API_CFN_", CLIENTS_HEAT: "CLIENTS_HEAT_",
-                 PASTE_DEPLOY: "PASTE_DEPLOY_", **cloud_options.env_sections()}
+                 PASTE_DEPLOY: "PASTE_DEPLOY_", UI: "UI_", **cloud_options.env_sections()}
 
 
 def env_name(group: str, name: str) -> str:
@@ -289,5 +309,5 @@ def is_multi(opt: cfg.Opt) -> bool:
 
 
 __all__ = ["AUTH_MODES", "CLIENTS_HEAT", "DATABASE", "DEFAULT", "GROUPS", "HEAT_API",
-           "HEAT_API_CFN", "NOTIFICATIONS", "PASTE_DEPLOY",
+           "HEAT_API_CFN", "NOTIFICATIONS", "PASTE_DEPLOY", "UI",
            "default_engine_workers", "env_name", "is_multi", "register"]

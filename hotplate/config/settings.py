@@ -61,6 +61,16 @@ class SecretSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class UiSettings:
+    """``[ui]``: the web view at ``/ui``."""
+
+    enabled: bool = True
+    session_key: str | None = field(default=None, repr=False)
+    """None: derived from auth_encryption_key (hotplate.ui.session)."""
+    session_lifetime: int = 43200
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     """Every setting a hotplate process needs, after files, variables and flags."""
 
@@ -82,3 +92,5 @@ class Settings:
     """[paste_deploy]/flavor: how the API knows its callers (options.AUTH_MODES)."""
     cloud: CloudSettings = field(default_factory=CloudSettings)
     """How the engine reaches a cloud: [clients], [clients_<client>], [trustee]."""
+    ui: UiSettings = UiSettings()
+    """[ui]: the web view."""

@@ -77,6 +77,17 @@ class AuthStore:
             row = conn.execute(query).first()
         return (str(row.name), str(row.role)) if row is not None else None
 
+    def token_expiry(self, plaintext: str) -> datetime | None:
+        """When a token stops working (None: never, or no such token): the web view's
+        session cookie lasts no longer."""
+        query = select(api_token.c.expires_at).where(
+            api_token.c.token_hash == token_hash(plaintext))
+        with self._engine.connect() as conn:
+            found = conn.execute(query).scalar()
+        if found is not None and found.tzinfo is None:
+            found = found.replace(tzinfo=UTC)
+        return found
+
     def list_tokens(self, project_name: str | None = None) -> list[dict[str, Any]]:
         """Every token (never its secret): id, project, role and its dates, oldest first."""
         query = (
