@@ -75,6 +75,11 @@ class LruCache(Generic[K, V]):
             for key in [k for k in self._data if predicate(k)]:
                 del self._data[key]
 
+    def keys(self) -> list[K]:
+        """The keys kept now (expired ones included until next looked up)."""
+        with self._lock:
+            return list(self._data)
+
     def peek(self, key: K) -> V | None:
         with self._lock:
             value = self._fresh(key)

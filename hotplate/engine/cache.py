@@ -83,10 +83,15 @@ class CacheSource(TemplateStorage, StackStorage, ResourceStorage, Protocol):
 class EngineCaches:
     def __init__(self, store: CacheSource, size: int = CACHED_PER_KIND) -> None:
         self._store = store
+        self._size = size
         self._templates: LruCache[TemplateId, LoadedTemplate] = LruCache(size)
         self._params: LruCache[tuple[TemplateId, StackId], dict[str, Any]] = LruCache(size)
         self._graphs: LruCache[tuple[StackId, TraversalId], TraversalGraph] = LruCache(size)
         self._decided: LruCache[tuple[TemplateId, StackId], Template] = LruCache(size)
+        self._derived_from: set[TemplateId] = set()
+        """Templates that parameters or a decided template may be cached for: a new
+        template (one per nested stack and action) then drops nothing without
+        scanning both caches for it."""
         self._texts: LruCache[str, Template] = LruCache(PARSED_TEXTS)
         self.implicit: Callable[[LoadedTemplate, Template, Mapping[str, Any]],
                                 Template] | None = None
@@ -126,8 +131,10 @@ class EngineCaches:
         """
         loaded = LoadedTemplate(template_id, template, template.to_dict(), dict(files),
                                 dict(environment), parse_environment(environment))
-        self._params.discard_where(lambda key: key[0] == template_id)
-        self._decided.discard_where(lambda key: key[0] == template_id)
+        if template_id in self._derived_from:
+            self._params.discard_where(lambda key: key[0] == template_id)
+            self._decided.discard_where(lambda key: key[0] == template_id)
+            self._derived_from.discard(template_id)
         self._templates.put(template_id, loaded)
 
     def parameters(
@@ -143,6 +150,7 @@ class EngineCaches:
                 param_defaults=loaded.parameter_defaults,
             )
             values.update(pseudo)
+            self._derive(template_id)
             stack = self._store.get_stack(stack_id, include_deleted=True)
             if (stack is not None and stack.owner_id is not None
                     and stack.parent_resource_name and _mentions_facade(loaded.raw)):
@@ -179,6 +187,7 @@ class EngineCaches:
 
         def load() -> Template:
             params = self.parameters(template_id, stack.id, pseudo_parameters(stack))
+            self._derive(template_id)
             loaded = self.template(template_id)
             decided = loaded.template.with_parameters(params)
             if self.implicit is None:
@@ -186,6 +195,15 @@ class EngineCaches:
             return self.implicit(loaded, decided, params)
 
         return self._decided.get_or_load((template_id, stack.id), load)
+
+    def _derive(self, template_id: TemplateId) -> None:
+        """Note that something derived from the template may be cached; the notes are
+        rebuilt from the caches' keys once they outgrow them (evicted entries)."""
+        derived = self._derived_from
+        derived.add(template_id)
+        if len(derived) > 4 * self._size:
+            kept = {key[0] for key in (*self._params.keys(), *self._decided.keys())}
+            self._derived_from = kept | {template_id}
 
     def graph(self, stack_id: StackId, traversal_id: TraversalId) -> TraversalGraph:
         """The traversal's graph; empty (and not cached) if it is not, or no longer, stored."""

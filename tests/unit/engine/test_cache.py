@@ -6,8 +6,9 @@ import threading
 import time
 
 from hotplate.engine.cache import EngineCaches
-from hotplate.model.ids import StackId, TraversalId
+from hotplate.model.ids import StackId, TemplateId, TraversalId
 from hotplate.single_flight import LruCache
+from hotplate.template import Template, parse_template
 
 THREADS = 8
 
@@ -109,3 +110,31 @@ def test_a_graph_not_stored_is_empty_and_not_cached() -> None:
     before = stored.reads
     assert len(caches.graph(StackId("s"), TraversalId("t2")).graph.nodes) == 1
     assert stored.reads == before + 1
+
+
+class _NoStacks:
+    def get_stack(self, stack_id: object, include_deleted: bool = False) -> None:
+        return None
+
+
+def _with_default(value: str) -> Template:
+    return parse_template({"heat_template_version": "2021-04-16",
+                           "parameters": {"p": {"type": "string", "default": value}}})
+
+
+def test_a_template_id_given_again_drops_what_was_derived_from_the_old_one() -> None:
+    caches = EngineCaches(_NoStacks())  # type: ignore[arg-type]
+    caches.remember_template(TemplateId(1), _with_default("old"), {}, {})
+    assert caches.parameters(TemplateId(1), StackId("s"), {})["p"] == "old"
+    caches.remember_template(TemplateId(1), _with_default("new"), {}, {})  # an id used again
+    assert caches.parameters(TemplateId(1), StackId("s"), {})["p"] == "new"
+
+
+def test_the_notes_of_derived_templates_stay_bounded() -> None:
+    caches = EngineCaches(_NoStacks(), size=2)  # type: ignore[arg-type]
+    for number in range(1, 50):
+        caches.remember_template(TemplateId(number), _with_default(str(number)), {}, {})
+        assert caches.parameters(TemplateId(number), StackId("s"), {})["p"] == str(number)
+    assert len(caches._derived_from) <= 4 * 2 + 1
+    caches.remember_template(TemplateId(49), _with_default("again"), {}, {})
+    assert caches.parameters(TemplateId(49), StackId("s"), {})["p"] == "again"
