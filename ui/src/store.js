@@ -1,0 +1,193 @@
+// What the page knows of a stack's resources: their rows (keyed by stack name and
+// resource name, so a nested stack's resources live beside the root's), their live
+// states, the plan of an update, and which changes are structural (and need a new layout)
+// rather than a state change (which only recolours a node).
+
+import { linkOf, stackOfLink } from "./api.js";
+import { isFailed, stateOf } from "./states.js";
+
+export function keyOf(stackName, resourceName) {
+  return `${stackName}/${resourceName}`;
+}
+
+export class GraphStore {
+  constructor(root) {
+    this.root = root; // { name, id }
+    this.resources = new Map(); // key -> resource row
+    this.states = new Map(); // key -> "CREATE_COMPLETE"
+    this.reasons = new Map(); // key -> status reason
+    this.stacks = new Map(); // stack name -> Set of keys
+    this.nested = new Map(); // key -> { name, id } of the resource's own stack
+    this.nestedParent = new Map(); // nested stack name -> key of the resource that owns it
+    this.plan = null; // key -> { change, reason }
+    this.planAdded = new Map(); // stack name -> [{ name, type, reason }]
+    this.version = 0; // bumps on every structural change
+    this.structureListeners = new Set();
+    this.stateListeners = new Set();
+  }
+
+  /** Replace one stack's resources (and those of the stacks under it that ``rows`` holds). */
+  replaceResources(rows, stackNames) {
+    for (const name of stackNames) {
+      for (const key of this.stacks.get(name) || []) this._forget(key);
+      this.stacks.delete(name);
+    }
+    for (const row of rows) this._remember(row);
+    this._structureChanged();
+  }
+
+  _remember(row) {
+    const stackName = row.stack_name || this.root.name;
+    const key = keyOf(stackName, row.resource_name);
+    this.resources.set(key, row);
+    this.states.set(key, stateOf(row));
+    this.reasons.set(key, row.resource_status_reason || "");
+    if (!this.stacks.has(stackName)) this.stacks.set(stackName, new Set());
+    this.stacks.get(stackName).add(key);
+    const nestedHref = linkOf(row, "nested");
+    if (nestedHref) {
+      const nested = stackOfLink(nestedHref);
+      if (nested) {
+        this.nested.set(key, nested);
+        this.nestedParent.set(nested.name, key);
+      }
+    }
+  }
+
+  _forget(key) {
+    const nested = this.nested.get(key);
+    if (nested) this.nestedParent.delete(nested.name);
+    this.resources.delete(key);
+    this.states.delete(key);
+    this.reasons.delete(key);
+    this.nested.delete(key);
+  }
+
+  /** The keys of one stack's resources, in name order (a stable layout input). */
+  keysOf(stackName) {
+    return [...(this.stacks.get(stackName) || [])].sort();
+  }
+
+  /**
+   * Apply events in the order they happened. Answers whether one named a resource the
+   * page does not know (a structural change: the caller re-reads the list).
+   */
+  applyEvents(events) {
+    const changed = new Set();
+    let unknown = false;
+    for (const event of events) {
+      const stackName = event.stack_name || this.root.name;
+      const name = event.resource_name || event.logical_resource_id;
+      const key = keyOf(stackName, name);
+      if (!this.resources.has(key)) {
+        // A stack's own events carry its name as the resource's; those are not nodes.
+        if (name !== stackName && !this.nestedParent.has(name)) unknown = true;
+        continue;
+      }
+      this.states.set(key, stateOf(event));
+      this.reasons.set(key, event.resource_status_reason || "");
+      changed.add(key);
+    }
+    if (changed.size) this._statesChanged(changed);
+    return unknown;
+  }
+
+  setPlan(detail) {
+    this.plan = new Map();
+    this.planAdded = new Map();
+    const walk = (entries, stackName) => {
+      for (const entry of entries || []) {
+        const key = keyOf(stackName, entry.resource_name);
+        const reason = planReason(entry);
+        if (entry.change === "added") {
+          if (!this.planAdded.has(stackName)) this.planAdded.set(stackName, []);
+          this.planAdded.get(stackName).push({ name: entry.resource_name, type: entry.resource_type, reason });
+        }
+        this.plan.set(key, { change: entry.change, reason });
+        const nested = this.nested.get(key);
+        if (entry.nested && nested) walk(entry.nested, nested.name);
+      }
+    };
+    walk(detail, this.root.name);
+    this._structureChanged();
+  }
+
+  clearPlan() {
+    if (!this.plan) return;
+    this.plan = null;
+    this.planAdded = new Map();
+    this._structureChanged();
+  }
+
+  /**
+   * The path of a failure: from each failed resource of the root stack down through the
+   * failed resources of its nested stack, to the resources that failed on their own.
+   * Answers { path: Set of keys, causes: Set of keys, chains: [[key...]] }.
+   */
+  failurePath() {
+    const path = new Set();
+    const causes = new Set();
+    const chains = [];
+    const visit = (stackName, chain, seen) => {
+      for (const key of this.keysOf(stackName)) {
+        if (!isFailed(this.states.get(key) || "")) continue;
+        const next = [...chain, key];
+        const nested = this.nested.get(key);
+        const below = nested && !seen.has(nested.name)
+          ? this.keysOf(nested.name).filter((k) => isFailed(this.states.get(k) || ""))
+          : [];
+        for (const k of next) path.add(k);
+        if (below.length) {
+          visit(nested.name, next, new Set([...seen, nested.name]));
+        } else {
+          causes.add(key);
+          chains.push(next);
+        }
+      }
+    };
+    visit(this.root.name, [], new Set([this.root.name]));
+    return { path, causes, chains };
+  }
+
+  onStructure(listener) {
+    this.structureListeners.add(listener);
+    return () => this.structureListeners.delete(listener);
+  }
+
+  onStates(listener) {
+    this.stateListeners.add(listener);
+    return () => this.stateListeners.delete(listener);
+  }
+
+  _structureChanged() {
+    this.version += 1;
+    for (const listener of this.structureListeners) listener(this.version);
+  }
+
+  _statesChanged(keys) {
+    for (const listener of this.stateListeners) listener(keys);
+  }
+}
+
+/** The reason text of one plan entry (resource_changes_detail). */
+export function planReason(entry) {
+  switch (entry.change) {
+    case "added":
+      return "added by the new template";
+    case "deleted":
+      return "not in the new template: deleted";
+    case "replaced": {
+      const replacement = entry.replacement || {};
+      const forced = (replacement.forced_by || []).join(", ");
+      return replacement.reason || (forced ? `replaced: ${forced} cannot change in place` : "replaced");
+    }
+    case "updated": {
+      const names = (entry.properties || []).map((p) => p.name);
+      if (names.length) return `updated in place: ${names.join(", ")}`;
+      if (entry.metadata_changed) return "updated in place: metadata";
+      return "updated in place";
+    }
+    default:
+      return "unchanged";
+  }
+}
