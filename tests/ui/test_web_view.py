@@ -1,0 +1,327 @@
+"""The web view in Chromium against a real ``hotplate serve``: the login form, the stack
+list, the live graph through create, failure, rollback and delete, a plan shown on the
+graph and applied, a nested stack expanded in place, a reader refused apply."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+
+from tests.ui.conftest import UiServer, shot
+from tests.ui.pages import (
+    axe_clean,
+    classes,
+    edges,
+    login,
+    no_csp_violation,
+    node,
+    open_stack,
+    resource,
+    states_seen,
+    template,
+    wait_class,
+    wait_stack,
+    wait_stack_status,
+)
+
+
+def test_the_login_form_refuses_a_wrong_token_and_signs_in_with_a_good_one(
+        page: Any, ui_server: UiServer) -> None:
+    page.goto(f"{ui_server.base}/ui")
+    page.get_by_label("Token").wait_for()
+    axe_clean(page, "login")
+    page.get_by_label("Token").fill("not-a-token")
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_role("alert").wait_for()
+    assert page.get_by_role("heading", name="Stacks").count() == 0
+    shot(page, "login-refused")
+
+    login(page, ui_server)
+    cookies = {c["name"]: c for c in page.context.cookies()}
+    assert cookies["hotplate_ui"]["httpOnly"]
+    assert cookies["hotplate_ui"]["sameSite"] == "Strict"
+    assert ui_server.admin_token not in page.url
+    no_csp_violation(page)
+
+
+def test_the_list_shows_filters_and_sorts_stacks(page: Any, ui_server: UiServer) -> None:
+    hc = ui_server.heat()
+    for name in ("list-alpha", "list-beta"):
+        hc.stacks.create(stack_name=name, template=template({"r": resource()}))
+        wait_stack(hc, name)
+    login(page, ui_server)
+    for name in ("list-alpha", "list-beta"):
+        row = page.locator(f'tr[data-stack="{name}"]')
+        row.wait_for()
+        assert row.locator("td.status").get_attribute("data-status") == "CREATE_COMPLETE"
+        assert row.locator("td").nth(4).inner_text() == "admin"
+    axe_clean(page, "stack list")
+
+    page.get_by_label("Name").fill("list-beta")
+    page.locator('tr[data-stack="list-alpha"]').wait_for(state="detached")
+    assert page.locator('tr[data-stack="list-beta"]').count() == 1
+    page.get_by_label("Name").fill("")
+    page.locator('tr[data-stack="list-alpha"]').wait_for()
+
+    page.locator('button[data-sort="stack_name"]').click()  # ascending by name
+    page.wait_for_function(
+        """() => { const n = [...document.querySelectorAll("tr[data-stack]")]
+                     .map(r => r.dataset.stack).filter(s => s.startsWith("list-"));
+                   return n.length == 2 && n[0] === "list-alpha"; }""")
+    page.locator('button[data-sort="stack_name"]').click()  # descending
+    page.wait_for_function(
+        """() => { const n = [...document.querySelectorAll("tr[data-stack]")]
+                     .map(r => r.dataset.stack).filter(s => s.startsWith("list-"));
+                   return n.length == 2 && n[0] === "list-beta"; }""")
+    assert page.locator('th[aria-sort="descending"]').count() == 1
+    page.get_by_label("Status").select_option("CREATE_FAILED")
+    page.locator('tr[data-stack="list-alpha"]').wait_for(state="detached")
+    shot(page, "stack-list")
+    no_csp_violation(page)
+
+
+def test_the_graph_follows_a_create_live_then_a_delete(page: Any, ui_server: UiServer) -> None:
+    hc = ui_server.heat()
+    tmpl = template({
+        "first": resource(wait=1.5),
+        "second": resource(wait=1.5, value={"get_attr": ["first", "output"]}),
+        "third": resource(wait=1.5, depends_on=["second"]),
+        "beside": resource(wait=1.5, depends_on=["first"]),
+    }, outputs={"said": {"value": {"get_attr": ["first", "output"]}}},
+       parameters={"secret": {"type": "string", "hidden": True, "default": "s3cr3t-value"}})
+    login(page, ui_server)
+    hc.stacks.create(stack_name="live", template=tmpl)
+    open_stack(page, ui_server, "live")
+
+    for name in ("first", "second", "third", "beside"):
+        node(page, name).wait_for()
+    assert edges(page) == {("first", "second"), ("second", "third"), ("first", "beside")}
+    # The page was loaded once: the rest comes from the stream.
+    wait_class(page, "third", "state-CREATE_IN_PROGRESS", "state-progress")
+    shot(page, "graph-create-in-progress")
+    for name in ("first", "second", "third", "beside"):
+        wait_class(page, name, "state-CREATE_COMPLETE", "state-complete")
+    wait_stack_status(page, "CREATE_COMPLETE")
+    seen = states_seen(page, "live/third")
+    assert seen.index("CREATE_IN_PROGRESS") < seen.index("CREATE_COMPLETE"), seen
+    assert page.evaluate("performance.getEntriesByName('graph-drawn').length") == 1
+    axe_clean(page, "stack")
+    shot(page, "graph-create-complete")
+
+    # The events, the outputs and the parameters (the hidden one masked by the server).
+    assert page.locator(".event-row").count() >= 8
+    page.get_by_role("tab", name="Parameters").click()
+    params = page.get_by_role("tabpanel").inner_text()
+    assert "s3cr3t-value" not in params and "******" in params
+    page.get_by_role("tab", name="Outputs").click()
+    assert "said" in page.get_by_role("tabpanel").inner_text()
+    page.get_by_role("tab", name="Template").click()
+    page.get_by_role("tabpanel").get_by_text("OS::Heat::TestResource").first.wait_for()
+
+    # A click on a node shows the resource.
+    node(page, "first").locator(".node-body").click()
+    panel = page.locator("aside.panel")
+    panel.get_by_text("OS::Heat::TestResource").wait_for()
+    panel.get_by_text("Attributes").click()
+    panel.get_by_text("output").first.wait_for()
+
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Delete stack").click()
+    wait_class(page, "third", "state-DELETE_IN_PROGRESS")
+    wait_stack_status(page, "DELETE_COMPLETE")
+    for name in ("first", "second", "third", "beside"):
+        assert "DELETE_COMPLETE" in states_seen(page, f"live/{name}"), name
+    shot(page, "graph-deleted")
+    no_csp_violation(page)
+
+
+def test_a_failure_shows_its_reason_and_the_rollback_is_seen(
+        page: Any, ui_server: UiServer) -> None:
+    hc = ui_server.heat()
+    login(page, ui_server)
+    hc.stacks.create(stack_name="failing", disable_rollback=False, template=template({
+        "good": resource(wait=1.5),
+        "bad": resource(wait=1.5, fail=True, depends_on=["good"]),
+    }))
+    open_stack(page, ui_server, "failing")
+    found = wait_class(page, "bad", "state-CREATE_FAILED", "state-failed")
+    assert "failure-cause" in found or "state-DELETE_COMPLETE" in classes(page, "bad")
+    reason = node(page, "bad").locator("title").text_content() or ""
+    assert "fail" in reason.lower(), reason
+    failures = page.get_by_role("region", name="Failures")
+    assert "fail" in failures.inner_text().lower()
+    shot(page, "graph-failed")
+
+    wait_stack_status(page, "ROLLBACK_COMPLETE", timeout=60)
+    assert "DELETE_COMPLETE" in states_seen(page, "failing/good") or \
+        "DELETE_IN_PROGRESS" in states_seen(page, "failing/good")
+    shot(page, "graph-rolled-back")
+    no_csp_violation(page)
+
+
+def test_a_failure_inside_a_nested_stack_is_traced_to_its_cause(
+        page: Any, ui_server: UiServer) -> None:
+    hc = ui_server.heat()
+    hc.stacks.create(stack_name="nested-fail", disable_rollback=True, template=template({
+        "before": resource(),
+        "group": {"type": "OS::Heat::ResourceGroup", "depends_on": ["before"],
+                  "properties": {"count": 2, "resource_def": resource(fail=True)}},
+    }))
+    wait_stack(hc, "nested-fail")
+    login(page, ui_server)
+    open_stack(page, ui_server, "nested-fail")
+    found = wait_class(page, "group", "state-CREATE_FAILED", "failure-path")
+    assert "failure-cause" not in found  # the cause is below it
+    assert "failure-path" not in classes(page, "before")
+    chain = page.get_by_role("region", name="Failures").locator(".failure-chain").first
+    assert chain.locator(".chain").inner_text().replace("\n", "").startswith("group \u203a ")
+
+    node(page, "group").locator(".toggle").click()
+    cluster = page.locator('g.node[data-resource="group"] g.cluster')
+    cluster.locator('g.node[data-resource="0"]').wait_for()
+    member = cluster.locator('g.node[data-resource="0"]')
+    inner = set((member.get_attribute("class") or "").split())
+    assert {"state-CREATE_FAILED", "failure-path", "failure-cause"} <= inner, inner
+    shot(page, "nested-failure-path")
+    no_csp_violation(page)
+
+
+def test_a_nested_stack_expands_in_place(page: Any, ui_server: UiServer) -> None:
+    hc = ui_server.heat()
+    child = template({"leaf_a": resource(), "leaf_b": resource(depends_on=["leaf_a"])})
+    hc.stacks.create(stack_name="parent", template=template({
+        "top": resource(),
+        "inner": {"type": "OS::Heat::Stack", "depends_on": ["top"],
+                  "properties": {"template": yaml.safe_dump(child)}},
+        "group": {"type": "OS::Heat::ResourceGroup",
+                  "properties": {"count": 3, "resource_def": resource()}},
+    }))
+    wait_stack(hc, "parent")
+    login(page, ui_server)
+    # The nested stacks under their parent in the list.
+    names = page.eval_on_selector_all(
+        "tr[data-stack]",
+        "rows => rows.map(r => [r.dataset.stack, r.classList.contains('nested')])")
+    order = [n for n, _ in names]
+    at = order.index("parent")
+    nested = [n for n, is_nested in names if is_nested and n.startswith("parent-")]
+    assert len(nested) == 2 and set(order[at + 1:at + 3]) == set(nested), names
+
+    open_stack(page, ui_server, "parent")
+    toggle = node(page, "inner").locator(".toggle")
+    assert toggle.get_attribute("aria-expanded") == "false"
+    assert node(page, "top").locator(".toggle").count() == 0
+    toggle.click()
+    cluster = page.locator('g.node[data-resource="inner"] g.cluster')
+    cluster.locator('g.node[data-resource="leaf_b"]').wait_for()
+    assert toggle.get_attribute("aria-expanded") == "true"
+    assert ("leaf_a", "leaf_b") in edges(page)
+    assert "state-CREATE_COMPLETE" in classes(page, "leaf_a")
+    node(page, "group").locator(".toggle").click()
+    group = page.locator('g.node[data-resource="group"] g.cluster')
+    for index in ("0", "1", "2"):
+        group.locator(f'g.node[data-resource="{index}"]').wait_for()
+    axe_clean(page, "stack with nested stacks expanded")
+    shot(page, "nested-expanded")
+    toggle.click()
+    cluster.wait_for(state="detached")
+    no_csp_violation(page)
+
+
+def test_a_plan_is_shown_on_the_graph_then_applied(
+        page: Any, ui_server: UiServer, tmp_path: Path) -> None:
+    hc = ui_server.heat()
+    hc.stacks.create(stack_name="planned", template=template({
+        "kept": resource(value="same"),
+        "changed": resource(value="old"),
+        "swapped": resource(value="old", update_replace=True),
+        "dropped": resource(),
+    }))
+    wait_stack(hc, "planned")
+    new = tmp_path / "new.yaml"
+    new.write_text(yaml.safe_dump(template({
+        "kept": resource(value="same"),
+        "changed": resource(value="new", wait=1),
+        "swapped": resource(value="new", update_replace=True, wait=1),
+        "added": resource(wait=1.5, depends_on=["kept"]),
+    })))
+    login(page, ui_server)
+    open_stack(page, ui_server, "planned")
+    page.get_by_text("Plan an update").click()
+    page.get_by_label("New template").set_input_files(str(new))
+    page.get_by_role("button", name="Preview the plan").click()
+    page.locator(".plan-summary").wait_for()
+    assert "1 to add" in page.locator(".plan-summary").inner_text()
+    wait_class(page, "added", "plan-added")
+    assert "plan-unchanged" in classes(page, "kept")
+    assert "plan-updated" in classes(page, "changed")
+    assert "plan-replaced" in classes(page, "swapped")
+    assert "plan-deleted" in classes(page, "dropped")
+    assert "value" in (node(page, "changed").locator("title").text_content() or "")
+    assert ("kept", "added") not in edges(page)  # a planned node is placed, not yet wired
+    shot(page, "plan")
+
+    page.get_by_role("button", name="Apply").click()
+    wait_class(page, "added", "state-CREATE_IN_PROGRESS")
+    wait_stack_status(page, "UPDATE_COMPLETE")
+    wait_class(page, "added", "state-CREATE_COMPLETE")
+    node(page, "dropped").wait_for(state="detached")
+    assert "UPDATE_COMPLETE" in states_seen(page, "planned/changed")
+    assert not any("plan-added" in c for c in classes(page, "added"))
+    assert hc.stacks.get("planned").stack_status == "UPDATE_COMPLETE"
+    shot(page, "plan-applied")
+    no_csp_violation(page)
+
+
+def test_a_reader_sees_but_cannot_apply(page: Any, ui_server: UiServer, tmp_path: Path) -> None:
+    hc = ui_server.heat()
+    hc.stacks.create(stack_name="read-only", template=template({"r": resource(value="a")}))
+    wait_stack(hc, "read-only")
+    new = tmp_path / "new.yaml"
+    new.write_text(yaml.safe_dump(template({"r": resource(value="b")})))
+    login(page, ui_server, ui_server.reader_token)
+    open_stack(page, ui_server, "read-only")
+    wait_class(page, "r", "state-CREATE_COMPLETE")
+    assert page.get_by_role("button", name="Delete stack").count() == 0
+    page.get_by_text("Plan an update").click()
+    page.get_by_label("New template").set_input_files(str(new))
+    page.get_by_role("button", name="Preview the plan").click()
+    wait_class(page, "r", "plan-updated")
+    assert page.get_by_role("button", name="Apply").count() == 0
+    shot(page, "reader-plan")
+
+    # Forced through the page's own fetch, with its session's CSRF value: refused.
+    stack = hc.stacks.get("read-only")
+    answer = page.evaluate(
+        """async ([path, body]) => {
+             const s = await (await fetch("/ui/session", {credentials: "same-origin"})).json();
+             const r = await fetch(path, {method: "PUT", credentials: "same-origin",
+               headers: {"Content-Type": "application/json", "X-CSRF-Token": s.csrf_token},
+               body});
+             return {status: r.status, canApply: s.can_apply};
+           }""",
+        [f"/v1/admin/stacks/read-only/{stack.id}",
+         json.dumps({"template": template({"r": resource(value="c")})})])
+    assert answer == {"status": 403, "canApply": False}
+    assert hc.stacks.get("read-only").stack_status == "CREATE_COMPLETE"
+    no_csp_violation(page)
+
+
+def test_a_state_change_without_the_csrf_header_is_refused(
+        page: Any, ui_server: UiServer) -> None:
+    hc = ui_server.heat()
+    hc.stacks.create(stack_name="csrf", template=template({"r": resource()}))
+    stack = wait_stack(hc, "csrf")
+    login(page, ui_server)
+    status = page.evaluate(
+        """async (path) => (await fetch(path, {method: "DELETE",
+                                                credentials: "same-origin"})).status""",
+        f"/v1/admin/stacks/csrf/{stack.id}")
+    assert status == 403
+    assert hc.stacks.get("csrf").stack_status == "CREATE_COMPLETE"
+    answer = httpx.get(f"{ui_server.base}/ui")
+    assert "script-src 'self'" in answer.headers["content-security-policy"]
