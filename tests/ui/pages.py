@@ -42,8 +42,9 @@ def login(page: Any, server: UiServer, token: str | None = None) -> None:
 
 
 def open_stack(page: Any, server: UiServer, name: str) -> None:
-    """From the list, as a person would: the stack's link."""
+    """From the list, freshly read, as a person would: the stack's link."""
     page.goto(f"{server.base}/ui#/stacks")
+    page.reload()
     page.get_by_role("link", name=name, exact=True).click()
     page.get_by_role("heading", name=name, exact=True).wait_for()
 
@@ -69,8 +70,13 @@ def wait_class(page: Any, resource: str, *wanted: str, timeout: float = 30) -> s
 
 def history(page: Any, key: str) -> list[set[str]]:
     """Every class list the node of ``key`` (stack name/resource name) has had."""
+    return [set(cls.split()) for cls, _ in titled_history(page, key)]
+
+
+def titled_history(page: Any, key: str) -> list[tuple[str, str]]:
+    """Every (class list, tooltip) the node of ``key`` has had."""
     raw = page.evaluate("(k) => (window.__hp.history[k] || [])", key)
-    return [set(c.split()) for c in raw]
+    return [tuple(entry.split("|", 1)) for entry in raw]  # type: ignore[misc]
 
 
 def states_seen(page: Any, key: str) -> list[str]:
@@ -81,6 +87,18 @@ def states_seen(page: Any, key: str) -> list[str]:
             if c.startswith("state-") and "_" in c and (not seen or seen[-1] != c[6:]):
                 seen.append(c[6:])
     return seen
+
+
+def wait_seen(page: Any, key: str, state: str, timeout: float = 30) -> list[str]:
+    """Wait until the node of ``key`` has shown ``state`` (now or before); answers the
+    states it showed."""
+    deadline = time.monotonic() + timeout
+    while True:
+        seen = states_seen(page, key)
+        if state in seen:
+            return seen
+        assert time.monotonic() < deadline, f"{key} showed {seen}, never {state}"
+        page.wait_for_timeout(50)
 
 
 def edges(page: Any) -> set[tuple[str, str]]:

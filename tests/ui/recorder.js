@@ -1,5 +1,6 @@
 // Installed by the browser tests before the page's script: records every class a graph
-// node ever had (so a state that came and went between two looks is still seen) and any
+// node ever had, with its tooltip then (so a state that came and went between two looks
+// is still seen), and any
 // Content-Security-Policy violation.
 (() => {
   window.__hp = { history: {}, violations: [] };
@@ -7,7 +8,8 @@
     if (!(el instanceof Element) || !el.matches("g.node")) return;
     const key = el.getAttribute("data-key") || "";
     const list = (window.__hp.history[key] = window.__hp.history[key] || []);
-    const cls = el.getAttribute("class") || "";
+    const title = el.querySelector("title");
+    const cls = `${el.getAttribute("class") || ""}|${title ? title.textContent : ""}`;
     if (list[list.length - 1] !== cls) list.push(cls);
   };
   const observer = new MutationObserver((mutations) => {

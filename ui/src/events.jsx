@@ -2,10 +2,17 @@
 // few either side) are in the DOM, whether the stack has ten events or a hundred thousand.
 
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { linkOf, stackOfLink } from "./api.js";
 import { stateOf, phaseOf } from "./states.js";
 
 export const ROW_H = 28;
 const OVERSCAN = 8;
+
+function stackName(event) {
+  if (event.stack_name) return event.stack_name;
+  const owner = stackOfLink(linkOf(event, "stack"));
+  return owner ? owner.name : "";
+}
 
 function time(value) {
   return value ? value.replace("T", " ").replace(/Z$/, "") : "";
@@ -54,7 +61,7 @@ export function EventList({ feed }) {
         ref={(el) => el && el.style.setProperty("top", `${i * ROW_H}px`)}
       >
         <span role="cell" class="ev-time">{time(event.event_time)}</span>
-        <span role="cell" class="ev-stack">{event.stack_name || ""}</span>
+        <span role="cell" class="ev-stack">{stackName(event)}</span>
         <span role="cell" class="ev-name">{event.resource_name}</span>
         <span role="cell" class="ev-state">{state}</span>
         <span role="cell" class="ev-reason" title={event.resource_status_reason || ""}>{event.resource_status_reason || ""}</span>

@@ -144,7 +144,7 @@ export function ResourcePanel({ store, selected, onClose }) {
         <dt>Status</dt>
         <dd class={`status state-${state}`}>{stateText(state)}</dd>
         <dt>Stack</dt>
-        <dd>{row.stack_name}</dd>
+        <dd>{store.stackNameOf(row)}</dd>
         <dt>Physical id</dt>
         <dd>{row.physical_resource_id || ""}</dd>
       </dl>
@@ -176,12 +176,16 @@ export function FailurePanel({ store, onSelect }) {
   useEffect(() => store.onStates(() => setTick((t) => t + 1)), [store]);
   useEffect(() => store.onStructure(() => setTick((t) => t + 1)), [store]);
   const { chains } = store.failurePath();
-  if (!chains.length) return null;
+  const current = chains.length > 0;
+  const shown = current
+    ? chains.map((chain) => ({ chain, reason: store.reasons.get(chain[chain.length - 1]) || "" }))
+    : store.lastFailure || [];
+  if (!shown.length) return null;
   return (
     <section class="failures" aria-label="Failures">
-      <h3>Failed</h3>
+      <h3>{current ? "Failed" : "Last failure"}</h3>
       <ol>
-        {chains.map((chain) => {
+        {shown.map(({ chain, reason }) => {
           const cause = chain[chain.length - 1];
           return (
             <li key={cause} class="failure-chain">
@@ -195,7 +199,7 @@ export function FailurePanel({ store, onSelect }) {
                   </span>
                 ))}
               </span>
-              <span class="failed-reason">{store.reasons.get(cause) || ""}</span>
+              <span class="failed-reason">{reason}</span>
             </li>
           );
         })}

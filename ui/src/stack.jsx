@@ -57,7 +57,7 @@ export function StackPage({ name, id }) {
   const loadResources = async () => {
     const body = await get(`${path}/resources?nested_depth=${NESTED_DEPTH}&with_detail=true`);
     const rows = body.resources || [];
-    const names = new Set([name, ...rows.map((r) => r.stack_name).filter(Boolean)]);
+    const names = new Set([name, ...rows.map((r) => store.stackNameOf(r))]);
     store.replaceResources(rows, names);
   };
   const loadStack = async () => {
@@ -102,7 +102,9 @@ export function StackPage({ name, id }) {
         source.addEventListener("stack", (message) => {
           const status = JSON.parse(message.data);
           setStack((old) => ({ ...(old || {}), ...status }));
-          if (phaseOf(status.stack_status || "") !== "progress") scheduleReload();
+          const done = status.stack_status || "";
+          // A deleted stack has no resources left to read.
+          if (phaseOf(done) !== "progress" && done !== "DELETE_COMPLETE") scheduleReload();
         });
         source.addEventListener("reset", () => {
           scheduleReload();
@@ -142,8 +144,8 @@ export function StackPage({ name, id }) {
         try {
           const body = await get(`${nestedPath}/resources?nested_depth=${NESTED_DEPTH}&with_detail=true`);
           const rows = body.resources || [];
-          const names = new Set([nested.name, ...rows.map((r) => r.stack_name).filter(Boolean)]);
-          store.replaceResources(rows.map((r) => ({ stack_name: nested.name, ...r })), names);
+          const names = new Set([nested.name, ...rows.map((r) => store.stackNameOf(r))]);
+          store.replaceResources(rows, names);
         } catch (err) {
           setError(err.message);
         }
@@ -201,10 +203,14 @@ export function StackPage({ name, id }) {
         <div class="side">
           <ResourcePanel store={store} selected={selected} onClose={() => setSelected(null)} />
           <FailurePanel store={store} onSelect={setSelected} />
-          <details class="plan">
-            <summary>Plan an update</summary>
-            <PlanForm store={store} path={path} onApplied={() => scheduleReload()} />
-          </details>
+          {session && session.can_apply ? (
+            <details class="plan">
+              <summary>Plan an update</summary>
+              <PlanForm store={store} path={path} onApplied={() => scheduleReload()} />
+            </details>
+          ) : (
+            <p class="muted read-only">Your role can read this stack, not plan or apply an update.</p>
+          )}
         </div>
       </div>
       <section class="details" aria-label="Stack details">

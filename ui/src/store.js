@@ -20,6 +20,7 @@ export class GraphStore {
     this.nested = new Map(); // key -> { name, id } of the resource's own stack
     this.nestedParent = new Map(); // nested stack name -> key of the resource that owns it
     this.plan = null; // key -> { change, reason }
+    this.lastFailure = null; // [{ chain: [key...], reason }] of the last failure seen
     this.planAdded = new Map(); // stack name -> [{ name, type, reason }]
     this.version = 0; // bumps on every structural change
     this.structureListeners = new Set();
@@ -36,8 +37,15 @@ export class GraphStore {
     this._structureChanged();
   }
 
+  /** The stack an API row (resource or event) belongs to: its "stack" link names it. */
+  stackNameOf(row) {
+    if (row.stack_name) return row.stack_name;
+    const owner = stackOfLink(linkOf(row, "stack"));
+    return owner ? owner.name : this.root.name;
+  }
+
   _remember(row) {
-    const stackName = row.stack_name || this.root.name;
+    const stackName = this.stackNameOf(row);
     const key = keyOf(stackName, row.resource_name);
     this.resources.set(key, row);
     this.states.set(key, stateOf(row));
@@ -76,7 +84,7 @@ export class GraphStore {
     const changed = new Set();
     let unknown = false;
     for (const event of events) {
-      const stackName = event.stack_name || this.root.name;
+      const stackName = this.stackNameOf(event);
       const name = event.resource_name || event.logical_resource_id;
       const key = keyOf(stackName, name);
       if (!this.resources.has(key)) {
@@ -146,6 +154,10 @@ export class GraphStore {
       }
     };
     visit(this.root.name, [], new Set([this.root.name]));
+    if (chains.length) {
+      // Kept for after a rollback, which deletes what failed along with its reason.
+      this.lastFailure = chains.map((chain) => ({ chain, reason: this.reasons.get(chain[chain.length - 1]) || "" }));
+    }
     return { path, causes, chains };
   }
 
