@@ -101,6 +101,14 @@ def wait_seen(page: Any, key: str, state: str, timeout: float = 30) -> list[str]
         page.wait_for_timeout(50)
 
 
+def wait_seen_class(page: Any, key: str, wanted: str, timeout: float = 30) -> None:
+    """Wait until the node of ``key`` has carried the class ``wanted`` (now or before)."""
+    deadline = time.monotonic() + timeout
+    while not any(wanted in cls for cls in history(page, key)):
+        assert time.monotonic() < deadline, f"{key} never had {wanted}: {history(page, key)}"
+        page.wait_for_timeout(50)
+
+
 def edges(page: Any) -> set[tuple[str, str]]:
     pairs = page.eval_on_selector_all(
         "path.edge", "els => els.map(e => [e.dataset.from, e.dataset.to])")

@@ -69,7 +69,8 @@ export function EventList({ feed }) {
     );
   }
   return (
-    <div class="events" role="table" aria-label="Events" aria-rowcount={count + 1}>
+    <div class="events">
+    <div role="table" aria-label="Events" aria-rowcount={count + 1}>
       <div class="event-head" role="row" aria-rowindex={1}>
         <span role="columnheader" class="ev-time">Time</span>
         <span role="columnheader" class="ev-stack">Stack</span>
@@ -82,7 +83,8 @@ export function EventList({ feed }) {
           {rows}
         </div>
       </div>
-      <p class="event-count" aria-live="polite">{count} events</p>
+    </div>
+      <p class="event-count">{count} events</p>
     </div>
   );
 }

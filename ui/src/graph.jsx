@@ -9,10 +9,6 @@ import { phaseOf, stateText } from "./states.js";
 const PAD = 14;
 const MIN_ZOOM_W = 120;
 
-function truncate(text, max) {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-
 function nodeClass(store, key, failure, ctx) {
   const row = store.resources.get(key);
   const state = row ? store.states.get(key) || "INIT_COMPLETE" : "INIT_COMPLETE";
@@ -38,6 +34,8 @@ function nodeTitle(store, key, name) {
     lines.push(`${name} (${row.resource_type}): ${stateText(state)}`);
     const reason = store.reasons.get(key);
     if (reason) lines.push(reason);
+    const failure = store.failureReason(key);
+    if (failure && failure !== reason) lines.push(`Failed: ${failure}`);
   } else {
     lines.push(`${name}: not created yet`);
   }
@@ -55,6 +53,13 @@ function statusLine(store, key) {
   return row ? stateText(store.states.get(key) || "") : "";
 }
 
+/** The accessible name: the visible text first (name, status), then the tooltip's rest. */
+function labelOf(store, key, name) {
+  const rest = nodeTitle(store, key, name).split("\n").slice(1);
+  const row = store.resources.get(key);
+  return [`${name} ${statusLine(store, key)}`, row ? row.resource_type : "", ...rest].filter(Boolean).join(". ");
+}
+
 function Node({ node, store, failure, ctx }) {
   const { key, name } = node;
   const nestedKnown = store.nested.has(key);
@@ -68,11 +73,13 @@ function Node({ node, store, failure, ctx }) {
       data-key={key}
       transform={`translate(${node.x},${node.y})`}
     >
-      <g class="node-body" tabindex="0" role="button" aria-label={title.replace(/\n/g, ". ")}>
+      <g class="node-body" tabindex="0" role="button" aria-label={labelOf(store, key, name)}>
         <title>{title}</title>
         <rect class="node-box" width={node.w} height={node.h} rx="6" ry="6" />
-        <text class="node-name" x="10" y="18">{truncate(name, nestedKnown ? 19 : 22)}</text>
-        <text class="node-status" x="10" y="35">{statusLine(store, key)}</text>
+        <svg class="node-text" width={node.w - (nestedKnown ? 38 : 8)} height={NODE_H}>
+          <text class="node-name" x="10" y="18">{name}</text>
+          <text class="node-status" x="10" y="35">{statusLine(store, key)}</text>
+        </svg>
       </g>
       {nestedKnown && (
         <g
@@ -207,7 +214,7 @@ export function Graph({ store, expanded, selected, onSelect, onToggle }) {
         el.setAttribute("class", nodeClass(store, key, after, ctxRef.current));
         const title = nodeTitle(store, key, name);
         const body = el.firstElementChild;
-        body.setAttribute("aria-label", title.replace(/\n/g, ". "));
+        body.setAttribute("aria-label", labelOf(store, key, name));
         body.querySelector("title").textContent = title;
         body.querySelector(".node-status").textContent = statusLine(store, key);
       }

@@ -4,7 +4,7 @@
 
 import { useEffect, useState } from "preact/hooks";
 import { get, linkPath, linkOf } from "./api.js";
-import { stateText } from "./states.js";
+import { isFailed, stateText } from "./states.js";
 
 function Value({ value }) {
   if (value === null || value === undefined) return <span class="muted">none</span>;
@@ -176,9 +176,9 @@ export function FailurePanel({ store, onSelect }) {
   useEffect(() => store.onStates(() => setTick((t) => t + 1)), [store]);
   useEffect(() => store.onStructure(() => setTick((t) => t + 1)), [store]);
   const { chains } = store.failurePath();
-  const current = chains.length > 0;
-  const shown = current
-    ? chains.map((chain) => ({ chain, reason: store.reasons.get(chain[chain.length - 1]) || "" }))
+  const current = chains.some((chain) => isFailed(store.states.get(chain[chain.length - 1]) || ""));
+  const shown = chains.length
+    ? chains.map((chain) => ({ chain, reason: store.failureReason(chain[chain.length - 1]) }))
     : store.lastFailure || [];
   if (!shown.length) return null;
   return (

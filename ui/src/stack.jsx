@@ -62,6 +62,7 @@ export function StackPage({ name, id }) {
   };
   const loadStack = async () => {
     const body = await get(path);
+    store.noteStackStatus(body.stack.stack_status || "");
     setStack(body.stack);
     return body.stack;
   };
@@ -101,6 +102,7 @@ export function StackPage({ name, id }) {
         });
         source.addEventListener("stack", (message) => {
           const status = JSON.parse(message.data);
+          store.noteStackStatus(status.stack_status || "");
           setStack((old) => ({ ...(old || {}), ...status }));
           const done = status.stack_status || "";
           // A deleted stack has no resources left to read.

@@ -21,6 +21,11 @@ export class GraphStore {
     this.nestedParent = new Map(); // nested stack name -> key of the resource that owns it
     this.plan = null; // key -> { change, reason }
     this.lastFailure = null; // [{ chain: [key...], reason }] of the last failure seen
+    // Failures seen since the stack's last action began: a rollback deletes a failed
+    // resource at once (its FAILED state may last less than a frame), yet what failed and
+    // why stays on the graph until the next create, update or delete.
+    this.failuresSeen = new Map(); // key -> reason
+    this.stackStatus = "";
     this.planAdded = new Map(); // stack name -> [{ name, type, reason }]
     this.version = 0; // bumps on every structural change
     this.structureListeners = new Set();
@@ -50,6 +55,7 @@ export class GraphStore {
     this.resources.set(key, row);
     this.states.set(key, stateOf(row));
     this.reasons.set(key, row.resource_status_reason || "");
+    if (isFailed(this.states.get(key))) this.failuresSeen.set(key, row.resource_status_reason || "");
     if (!this.stacks.has(stackName)) this.stacks.set(stackName, new Set());
     this.stacks.get(stackName).add(key);
     const nestedHref = linkOf(row, "nested");
@@ -92,12 +98,36 @@ export class GraphStore {
         if (name !== stackName && !this.nestedParent.has(name)) unknown = true;
         continue;
       }
-      this.states.set(key, stateOf(event));
+      const state = stateOf(event);
+      this.states.set(key, state);
       this.reasons.set(key, event.resource_status_reason || "");
+      if (isFailed(state)) this.failuresSeen.set(key, event.resource_status_reason || "");
       changed.add(key);
     }
     if (changed.size) this._statesChanged(changed);
     return unknown;
+  }
+
+  /** The stack's status moved: a new create, update or delete forgets old failures. */
+  noteStackStatus(status) {
+    const before = this.stackStatus;
+    this.stackStatus = status;
+    const starting = status.endsWith("_IN_PROGRESS") && !status.startsWith("ROLLBACK_");
+    if (starting && before && before !== status && !before.endsWith("_IN_PROGRESS") && this.failuresSeen.size) {
+      const keys = new Set(this.failuresSeen.keys());
+      this.failuresSeen.clear();
+      this._statesChanged(keys);
+    }
+  }
+
+  /** Whether the resource failed: now, or since the stack's last action began. */
+  failed(key) {
+    return isFailed(this.states.get(key) || "") || this.failuresSeen.has(key);
+  }
+
+  /** Why it failed: its reason now, or the one it failed with. */
+  failureReason(key) {
+    return isFailed(this.states.get(key) || "") ? this.reasons.get(key) || "" : this.failuresSeen.get(key) || "";
   }
 
   setPlan(detail) {
@@ -129,7 +159,8 @@ export class GraphStore {
 
   /**
    * The path of a failure: from each failed resource of the root stack down through the
-   * failed resources of its nested stack, to the resources that failed on their own.
+   * failed resources of its nested stack, to the resources that failed on their own (failed now, or
+   * since the stack's last action began).
    * Answers { path: Set of keys, causes: Set of keys, chains: [[key...]] }.
    */
   failurePath() {
@@ -138,11 +169,11 @@ export class GraphStore {
     const chains = [];
     const visit = (stackName, chain, seen) => {
       for (const key of this.keysOf(stackName)) {
-        if (!isFailed(this.states.get(key) || "")) continue;
+        if (!this.failed(key)) continue;
         const next = [...chain, key];
         const nested = this.nested.get(key);
         const below = nested && !seen.has(nested.name)
-          ? this.keysOf(nested.name).filter((k) => isFailed(this.states.get(k) || ""))
+          ? this.keysOf(nested.name).filter((k) => this.failed(k))
           : [];
         for (const k of next) path.add(k);
         if (below.length) {
@@ -156,7 +187,7 @@ export class GraphStore {
     visit(this.root.name, [], new Set([this.root.name]));
     if (chains.length) {
       // Kept for after a rollback, which deletes what failed along with its reason.
-      this.lastFailure = chains.map((chain) => ({ chain, reason: this.reasons.get(chain[chain.length - 1]) || "" }));
+      this.lastFailure = chains.map((chain) => ({ chain, reason: this.failureReason(chain[chain.length - 1]) }));
     }
     return { path, causes, chains };
   }
