@@ -73,12 +73,15 @@ function Node({ node, store, failure, ctx }) {
       data-key={key}
       transform={`translate(${node.x},${node.y})`}
     >
+      <title>{title}</title>
       <g class="node-body" tabindex="0" role="button" aria-label={labelOf(store, key, name)}>
-        <title>{title}</title>
         <rect class="node-box" width={node.w} height={node.h} rx="6" ry="6" />
         <svg class="node-text" width={node.w - (nestedKnown ? 38 : 8)} height={NODE_H}>
-          <text class="node-name" x="10" y="18">{name}</text>
-          <text class="node-status" x="10" y="35">{statusLine(store, key)}</text>
+          <text>
+            <tspan class="node-name" x="10" y="18">{name}</tspan>
+            {" "}
+            <tspan class="node-status" x="10" y="35">{statusLine(store, key)}</tspan>
+          </text>
         </svg>
       </g>
       {nestedKnown && (
@@ -213,9 +216,9 @@ export function Graph({ store, expanded, selected, onSelect, onToggle }) {
         const name = el.getAttribute("data-resource");
         el.setAttribute("class", nodeClass(store, key, after, ctxRef.current));
         const title = nodeTitle(store, key, name);
-        const body = el.firstElementChild;
+        el.querySelector(":scope > title").textContent = title;
+        const body = el.querySelector(":scope > .node-body");
         body.setAttribute("aria-label", labelOf(store, key, name));
-        body.querySelector("title").textContent = title;
         body.querySelector(".node-status").textContent = statusLine(store, key);
       }
     };
