@@ -240,8 +240,10 @@ def test_a_nested_stack_expands_in_place(page: Any, ui_server: UiServer) -> None
         group.locator(f'g.node[data-resource="{index}"]').wait_for()
     axe_clean(page, "stack with nested stacks expanded")
     shot(page, "nested-expanded")
-    toggle.click()
+    toggle.focus()  # by keyboard
+    page.keyboard.press("Enter")
     cluster.wait_for(state="detached")
+    assert toggle.get_attribute("aria-expanded") == "false"
     no_csp_violation(page)
 
 

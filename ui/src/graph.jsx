@@ -129,6 +129,8 @@ function Layout({ layout, store, failure, ctx }) {
 /** Pan and zoom by the viewBox alone: no re-render, no layout. */
 function usePanZoom(svgRef, bounds) {
   const view = useRef(null);
+  // Until the person pans or zooms, each new layout is fitted to the view.
+  const moved = useRef(false);
   const apply = () => {
     const v = view.current;
     if (svgRef.current && v) svgRef.current.setAttribute("viewBox", `${v.x} ${v.y} ${v.w} ${v.h}`);
@@ -143,6 +145,7 @@ function usePanZoom(svgRef, bounds) {
     if (w / h < aspect) w = h * aspect;
     else h = w / aspect;
     view.current = { x: (bounds.width - w) / 2, y: (bounds.height - h) / 2, w, h };
+    moved.current = false;
     apply();
   };
   const zoom = (factor, cx, cy) => {
@@ -153,15 +156,17 @@ function usePanZoom(svgRef, bounds) {
     const px = cx === undefined ? v.x + v.w / 2 : cx;
     const py = cy === undefined ? v.y + v.h / 2 : cy;
     view.current = { x: px - (px - v.x) * real, y: py - (py - v.y) * real, w, h: v.h * real };
+    moved.current = true;
     apply();
   };
   const pan = (dx, dy) => {
     const v = view.current;
     if (!v) return;
     view.current = { ...v, x: v.x + dx, y: v.y + dy };
+    moved.current = true;
     apply();
   };
-  return { view, fit, zoom, pan };
+  return { view, moved, fit, zoom, pan };
 }
 
 export function Graph({ store, expanded, selected, onSelect, onToggle }) {
@@ -187,8 +192,7 @@ export function Graph({ store, expanded, selected, onSelect, onToggle }) {
   const panZoom = usePanZoom(svgRef, layout);
 
   useLayoutEffect(() => {
-    if (!panZoom.view.current || !drawn.current) panZoom.fit();
-    else panZoom.zoom(1);
+    if (!panZoom.view.current || !panZoom.moved.current) panZoom.fit();
     if (!drawn.current && layout.nodes.length) {
       drawn.current = true;
       performance.mark("graph-drawn");
