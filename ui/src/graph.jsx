@@ -140,8 +140,9 @@ function usePanZoom(svgRef, bounds) {
     if (!svg) return;
     const rect = svg.getBoundingClientRect();
     const aspect = rect.width && rect.height ? rect.width / rect.height : 1.6;
-    let w = Math.max(bounds.width, 200);
-    let h = Math.max(bounds.height, 120);
+    // Never larger than life: a small graph is drawn at its size, centred.
+    let w = Math.max(bounds.width, 200, rect.width || 0);
+    let h = Math.max(bounds.height, 120, rect.height || 0);
     if (w / h < aspect) w = h * aspect;
     else h = w / aspect;
     view.current = { x: (bounds.width - w) / 2, y: (bounds.height - h) / 2, w, h };
