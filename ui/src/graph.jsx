@@ -181,7 +181,12 @@ export function Graph({ store, expanded, selected, onSelect, onToggle }) {
   useEffect(() => store.onStructure(setVersion), [store]);
 
   const layout = useMemo(
-    () => layoutStack(store, store.root.name, expanded),
+    () => {
+      const start = performance.now();
+      const laid = layoutStack(store, store.root.name, expanded);
+      performance.measure("graph-layout", { start, end: performance.now() });
+      return laid;
+    },
     // a new layout only on a structural change or an expansion
     [store, version, expanded],
   );

@@ -55,7 +55,7 @@ export function StackPage({ name, id }) {
   const session = currentSession();
 
   const loadResources = async () => {
-    const body = await get(`${path}/resources?nested_depth=${NESTED_DEPTH}&with_detail=true`);
+    const body = await get(`${path}/resources?nested_depth=${NESTED_DEPTH}`);
     const rows = body.resources || [];
     const names = new Set([name, ...rows.map((r) => store.stackNameOf(r))]);
     store.replaceResources(rows, names);
@@ -144,7 +144,7 @@ export function StackPage({ name, id }) {
       const nestedPath = href ? linkPath(href.href) : null;
       if (nestedPath) {
         try {
-          const body = await get(`${nestedPath}/resources?nested_depth=${NESTED_DEPTH}&with_detail=true`);
+          const body = await get(`${nestedPath}/resources?nested_depth=${NESTED_DEPTH}`);
           const rows = body.resources || [];
           const names = new Set([nested.name, ...rows.map((r) => store.stackNameOf(r))]);
           store.replaceResources(rows, names);
