@@ -1,7 +1,7 @@
 // The DAG layout of a stack's resources (dagre; fast_layout.js for big graphs), computed
 // once per structural change: a state change recolours nodes and never lays out again. An
-// expanded stack-backed resource is laid out first, on its own, and then drawn as one larger node of its parent's
-// graph: a cluster that holds its stack's graph in place.
+// expanded stack-backed resource is laid out first, on its own, and then drawn as one
+// larger node of its parent's graph: a cluster that holds its stack's graph in place.
 
 import dagre from "@dagrejs/dagre";
 import { layeredLayout } from "./fast_layout.js";
