@@ -21,7 +21,7 @@ Then, in the last page, an update that changes every resource: ``update_api_s`` 
 poll of the API (every 50 ms) first saw UPDATE_COMPLETE, ``update_page_s`` when the page
 first showed every node UPDATE_COMPLETE (checked every 50 ms), both from the request, and
 ``layouts_during_update`` the layouts the page made meanwhile (a state change never lays
-out again; a structural one would).
+out again, nor does a re-read of the list that finds the same resources and edges).
 
     python benchmarks/ui_graph.py [--sizes 1000] [--shapes wide,chain,fanin] [--repeat 3]
         [--json PATH]

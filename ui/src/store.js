@@ -34,12 +34,39 @@ export class GraphStore {
 
   /** Replace one stack's resources (and those of the stacks under it that ``rows`` holds). */
   replaceResources(rows, stackNames) {
+    const before = this._shape(stackNames);
+    const old = new Map();
     for (const name of stackNames) {
-      for (const key of this.stacks.get(name) || []) this._forget(key);
+      for (const key of this.stacks.get(name) || []) {
+        old.set(key, `${this.states.get(key)}|${this.reasons.get(key)}`);
+        this._forget(key);
+      }
       this.stacks.delete(name);
     }
     for (const row of rows) this._remember(row);
-    this._structureChanged();
+    if (this._shape(stackNames) !== before) {
+      this._structureChanged();
+      return;
+    }
+    // The same resources and edges: a re-read only brings states, and no new layout.
+    const changed = new Set();
+    for (const [key, was] of old) {
+      if (`${this.states.get(key)}|${this.reasons.get(key)}` !== was) changed.add(key);
+    }
+    if (changed.size) this._statesChanged(changed);
+  }
+
+  /** What a layout depends on in these stacks: their resources, edges and nested stacks. */
+  _shape(stackNames) {
+    const parts = [];
+    for (const name of [...stackNames].sort()) {
+      for (const key of this.keysOf(name)) {
+        const row = this.resources.get(key);
+        const nested = this.nested.get(key);
+        parts.push(`${key}>${(row.required_by || []).join(",")}>${nested ? nested.id : ""}`);
+      }
+    }
+    return parts.join("\n");
   }
 
   /** The stack an API row (resource or event) belongs to: its "stack" link names it. */
