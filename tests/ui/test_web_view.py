@@ -216,6 +216,7 @@ def test_a_nested_stack_expands_in_place(page: Any, ui_server: UiServer) -> None
     wait_stack(hc, "parent")
     login(page, ui_server)
     # The nested stacks under their parent in the list.
+    page.locator('tr[data-stack="parent"]').wait_for()
     names = page.eval_on_selector_all(
         "tr[data-stack]",
         "rows => rows.map(r => [r.dataset.stack, r.classList.contains('nested')])")
