@@ -132,7 +132,7 @@ def open_graph(browser: Any, base: str, token: str, name: str, stack_id: str,
     context = browser.new_context(viewport={"width": 1400, "height": 950})
     page = context.new_page()
     page.goto(f"{base}/ui#/login")
-    page.get_by_label("Token").fill(token)
+    page.get_by_label("Token", exact=True).fill(token)
     page.get_by_role("button", name="Sign in").click()
     page.get_by_role("heading", name="Stacks").wait_for()
     page.goto(f"{base}/ui#/stacks/{name}/{stack_id}")

@@ -1,5 +1,6 @@
 // The login page: a hotplate (or Keystone) token, or, when the server validates against
-// Keystone, a user name, password and project.
+// Keystone, a user name, password and project. Before a session the page may not know
+// the server's mode (a refusal need not say it): then both ways are offered.
 
 import { useState } from "preact/hooks";
 import { login } from "./api.js";
@@ -36,11 +37,11 @@ export function LoginPage({ auth, onLogin }) {
     <main id="main" class="login">
       <h1>Sign in to hotplate</h1>
       <form onSubmit={submit} aria-label="Sign in">
-        {auth === "keystone" && (
+        {auth !== "token" && (
           <fieldset class="mode">
             <legend>Sign in with</legend>
-            <label><input type="radio" name="mode" checked={mode === "password"} onChange={() => setMode("password")} /> a password</label>
-            <label><input type="radio" name="mode" checked={mode === "token"} onChange={() => setMode("token")} /> a token</label>
+            <label><input type="radio" name="mode" checked={mode === "token"} onChange={() => setMode("token")} /> an API token</label>
+            <label><input type="radio" name="mode" checked={mode === "password"} onChange={() => setMode("password")} /> a Keystone password</label>
           </fieldset>
         )}
         {mode === "token" ? (
