@@ -343,3 +343,40 @@ def test_a_state_change_without_the_csrf_header_is_refused(
     assert hc.stacks.get("csrf").stack_status == "CREATE_COMPLETE"
     answer = httpx.get(f"{ui_server.base}/ui")
     assert "script-src 'self'" in answer.headers["content-security-policy"]
+
+
+def test_a_big_stack_keeps_only_the_event_rows_in_view_and_zooms_without_layout(
+        page: Any, ui_server: UiServer) -> None:
+    hc = ui_server.heat()
+    count = 150
+    hc.stacks.create(stack_name="many", template=template(
+        {f"r{i:03d}": {"type": "OS::Heat::None"} for i in range(count)}))
+    wait_stack(hc, "many")
+    login(page, ui_server)
+    open_stack(page, ui_server, "many")
+    page.wait_for_function(
+        f"() => document.querySelectorAll('g.node').length === {count}")
+    events = 2 * count + 2  # each resource's two, and the stack's
+    page.get_by_text(f"{events} events").wait_for()
+    rows = page.locator(".event-row").count()
+    assert 0 < rows < 60, rows  # only those in view (and a few either side)
+    scroller = page.locator(".event-scroll")
+    scroller.evaluate("el => { el.scrollTop = 0; }")
+    page.locator('.event-row[aria-rowindex="2"]').wait_for()
+    assert "Stack CREATE started" in page.locator('.event-row[aria-rowindex="2"]').inner_text()
+    assert page.locator(".event-row").count() < 60
+
+    svg = page.locator("svg.graph")
+    layouts = page.evaluate("() => performance.getEntriesByName('graph-layout').length")
+    before = [float(v) for v in (svg.get_attribute("viewBox") or "").split()]
+    page.get_by_role("button", name="Zoom in").click()
+    after = [float(v) for v in (svg.get_attribute("viewBox") or "").split()]
+    assert after[2] < before[2] and after[3] < before[3], (before, after)
+    svg.hover()
+    page.mouse.wheel(0, 400)  # zoom out around the pointer
+    page.wait_for_function(
+        f"() => parseFloat(document.querySelector('svg.graph').getAttribute('viewBox')"
+        f".split(' ')[2]) > {after[2]}")
+    assert page.evaluate("() => performance.getEntriesByName('graph-layout').length") == layouts
+    shot(page, "many-resources")
+    no_csp_violation(page)
