@@ -39,7 +39,10 @@ export function layeredLayout(nodes, edges, pad) {
     const r = rank.get(n.key);
     (ranks[r] = ranks[r] || []).push(n.key);
   }
-  const perRow = Math.max(8, Math.ceil(Math.sqrt(nodes.length * 2.5)));
+  // Rows about as long as the whole is tall, for a view of 1.6:1 and nodes of the usual size.
+  const cellW = Math.max(...nodes.map((n) => n.width)) + NODE_GAP;
+  const cellH = Math.max(...nodes.map((n) => n.height)) + ROW_GAP;
+  const perRow = Math.max(8, Math.ceil(Math.sqrt((nodes.length * 1.6 * cellH) / cellW)));
   const order = new Map(); // key -> horizontal order value, for the barycentre
   const rows = []; // [{ keys, rank }]
   for (let r = 0; r < ranks.length; r += 1) {

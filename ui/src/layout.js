@@ -12,6 +12,8 @@ export const NODE_H = 44;
 const PAD = 14;
 /** Past this many connected nodes in one stack, the linear layered layout replaces dagre. */
 export const DAGRE_MAX_NODES = 300;
+/** The shape of the view a graph is drawn in, width to height. */
+export const VIEW_ASPECT = 1.6;
 
 /**
  * { width, height, nodes: [{ key, name, x, y, w, h, added?, sub? }], edges: [{ from, to, d }] }
@@ -108,13 +110,17 @@ export function layoutStack(store, stackName, expanded, depth = 0) {
     };
   }
 
-  /** Rows of loose nodes under the DAG, about as wide as tall (or as wide as the DAG). */
+  /** Rows of loose nodes under the DAG. */
   function gridOf(items, minWidth, top) {
     if (!items.length) return { nodes: [], width: 0, bottom: top };
     const gap = 24;
     const cellW = Math.max(...items.map((i) => i.label.width)) + gap;
+    const cellH = Math.max(...items.map((i) => i.label.height)) + gap;
+    // About as wide as the view's shape (1.6:1) when alone, as wide as the DAG above it
+    // when there is one.
+    const square = Math.ceil(Math.sqrt((items.length * VIEW_ASPECT * cellH) / cellW));
     const columns = Math.max(1, Math.min(items.length,
-      Math.max(Math.floor((minWidth - 2 * PAD) / cellW), Math.ceil(Math.sqrt(items.length * 2.5)))));
+      Math.max(Math.floor((minWidth - 2 * PAD) / cellW), square)));
     const out = [];
     let y = top + (top > PAD ? gap : 0);
     for (let i = 0; i < items.length; i += columns) {
