@@ -93,7 +93,15 @@ export function StackPage({ name, id }) {
             .then((fresh) => store.applyEvents(fresh) && scheduleReload())
             .catch(() => {});
         };
-        source.onerror = () => setLive("reconnecting");
+        source.onerror = () => {
+          if (source.readyState !== EventSource.CLOSED) {
+            setLive("reconnecting");
+            return;
+          }
+          // Refused for good (the session ended, say): a 401 here brings the login page.
+          setLive("closed");
+          get("/ui/session").catch(() => {});
+        };
         source.addEventListener("events", (message) => {
           const events = JSON.parse(message.data);
           const fresh = events.filter((e) => !feed.ids.has(e.id));
