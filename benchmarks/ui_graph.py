@@ -22,6 +22,10 @@ poll of the API (every 50 ms) first saw UPDATE_COMPLETE, ``update_page_s`` when 
 first showed every node UPDATE_COMPLETE (checked every 50 ms), both from the request, and
 ``layouts_during_update`` the layouts the page made meanwhile (a state change never lays
 out again, nor does a re-read of the list that finds the same resources and edges).
+Meanwhile a thread polls the events API every 50 ms: ``shown_lag_*_ms`` is, per resource,
+when the page's node turned UPDATE_COMPLETE less when that event was first seen through
+the API (both by the machine's wall clock; the poll's own delay, up to 50 ms, makes the
+lag look that much smaller). Events carry whole seconds, too coarse to time against.
 
     python benchmarks/ui_graph.py [--sizes 1000] [--shapes wide,chain,fanin] [--repeat 3]
         [--json PATH]
@@ -39,6 +43,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -61,7 +66,8 @@ DRAW_COLUMNS = ("shape", "n", "run", "graph_drawn_ms", "dom_ready_ms", "list_ans
                 "list_server_ms", "layout_ms", "nodes")
 SUMMARY_COLUMNS = ("shape", "n", "graph_drawn_median_ms", "graph_drawn_max_ms",
                    "layout_median_ms", "update_api_s", "update_page_s",
-                   "layouts_during_update")
+                   "layouts_during_update", "shown_lag_median_ms", "shown_lag_p95_ms",
+                   "shown_lag_max_ms")
 
 
 def build_template(shape: str, n: int, generation: int) -> dict[str, Any]:
@@ -159,22 +165,91 @@ def open_graph(browser: Any, base: str, token: str, name: str, stack_id: str,
     return page, found
 
 
-def follow_update(page: Any, hc: Any, shape: str, n: int, stack_id: str) -> dict[str, Any]:
+class EventWatch:
+    """Polls the stack's events through the API every 50 ms (a thread) and notes when each
+    resource's ``UPDATE_COMPLETE`` event was first seen (wall clock, as the page's)."""
+
+    def __init__(self, base: str, token: str, name: str, stack_id: str) -> None:
+        self.url = f"{base}/v1/admin/stacks/{name}/{stack_id}/events"
+        self.client = httpx.Client(headers={"X-Auth-Token": token}, timeout=30)
+        self.seen: dict[str, float] = {}
+        self.marker = self._page(None)[-1]["id"]
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _page(self, marker: str | None) -> list[dict[str, Any]]:
+        params = {"sort_dir": "asc", "limit": "1000", **({"marker": marker} if marker else {})}
+        events: list[dict[str, Any]] = []
+        while True:
+            batch = self.client.get(self.url, params=params).json()["events"]
+            events.extend(batch)
+            if len(batch) < 1000:
+                return events
+            params["marker"] = batch[-1]["id"]
+
+    def _run(self) -> None:
+        while not self.stop.is_set():
+            found = self._page(self.marker)
+            now = time.time()
+            for event in found:
+                if event["resource_status"] == "UPDATE_COMPLETE":
+                    self.seen.setdefault(event["resource_name"], now)
+            if found:
+                self.marker = found[-1]["id"]
+            time.sleep(0.05)
+
+    def __enter__(self) -> EventWatch:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join(30)
+        self.client.close()
+
+
+SHOWN_RECORDER = """() => {
+  window.__shown = {};
+  const note = (el) => {
+    const name = el.getAttribute("data-resource");
+    if (el.classList.contains("state-UPDATE_COMPLETE") && !(name in window.__shown)) {
+      window.__shown[name] = Date.now();
+    }
+  };
+  new MutationObserver((ms) => ms.forEach((m) => m.target.matches("g.node") && note(m.target)))
+    .observe(document.querySelector("svg.graph"),
+             {subtree: true, attributes: true, attributeFilter: ["class"]});
+}"""
+
+
+def follow_update(page: Any, hc: Any, watch: EventWatch, shape: str, n: int,
+                  stack_id: str) -> dict[str, Any]:
     layouts_before = page.evaluate("() => performance.getEntriesByName('graph-layout').length")
     page.wait_for_function("() => document.querySelector('.live')?.dataset.live === 'live'",
                            timeout=30_000)
-    sent = time.monotonic()
-    hc.stacks.update(stack_id, template=build_template(shape, n, 1))
-    api_done = wait_status(hc, stack_id, "UPDATE_COMPLETE", timeout=600) - sent
-    while page.evaluate(
-            "() => document.querySelectorAll('g.node.state-UPDATE_COMPLETE').length") < n:
-        if time.monotonic() - sent > 600:
-            raise SystemExit("the page never showed every node UPDATE_COMPLETE")
-        page.wait_for_timeout(50)
-    page_done = time.monotonic() - sent
+    page.evaluate(SHOWN_RECORDER)
+    with watch:
+        sent = time.monotonic()
+        hc.stacks.update(stack_id, template=build_template(shape, n, 1))
+        api_done = wait_status(hc, stack_id, "UPDATE_COMPLETE", timeout=600) - sent
+        while page.evaluate(
+                "() => document.querySelectorAll('g.node.state-UPDATE_COMPLETE').length") < n:
+            if time.monotonic() - sent > 600:
+                raise SystemExit("the page never showed every node UPDATE_COMPLETE")
+            page.wait_for_timeout(50)
+        page_done = time.monotonic() - sent
+        time.sleep(0.2)  # the watch's last poll
     layouts = page.evaluate("() => performance.getEntriesByName('graph-layout').length")
+    shown = page.evaluate("() => window.__shown")
+    lags = sorted(shown[name] / 1000 - seen for name, seen in watch.seen.items()
+                  if name in shown)
+    if not lags:
+        raise SystemExit("no resource's update was seen by both the API and the page")
     return {"update_api_s": round(api_done, 2), "update_page_s": round(page_done, 2),
-            "layouts_during_update": layouts - layouts_before}
+            "layouts_during_update": layouts - layouts_before,
+            "shown_lag_median_ms": round(1000 * statistics.median(lags)),
+            "shown_lag_p95_ms": round(1000 * lags[int(0.95 * (len(lags) - 1))]),
+            "shown_lag_max_ms": round(1000 * lags[-1])}
 
 
 def measure(browser: Any, shape: str, n: int, repeat: int) -> tuple[list[dict], dict]:
@@ -199,7 +274,8 @@ def measure(browser: Any, shape: str, n: int, repeat: int) -> tuple[list[dict], 
                          "list_server_ms": round(found["list_wait"] or 0),
                          "layout_ms": round(found["layout"]), "nodes": found["nodes"]})
         assert page is not None
-        update = follow_update(page, hc, shape, n, stack_id)
+        update = follow_update(page, hc, EventWatch(base, token, name, stack_id), shape, n,
+                               stack_id)
         page.context.close()
     drawn = [r["graph_drawn_ms"] for r in rows]
     summary = {"shape": shape, "n": n,

@@ -87,3 +87,4 @@ def test_ui_graph_writes_its_columns(tmp_path: Path) -> None:
     (summary,) = found["summary"]
     assert summary["update_page_s"] > 0 and summary["update_api_s"] > 0
     assert summary["layouts_during_update"] == 0  # states only: nothing to lay out
+    assert summary["shown_lag_max_ms"] >= summary["shown_lag_median_ms"]
