@@ -380,3 +380,22 @@ def test_a_big_stack_keeps_only_the_event_rows_in_view_and_zooms_without_layout(
     assert page.evaluate("() => performance.getEntriesByName('graph-layout').length") == layouts
     shot(page, "many-resources")
     no_csp_violation(page)
+
+
+def test_what_users_wrote_is_shown_as_text(page: Any, ui_server: UiServer) -> None:
+    hc = ui_server.heat()
+    markup = '<img src="x" onerror="window.__xss = 1"><b>bold</b>'
+    hc.stacks.create(stack_name="escaped", template=template(
+        {"r": resource(value=markup)},
+        description=markup,
+        outputs={"shown": {"value": {"get_attr": ["r", "output"]}}}))
+    wait_stack(hc, "escaped")
+    login(page, ui_server)
+    open_stack(page, ui_server, "escaped")
+    page.get_by_role("tab", name="Outputs").click()
+    page.get_by_role("tabpanel").get_by_text(markup).wait_for()
+    page.get_by_role("tab", name="Template").click()
+    page.get_by_role("tabpanel").get_by_text("onerror").first.wait_for()
+    assert page.locator("main img, main b").count() == 0
+    assert page.evaluate("() => window.__xss") is None
+    no_csp_violation(page)
