@@ -36,6 +36,10 @@ def template(resources: dict[str, Any], **extra: Any) -> dict[str, Any]:
 def login(page: Any, server: UiServer, token: str | None = None) -> None:
     """Sign in with a token through the login form; lands on the stack list."""
     page.goto(f"{server.base}/ui#/login")
+    way = page.get_by_label("an API token")
+    way.or_(page.get_by_label("Token", exact=True)).first.wait_for()
+    if way.count():
+        way.check()
     page.get_by_label("Token", exact=True).fill(token or server.admin_token)
     page.get_by_role("button", name="Sign in").click()
     page.get_by_role("heading", name="Stacks").wait_for()
