@@ -56,3 +56,19 @@ cloud-clean:
 .PHONY: heat-oracle
 heat-oracle: $(STAMP)
 	$(BIN)/python scripts/heat_oracle.py
+
+# The web view's page (ui/, from npm with its lockfile) built into hotplate/ui/static/,
+# which is committed: `make run` needs no Node.
+.PHONY: ui ui-check
+ui:
+	cd ui && npm ci --no-audit --no-fund && npm run build
+
+# CI: the committed bundle must be what the sources build.
+ui-check: ui
+	@if ! git diff --quiet -- hotplate/ui/static || \
+	    [ -n "$$(git status --porcelain --untracked-files=all -- hotplate/ui/static)" ]; then \
+	  git status --short -- hotplate/ui/static; \
+	  echo "hotplate/ui/static differs from what 'make ui' builds: run it and commit the result"; \
+	  exit 1; \
+	fi
+	@echo "hotplate/ui/static is what 'make ui' builds"

@@ -72,3 +72,19 @@ def test_api_overhead_writes_its_columns(tmp_path: Path) -> None:
     for row in found["requests"]:
         assert row["repeat"] == 3 and 0 < row["median_ms"] <= row["p95_ms"] <= row["max_ms"]
         assert row["server_cpu_ms"] >= 0
+
+
+@pytest.mark.skipif(not Path("/usr/bin/chromium").exists(),
+                    reason="no browser: /usr/bin/chromium is missing (apt-get install chromium)")
+def test_ui_graph_writes_its_columns(tmp_path: Path) -> None:
+    pytest.importorskip("hotplate.ui.session",
+                        reason="this build's API does not serve the web view")
+    out = tmp_path / "ui_graph.json"
+    run("ui_graph.py", "--sizes", "10", "--shapes", "chain", "--repeat", "1", "--json", str(out))
+    found = json.loads(out.read_text())
+    (draw,) = found["draws"]
+    assert draw["nodes"] == 10 and draw["graph_drawn_ms"] > 0
+    (summary,) = found["summary"]
+    assert summary["update_page_s"] > 0 and summary["update_api_s"] > 0
+    assert summary["layouts_during_update"] == 0  # states only: nothing to lay out
+    assert summary["shown_lag_max_ms"] >= summary["shown_lag_median_ms"]
