@@ -65,7 +65,7 @@ def _token(data: Path, role: str) -> str:
     return made.stdout.strip().splitlines()[-1]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def ui_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
     if importlib.util.find_spec("hotplate.ui.session") is None:
         pytest.skip("this build's API does not serve the web view (no hotplate.ui.session)")
@@ -100,8 +100,10 @@ def ui_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
             proc.wait(10)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
+    """Playwright's sync driver keeps an event loop running in the main thread while it
+    lives: it ends with this package's tests, so the tests after them can run their own."""
     if not CHROMIUM.exists():
         pytest.skip(f"no browser: {CHROMIUM} is missing (Debian's chromium package installs it)")
     try:
