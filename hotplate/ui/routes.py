@@ -108,6 +108,18 @@ async def _current(request: Request) -> tuple[Session | None, login.Identity | N
     return session, await login.identify(auth, session.token, request.headers)
 
 
+async def _signed_in(request: Request) -> tuple[Session | None, login.Identity] | Response:
+    """``_current`` for a route that needs someone signed in: the refusal otherwise
+    (503 when Keystone cannot be asked, 401 without a session that still holds)."""
+    try:
+        session, identity = await _current(request)
+    except login.LoginUnavailable as exc:
+        return _error(503, str(exc))
+    if identity is None:
+        return _error(401, "No session: log in.")
+    return session, identity
+
+
 def _session_body(request: Request, session: Session, identity: login.Identity) -> dict[str, Any]:
     expires = session.expires_at
     return {"user": identity.user, "project_id": identity.project_id,
@@ -135,12 +147,10 @@ def _with_cookie(request: Request, body: dict[str, Any], session: Session) -> JS
 
 
 async def _show_session(request: Request) -> Response:
-    try:
-        session, identity = await _current(request)
-    except login.LoginUnavailable as exc:
-        return _error(503, str(exc))
-    if identity is None:
-        return _error(401, "No session: log in.")
+    found = await _signed_in(request)
+    if isinstance(found, Response):
+        return found
+    session, identity = found
     if session is None:  # noauth: a session carrying only the csrf value
         session = Session(token=None, expires_at=None, csrf=new_csrf())
         return _with_cookie(request, _session_body(request, session, identity), session)
@@ -271,12 +281,10 @@ def stream_view(request: Request, event: dict[str, Any], links: views.Links) -> 
 
 
 async def _stream(request: Request) -> Response:
-    try:
-        _, identity = await _current(request)
-    except login.LoginUnavailable as exc:
-        return _error(503, str(exc))
-    if identity is None:
-        return _error(401, "No session: log in.")
+    found = await _signed_in(request)
+    if isinstance(found, Response):
+        return found
+    _, identity = found
     project_id = request.path_params["project_id"]
     if not identity.may_act_in(project_id):
         return _error(403, f"Project {project_id} is not the project of the session.")
