@@ -88,3 +88,15 @@ def test_ui_graph_writes_its_columns(tmp_path: Path) -> None:
     assert summary["update_page_s"] > 0 and summary["update_api_s"] > 0
     assert summary["layouts_during_update"] == 0  # states only: nothing to lay out
     assert summary["shown_lag_max_ms"] >= summary["shown_lag_median_ms"]
+
+
+def test_ui_watchers_counts_every_event_each_page_got(tmp_path: Path) -> None:
+    out = tmp_path / "watchers.json"
+    run("ui_watchers.py", "--n", "6", "--wait-secs", "0.2", "--pages", "2", "--workers", "8",
+        "--json", str(out))
+    found = json.loads(out.read_text())
+    alone, watched = found["runs"]
+    assert (alone["pages"], watched["pages"]) == (0, 2)
+    assert {alone["status"], watched["status"]} == {"CREATE_COMPLETE"}
+    assert watched["events_per_page_min"] == watched["events"] > 6
+    assert "percent_of_one_core" in found
