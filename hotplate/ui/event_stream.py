@@ -32,13 +32,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 from collections import Counter, deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
 
 from hotplate.api.views import joined_status
 
@@ -68,6 +69,9 @@ Key = tuple[str, str, int]
 """(project, stack id, nested_depth)."""
 
 
+_PASSTHROUGH = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+
+
 def frame(event: str | None, data: Any, event_id: str | None = None) -> str:
     """One server-sent event: its type, its id (what ``Last-Event-ID`` resumes from),
     its data as one line of JSON."""
@@ -76,7 +80,9 @@ def frame(event: str | None, data: Any, event_id: str | None = None) -> str:
         lines.append(f"event: {event}")
     if event_id:
         lines.append(f"id: {event_id}")
-    lines.append("data: " + json.dumps(data, separators=(",", ":"), default=str))
+    # orjson: a watcher's batch is encoded once per page watching it; anything not JSON
+    # (datetimes and dataclasses included) as its str(), as the standard library would.
+    lines.append("data: " + orjson.dumps(data, default=str, option=_PASSTHROUGH).decode())
     return "\n".join(lines) + "\n\n"
 
 
