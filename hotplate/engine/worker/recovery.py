@@ -43,8 +43,6 @@ from __future__ import annotations
 import itertools
 import logging
 import weakref
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 
 from hotplate.convergence import outcome
@@ -62,6 +60,7 @@ from hotplate.engine.deps import EngineDeps
 from hotplate.engine.events import resource_event
 from hotplate.engine.periodic import PeriodicTimer
 from hotplate.engine.worker import traversal as trav
+from hotplate.engine.worker.liveness_probes import probe_all
 from hotplate.engine.worker.signal_delivery import redrive_signals
 from hotplate.engine.worker.stack_actions import STACK_ACTIONS
 from hotplate.model.ids import NO_TRAVERSAL, EngineId, ResourceId
@@ -478,22 +477,6 @@ def _working_row(key: NodeKey, rows: dict[ResourceId, ResourceRecord]) -> Resour
         if replacement is not None and replacement.replaces == row.id:
             return replacement.id
     return key.resource_id
-
-
-PROBES_AT_ONCE = 8
-"""Liveness probes a recovery round has in flight at once."""
-
-
-def probe_all(alive: Callable[[EngineId], bool], engines: list[EngineId]) -> list[bool]:
-    """``alive(engine)`` for each engine, asked of all at once: a dead engine answers
-    nothing and costs a whole engine_life_check_timeout, and several dead ones asked in
-    turn (a restarted engine meets every row its dead predecessors left) would hold every
-    takeover of the round up that many times as long."""
-    if len(engines) <= 1:
-        return [alive(e) for e in engines]
-    with ThreadPoolExecutor(max_workers=min(len(engines), PROBES_AT_ONCE),
-                            thread_name_prefix="hotplate-probe") as pool:
-        return list(pool.map(alive, engines))
 
 
 def _reported_since(service: ServiceRecord, now: datetime) -> bool:

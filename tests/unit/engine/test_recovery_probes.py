@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from hotplate.engine.worker.recovery import probe_all
+from hotplate.engine.worker.liveness_probes import probe_all
 from hotplate.model.ids import EngineId
 
 LIFE_CHECK = 0.3
