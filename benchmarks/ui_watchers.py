@@ -4,16 +4,17 @@ A fresh ``hotplate serve --noauth`` (benchmarks/served.py) creates a stack of
 ``--n`` OS::Heat::TestResource, each taking ``--wait-secs`` seconds, twice:
 once with nobody watching, once with ``--pages`` clients following the
 stack's event stream (``GET /ui/stream/...``, as the page's EventSource
-does, with the session cookie ``GET /ui/session`` set). The server sees a
+does, with the session cookie ``GET /ui/session`` set), ``--rounds`` times each,
+interleaved. The server sees a
 page only through that stream, so plain HTTP clients stand for browsers here
 (the browser's own cost is the page's, not the server's). For each run: the
 server's CPU seconds over the create (from the request until the stack is
 COMPLETE), and the difference the pages make, as a percentage of one core
-over the create's wall time. Each page also counts the events it received, so
+over the create's wall time, from the medians. Each page also counts the events it received, so
 a stream that fell behind or dropped events shows.
 
     python benchmarks/ui_watchers.py [--n 1000] [--wait-secs 1] [--pages 20]
-        [--workers 64] [--json PATH]
+        [--workers 64] [--rounds 3] [--json PATH]
 
 Exits 1 if a create did not end COMPLETE or a page missed events.
 """
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 import threading
 import time
@@ -138,26 +140,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, default=20)
     parser.add_argument("--workers", type=int, default=64)
     parser.add_argument("--timeout", type=float, default=1800.0)
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="creates of each kind, interleaved; the medians are compared")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
 
-    runs = [create_once(args.n, args.wait_secs, pages, args.workers, args.timeout)
-            for pages in (0, args.pages)]
-    alone, watched = runs
-    extra = watched["server_cpu_s"] - alone["server_cpu_s"]
-    share = 100.0 * extra / watched["seconds"] if watched["seconds"] else 0.0
+    runs: list[dict[str, Any]] = []
+    for round_ in range(args.rounds):  # interleaved, so a busy spell hits both kinds
+        order = (0, args.pages) if round_ % 2 == 0 else (args.pages, 0)
+        runs += [create_once(args.n, args.wait_secs, pages, args.workers, args.timeout)
+                 for pages in order]
+    alone = [run for run in runs if run["pages"] == 0]
+    watched = [run for run in runs if run["pages"] == args.pages]
+    extra = (statistics.median(r["server_cpu_s"] for r in watched)
+             - statistics.median(r["server_cpu_s"] for r in alone))
+    seconds = statistics.median(r["seconds"] for r in watched)
+    share = 100.0 * extra / seconds if seconds else 0.0
     print("| pages | status | s | server CPU s | events | least a page got | batches/page |")
     print("|---:|---|---:|---:|---:|---:|---:|")
     for run in runs:
         print(f"| {run['pages']} | {run['status']} | {run['seconds']} | {run['server_cpu_s']} "
               f"| {run['events']} | {run['events_per_page_min']} | {run['batches_per_page']} |")
-    print(f"\n{args.pages} pages cost the server {extra:.2f} CPU s more over "
-          f"{watched['seconds']} s: {share:.1f}% of one core")
+    print(f"\n{args.pages} pages cost the server {extra:.2f} CPU s more (medians of "
+          f"{args.rounds}) over {seconds} s: {share:.1f}% of one core")
     if args.json:
         args.json.write_text(json.dumps({"runs": runs, "extra_cpu_s": round(extra, 2),
                                          "percent_of_one_core": round(share, 2)}, indent=2))
     complete = all(run["status"] == "CREATE_COMPLETE" for run in runs)
-    whole = watched["events_per_page_min"] == watched["events"] and not watched["resets"]
+    whole = all(r["events_per_page_min"] == r["events"] and not r["resets"] for r in watched)
     return 0 if complete and whole else 1
 
 

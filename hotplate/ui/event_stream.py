@@ -72,18 +72,28 @@ Key = tuple[str, str, int]
 _PASSTHROUGH = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 
 
-def frame(event: str | None, data: Any, event_id: str | None = None) -> str:
+def encode(data: Any) -> str:
+    """One line of JSON; anything not JSON (datetimes and dataclasses included) as
+    its str(), as the standard library's ``default=str`` would."""
+    return orjson.dumps(data, default=str, option=_PASSTHROUGH).decode()
+
+
+def frame(event: str | None, data: Any, event_id: str | None = None, *,
+          encoded: str | None = None) -> str:
     """One server-sent event: its type, its id (what ``Last-Event-ID`` resumes from),
-    its data as one line of JSON."""
+    its data as one line of JSON (``encoded`` when the caller has it already)."""
     lines = []
     if event:
         lines.append(f"event: {event}")
     if event_id:
         lines.append(f"id: {event_id}")
-    # orjson: a watcher's batch is encoded once per page watching it; anything not JSON
-    # (datetimes and dataclasses included) as its str(), as the standard library would.
-    lines.append("data: " + orjson.dumps(data, default=str, option=_PASSTHROUGH).decode())
+    lines.append("data: " + (encode(data) if encoded is None else encoded))
     return "\n".join(lines) + "\n\n"
+
+
+def events_frame(encoded: list[str], last_id: str) -> str:
+    """A batch of events, each encoded once when its watcher read it."""
+    return frame("events", None, last_id, encoded="[" + ",".join(encoded) + "]")
 
 
 KEEPALIVE = ": keepalive\n\n"
@@ -99,7 +109,9 @@ class Watcher:
         self._call = call
         self._identity = identity
         self._view = view
-        self.history: deque[tuple[int, dict[str, Any]]] = deque()
+        self.history: deque[Seen] = deque()
+        self._batches: dict[tuple[int, int], str] = {}
+        """Batch frames by (first seq, next seq): pages in step share one."""
         self.index: dict[str, int] = {}
         self.next_seq = 0
         self.stack: dict[str, Any] | None = None
@@ -112,11 +124,11 @@ class Watcher:
 
     @property
     def first_seq(self) -> int:
-        return self.history[0][0] if self.history else self.next_seq
+        return self.history[0].seq if self.history else self.next_seq
 
     @property
     def last_id(self) -> str | None:
-        return self.history[-1][1]["id"] if self.history else self._marker
+        return self.history[-1].id if self.history else self._marker
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run(),
@@ -126,9 +138,24 @@ class Watcher:
         if self._task is not None:
             self._task.cancel()
 
-    def since(self, seq: int) -> list[tuple[int, dict[str, Any]]]:
+    def since(self, seq: int) -> list[Seen]:
         start = max(0, seq - self.first_seq)
-        return list(self.history)[start:] if start < len(self.history) else []
+        if start >= len(self.history):
+            return []
+        return [self.history[i] for i in range(start, len(self.history))]
+
+    def batch(self, seq: int) -> str:
+        """The frame of every event from ``seq`` on, made once for all the pages
+        that are at ``seq`` now."""
+        key = (seq, self.next_seq)
+        text = self._batches.get(key)
+        if text is None:
+            seen = self.since(seq)
+            text = events_frame([e.encoded for e in seen], seen[-1].id)
+            if len(self._batches) >= 8:
+                self._batches.clear()
+            self._batches[key] = text
+        return text
 
     async def engine(self, method: str, **kwargs: Any) -> Any:
         self._hub.calls[method] += 1
@@ -190,14 +217,13 @@ class Watcher:
             event_id = str(event["id"])
             if event_id in self.index or event_id == self._marker:
                 continue
-            self.history.append((self.next_seq, self._view(event)))
+            self.history.append(Seen(self.next_seq, event_id, encode(self._view(event))))
             self.index[event_id] = self.next_seq
             self._read.append((now, event_id))
             self.next_seq += 1
             added = True
         while len(self.history) > HISTORY:
-            _, old = self.history.popleft()
-            self.index.pop(old["id"], None)
+            self.index.pop(self.history.popleft().id, None)
         return added
 
     def _settle_marker(self) -> None:
@@ -227,13 +253,22 @@ class Watcher:
             sub.wake.set()
 
 
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """An event a watcher read: its place, its id and its view, encoded once."""
+
+    seq: int
+    id: str
+    encoded: str
+
+
 @dataclass(eq=False)
 class Subscription:
     """One page's place in a watcher's history, and what it must get first."""
 
     watcher: Watcher
     cursor: int
-    backlog: list[dict[str, Any]] = field(default_factory=list)
+    backlog: list[Seen] = field(default_factory=list)
     skip_through: str | None = None
     """The page's Last-Event-ID, when the watcher had not read it yet: what comes
     up to it the page has."""
@@ -249,30 +284,47 @@ class Subscription:
     def take(self) -> list[str]:
         """The frames due now: the events (or ``reset``), then the stack's status."""
         w = self.watcher
-        lost = self.cursor < w.first_seq
-        events = self.backlog
-        sent = {e["id"] for e in events}
-        self.backlog = []
-        new = [view for _, view in w.since(self.cursor)]
-        if self.skip_through is not None:
-            ids = [view["id"] for view in new]
-            if self.skip_through in ids:
-                new = new[ids.index(self.skip_through) + 1:]
-                self.skip_through = None
-        events = events + [view for view in new if view["id"] not in sent]
-        self.cursor = w.next_seq
         frames = []
-        if lost or len(events) > BATCH_MAX:
-            self.last_sent_id = w.last_id or self.last_sent_id
-            frames.append(frame("reset", {"reason": "too many events: read the list again"},
-                                self.last_sent_id))
-        elif events:
-            self.last_sent_id = events[-1]["id"]
-            frames.append(frame("events", events, self.last_sent_id))
+        if self.cursor < w.first_seq:
+            frames.append(self._reset())
+        elif not self.backlog and self.skip_through is None:
+            if self.cursor < w.next_seq:  # the usual case: in step with the watcher
+                if w.next_seq - self.cursor > BATCH_MAX:
+                    frames.append(self._reset())
+                else:
+                    frames.append(w.batch(self.cursor))
+                    self.last_sent_id = w.history[-1].id
+        else:
+            frames.extend(self._catch_up())
+        self.cursor = w.next_seq
         if w.stack is not None and self.stack_version_sent != w.stack_version:
             self.stack_version_sent = w.stack_version
             frames.append(frame("stack", w.stack))
         return frames
+
+    def _catch_up(self) -> list[str]:
+        """A resumed page: its backlog, then the watcher's events it has not had."""
+        events = self.backlog
+        sent = {e.id for e in events}
+        self.backlog = []
+        new = self.watcher.since(self.cursor)
+        if self.skip_through is not None:
+            ids = [e.id for e in new]
+            if self.skip_through in ids:
+                new = new[ids.index(self.skip_through) + 1:]
+                self.skip_through = None
+        events = events + [e for e in new if e.id not in sent]
+        if len(events) > BATCH_MAX:
+            return [self._reset()]
+        if not events:
+            return []
+        self.last_sent_id = events[-1].id
+        return [events_frame([e.encoded for e in events], self.last_sent_id)]
+
+    def _reset(self) -> str:
+        self.last_sent_id = self.watcher.last_id or self.last_sent_id
+        return frame("reset", {"reason": "too many events: read the list again"},
+                     self.last_sent_id)
 
 
 class StreamHub:
@@ -329,7 +381,8 @@ class StreamHub:
         if len(found) > BATCH_MAX:
             sub.cursor = -1  # behind the history: the first frame is a reset
         else:
-            sub.backlog = [view(e) for e in found if e["id"] != last_event_id]
+            sub.backlog = [Seen(-1, str(e["id"]), encode(view(e)))
+                           for e in found if e["id"] != last_event_id]
 
     def leave(self, sub: Subscription) -> None:
         """The page went: the watcher stops with its last page."""

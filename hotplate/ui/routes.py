@@ -115,8 +115,9 @@ async def _signed_in(request: Request) -> tuple[Session | None, login.Identity] 
         session, identity = await _current(request)
     except login.LoginUnavailable as exc:
         return _error(503, str(exc))
-    if identity is None:
-        return _error(401, "No session: log in.")
+    if identity is None:  # the login page offers the form this server takes
+        return JSONResponse({"error": "No session: log in.", "auth": _shown_mode(request)},
+                            status_code=401)
     return session, identity
 
 

@@ -93,7 +93,7 @@ def test_ui_graph_writes_its_columns(tmp_path: Path) -> None:
 def test_ui_watchers_counts_every_event_each_page_got(tmp_path: Path) -> None:
     out = tmp_path / "watchers.json"
     run("ui_watchers.py", "--n", "6", "--wait-secs", "0.2", "--pages", "2", "--workers", "8",
-        "--json", str(out))
+        "--rounds", "1", "--json", str(out))
     found = json.loads(out.read_text())
     alone, watched = found["runs"]
     assert (alone["pages"], watched["pages"]) == (0, 2)
