@@ -10,6 +10,7 @@ due and re-drives it. The same seed always gives the same run.
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -22,10 +23,14 @@ from hotplate.engine.runner import ActionRunner
 from hotplate.engine.worker.parking import ParkedActions
 from hotplate.rpc.deterministic import DeterministicTransport
 
+LOG = logging.getLogger(__name__)
 CTXT = {"project_id": "demo", "username": "demo", "user_id": "u1", "is_admin": False}
 
 
 class Harness:
+    opened: list[Harness] = []
+    """Every harness made, closed after its test (tests/scenarios/conftest.py)."""
+
     def __init__(self, tmp_path: Path, *, seed: int = 0, duplicate_rate: float = 0.0,
                  reorder: bool = True, registry: Any = None,
                  options: EngineOptions | None = None) -> None:
@@ -42,6 +47,22 @@ class Harness:
         self.service = self.engine.service
         self.engines: list[Engine] = [self.parking_on_the_clock(self.engine)]
         """The engines whose parked actions ``run`` re-drives."""
+        self.also_stop: list[Engine] = []
+        """Other engines of the test, stopped with the harness."""
+        Harness.opened.append(self)
+
+    def close(self) -> None:
+        """Stop every engine the test ran here: their timers and sink threads would
+        otherwise run on beside the tests after it."""
+        seen: set[int] = set()
+        for engine in [self.engine, *self.engines, *self.also_stop]:
+            if id(engine) in seen:
+                continue
+            seen.add(id(engine))
+            try:
+                engine.stop()
+            except Exception:  # an engine the test killed on purpose, or its database gone
+                LOG.debug("stopping a scenario's engine", exc_info=True)
 
     def parking_on_the_clock(self, engine: Engine) -> Engine:
         """``engine``'s parked actions re-driven by ``run`` on the fake clock, not by a

@@ -26,6 +26,7 @@ def engine(tmp_path):
     options = EngineOptions(enable_stack_abandon=True, enable_stack_adopt=True)
     engine, transport = embedded(f"sqlite:///{tmp_path}/a.sqlite", workers=4, options=options)
     yield engine
+    engine.stop()
     transport.stop()
 
 
@@ -72,4 +73,5 @@ def test_adopt_is_off_by_default(tmp_path) -> None:
             engine.service.create_stack(CTXT, "x", TEMPLATE, {}, {},
                                         {"adopt_stack_data": {"resources": {}}})
     finally:
+        engine.stop()
         transport.stop()

@@ -23,6 +23,7 @@ def hooks_env(**hooks: str) -> dict:
 def engine(tmp_path):
     engine, transport = embedded(f"sqlite:///{tmp_path}/h.sqlite", workers=4)
     yield engine
+    engine.stop()
     transport.stop()
 
 

@@ -43,6 +43,7 @@ def outer(kind: str = "inner.yaml", **props) -> dict:
 def engine(tmp_path):
     engine, transport = embedded(f"sqlite:///{tmp_path}/n.sqlite", workers=6)
     yield engine
+    engine.stop()
     transport.stop()
 
 

@@ -71,3 +71,7 @@ def test_a_starting_engine_removes_its_hosts_dead_rows_only(tmp_path) -> None:
         second.stop()
         transport.stop()
         first.reporter.stop()
+        if first.recovery is not None:
+            first.recovery.stop()
+        if first.delivery is not None:
+            first.delivery.stop()

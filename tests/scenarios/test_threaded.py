@@ -67,6 +67,7 @@ def test_delete_cancels_running_workers(tmp_path) -> None:
         reasons = [e["resource_status_reason"] for e in events if e["resource_name"] == "c"]
         assert "Stack CREATE cancelled" in reasons
     finally:
+        engine.stop()
         transport.stop()
 
 
@@ -82,4 +83,5 @@ def test_waiting_plugins_run_concurrently_on_sqlite(tmp_path) -> None:
         assert engine.store.get_stack(sid).status == "COMPLETE"
         assert elapsed < 6.0, f"four 2 s waits took {elapsed:.1f} s: they ran one by one"
     finally:
+        engine.stop()
         transport.stop()
