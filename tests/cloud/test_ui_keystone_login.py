@@ -27,7 +27,7 @@ TEMPLATE = {"heat_template_version": "2021-04-16",
             "resources": {"nothing": {"type": "OS::Heat::None"}}}
 
 
-def _password_login(cloud: Cloud, name: str) -> dict[str, str]:
+def password_login(cloud: Cloud, name: str) -> dict[str, str]:
     """The login form's fields for the clouds.yaml's user ``name``."""
     import openstack.config
 
@@ -60,7 +60,7 @@ def _max_age(answer: httpx.Response) -> int:
 
 def _logged_in(cloud: Cloud, name: str) -> tuple[httpx.Client, dict[str, Any]]:
     client = httpx.Client(base_url=BASE, timeout=60)
-    answer = client.post("/ui/session", json=_password_login(cloud, name))
+    answer = client.post("/ui/session", json=password_login(cloud, name))
     assert answer.status_code == 200, answer.text
     cookie = answer.headers["set-cookie"].lower()
     assert "httponly" in cookie and "samesite=strict" in cookie
@@ -85,7 +85,7 @@ def test_a_member_logs_in_with_a_password_and_changes_stacks_with_the_csrf_value
         assert session["auth"] == "keystone" and session["can_apply"] is True
         keystone = _keystone_token(cloud, cloud.user)
         assert (session["user"], session["project_id"]) == (
-            _password_login(cloud, cloud.user)["username"], keystone.project_id)
+            password_login(cloud, cloud.user)["username"], keystone.project_id)
         assert set(session["roles"]) == set(keystone.role_names)
         project = session["project_id"]
         assert client.get("/ui/session").json()["user"] == session["user"]
@@ -126,7 +126,7 @@ def test_a_reader_sees_but_may_not_create(cloud: Cloud, serving: Serving) -> Non
 
 
 def test_a_wrong_password_or_a_partial_body_is_refused(cloud: Cloud, serving: Serving) -> None:
-    fields = _password_login(cloud, cloud.user)
+    fields = password_login(cloud, cloud.user)
     wrong = {**fields, "password": "not-the-password"}
     answer = httpx.post(f"{BASE}/ui/session", json=wrong, timeout=60)
     assert answer.status_code == 401 and "set-cookie" not in answer.headers
