@@ -25,8 +25,8 @@ from tests.cloud.serving import PORT, Serving
 from tests.cloud.stacks import as_user, connected, gone, heat_client, serve_on_catalog_ports
 from tests.cloud.test_nova_types import NOVA_CLOUD
 from tests.cloud.test_ui_keystone_login import password_login
-from tests.ui.conftest import CHROMIUM, CHROMIUM_ARGS, RECORDER, shot
-from tests.ui.pages import no_csp_violation, node, wait_stack_status
+from tests.ui.conftest import AXE, CHROMIUM, CHROMIUM_ARGS, RECORDER, shot
+from tests.ui.pages import axe_clean, no_csp_violation, node, wait_stack_status
 
 pytestmark = [pytest.mark.usefixtures("cloud_leaks"), pytest.mark.timeout(900)]
 LEAK_PREFIX = "uic-"
@@ -103,9 +103,12 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
-    """A fresh profile (no cookies) recording any Content-Security-Policy violation."""
+    """A fresh profile (no cookies) recording any Content-Security-Policy violation, with
+    axe-core when ``make ui`` installed it."""
     ctx = browser.new_context(viewport={"width": 1400, "height": 950})
     ctx.add_init_script(path=str(RECORDER))
+    if AXE.exists():
+        ctx.add_init_script(path=str(AXE))
     try:
         opened = ctx.new_page()
         opened.set_default_timeout(30_000)
@@ -121,6 +124,13 @@ def _fill_password_form(page: Any, fields: dict[str, str]) -> None:
     page.get_by_label("User domain", exact=True).fill(fields["user_domain_name"])
     page.get_by_label("Project domain", exact=True).fill(fields["project_domain_name"])
     page.get_by_role("button", name="Sign in").click()
+
+
+def _accessible(page: Any, where: str) -> None:
+    """axe-core finds no serious or critical issue (where ``make ui`` installed it: the
+    rest of a test runs without it, as tests/ui's do)."""
+    if AXE.exists():
+        axe_clean(page, where)
 
 
 def _session_status(page: Any) -> int:
@@ -144,6 +154,7 @@ def test_the_page_offers_keystone_s_login_refuses_a_wrong_password_and_signs_in(
         page.get_by_label(field, exact=True).wait_for()
     assert page.get_by_label("a Keystone password").is_checked()
     assert page.get_by_label("Token", exact=True).count() == 0
+    _accessible(page, "Keystone login")
 
     fields = password_login(ui_cloud, ui_cloud.user)
     _fill_password_form(page, {**fields, "password": "not-the-password"})
@@ -246,12 +257,14 @@ def test_the_panel_shows_the_server_volume_and_port_as_the_cloud_has_them(
         assert _texts(panel, ".highlight .net") == [network.name]
         assert _texts(panel, ".highlight .addr") == fixed_ips
         _console_shown_as_heat_gives_it(panel, hc, stack_id, user_conn, server.id)
+        _accessible(page, "server's panel")
         shot(page, "cloud-panel-server")
 
         panel = _open_resource(page, "volume")
         assert _texts(panel, ".attachment .server") == [
             a["server_id"] for a in volume.attachments]
         assert _texts(panel, ".attachment .device") == [a["device"] for a in volume.attachments]
+        _accessible(page, "volume's panel")
         shot(page, "cloud-panel-volume")
 
         panel = _open_resource(page, "port")
@@ -259,6 +272,7 @@ def test_the_panel_shows_the_server_volume_and_port_as_the_cloud_has_them(
         assert _texts(panel, ".fixed-ip .ip") == fixed_ips
         assert _texts(panel, ".fixed-ip .subnet") == [f["subnet_id"] for f in port.fixed_ips] \
             == [ids["subnet"]]
+        _accessible(page, "port's panel")
         shot(page, "cloud-panel-port")
 
         # The member deletes it from the page (the session's CSRF value), which follows.
