@@ -1,16 +1,13 @@
-"""Sessions across API processes that share the key, and Keystone logins: a token, or
-a user's password traded for one at a Keystone (here a small stand-in speaking
-Keystone's v3 API, its tokens validated by keystonemiddleware's real filter)."""
+"""Sessions across API processes that share the key, a revoked token ending its open
+stream, and a Keystone token's login (keystonemiddleware's real filter, asking a table
+of token bodies). A user's password traded for a token at the real Keystone is
+``tests/cloud/test_ui_keystone_login.py``'s."""
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Iterator
 from contextlib import ExitStack
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -93,61 +90,16 @@ def test_every_api_process_with_the_key_accepts_the_session(
         assert on_other.get("/v1/shared/stacks").status_code == 401
 
 
-class FakeKeystone(BaseHTTPRequestHandler):
-    """Keystone's v3 version document and password authentication, nothing else."""
-
-    table: TokenTable
-    users = {"alice": ("wonderland", "proj-a", ["member", "reader"]),
-             "rita": ("reads", "proj-a", ["reader"])}
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-    def _reply(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_GET(self) -> None:
-        base = f"http://{self.headers['Host']}/v3/"
-        self._reply(200, {"version": {"id": "v3.14", "status": "stable",
-                                      "links": [{"rel": "self", "href": base}],
-                                      "media-types": []}})
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        user = body["auth"]["identity"]["password"]["user"]
-        project = body["auth"]["scope"]["project"]
-        known = self.users.get(user["name"])
-        if known is None or known[0] != user["password"] or project["name"] != known[1]:
-            self._reply(401, {"error": {"code": 401, "message": "The request you have made "
-                                        "requires authentication.", "title": "Unauthorized"}})
-            return
-        token = self.table.issue(known[1], known[2], user=user["name"], expires_in=600)
-        self._reply(201, self.table.bodies[token], {"X-Subject-Token": token})
-
-
 @pytest.fixture
 def keystone(tmp_path: Path,
              engine_rpc: tuple[EngineRpc, str]) -> Iterator[tuple[str, TokenTable]]:
+    """A Keystone-mode app whose tokens are checked by keystonemiddleware's filter
+    against a table of token bodies."""
     table = TokenTable()
-    handler = type("Handler", (FakeKeystone,), {"table": table})
-    fake = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=fake.serve_forever, daemon=True).start()
-    tokens = keystone_tokens(table, tmp_path)
-    tokens.auth_url = f"http://127.0.0.1:{fake.server_address[1]}/v3"
-    app = create_app(engine_rpc[0], auth=tokens, ui=UiOptions(codec=codec()))
-    try:
-        with BackgroundServer(app) as base:
-            yield base, table
-    finally:
-        fake.shutdown()
-        fake.server_close()
+    app = create_app(engine_rpc[0], auth=keystone_tokens(table, tmp_path),
+                     ui=UiOptions(codec=codec()))
+    with BackgroundServer(app) as base:
+        yield base, table
 
 
 def test_a_keystone_token_logs_in(keystone: tuple[str, TokenTable]) -> None:
@@ -170,24 +122,3 @@ def test_a_keystone_token_logs_in(keystone: tuple[str, TokenTable]) -> None:
         "token": table.issue("proj-k", ["heat_stack_user"])}).json()["can_apply"] is False
     denied = stack_user.get("/ui/stream/proj-k/stacks/any")
     assert denied.status_code == 403 and "events:index" in denied.json()["error"]
-
-
-def test_a_keystone_password_logs_in(keystone: tuple[str, TokenTable]) -> None:
-    base, _ = keystone
-    web = client(base)
-    answer = web.post("/ui/session", json={
-        "username": "alice", "password": "wonderland", "project_name": "proj-a",
-        "user_domain_name": "Default", "project_domain_name": "Default"})
-    assert answer.status_code == 200, answer.text
-    assert answer.json()["user"] == "alice" and answer.json()["project_id"] == "proj-a"
-    assert web.get("/ui/session").status_code == 200
-    assert web.get("/v1/proj-a/stacks").status_code == 200
-    reader = client(base)
-    body = reader.post("/ui/session", json={"username": "rita", "password": "reads",
-                                            "project_name": "proj-a"}).json()
-    assert body["roles"] == ["reader"] and body["can_apply"] is False
-    wrong = client(base).post("/ui/session", json={"username": "alice", "password": "no",
-                                                   "project_name": "proj-a"})
-    assert wrong.status_code == 401 and "refused" in wrong.json()["error"]
-    partial = client(base).post("/ui/session", json={"username": "alice"})
-    assert partial.status_code == 400

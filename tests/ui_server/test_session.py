@@ -81,6 +81,18 @@ def test_refused_logins(token_server: Served) -> None:
     assert token_server.client().get("/ui/session").status_code == 401  # no cookie
 
 
+def test_without_a_session_the_refusal_names_the_token_login(token_server: Served) -> None:
+    """The login page reads the server's way in from this 401, before anyone signs in."""
+    answer = token_server.client().get("/ui/session")
+    assert answer.status_code == 401 and "set-cookie" not in answer.headers
+    assert answer.json()["auth"] == "token"
+    token = token_server.token("alpha", "member")
+    client, _, _ = log_in(token_server, token)
+    token_server.revoke(token)
+    ended = client.get("/ui/session")  # a session whose token ended: the same answer
+    assert ended.status_code == 401 and ended.json()["auth"] == "token"
+
+
 def test_a_tampered_or_foreign_or_expired_cookie_is_401(token_server: Served) -> None:
     token = token_server.token("alpha", "member")
     client, _, _ = log_in(token_server, token)

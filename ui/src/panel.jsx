@@ -1,6 +1,8 @@
 // The side panel: the selected resource as `resource show` gives it (its reason when it
 // failed, and the attributes a person looks for: a server's addresses and console, a
 // volume's attachments, a port's network), and the path of the stack's failures.
+// A server's console URLs are not in what Nova shows of it: Heat resolves them only when
+// `with_attr` names them, so the panel asks for them.
 
 import { useEffect, useState } from "preact/hooks";
 import { get, linkPath, linkOf } from "./api.js";
@@ -25,6 +27,18 @@ function addresses(attrs) {
   return rows;
 }
 
+const ASKED_ATTRIBUTES = { "OS::Nova::Server": ["console_urls"] };
+
+/** The path of `resource show` for the row, with the attributes its type's panel shows. */
+function showPath(row) {
+  const self = linkPath(linkOf(row, "self") || "");
+  const asked = ASKED_ATTRIBUTES[row.resource_type];
+  if (!self || !asked) return self;
+  const url = new URL(self, window.location.origin);
+  for (const name of asked) url.searchParams.append("with_attr", name);
+  return url.pathname + url.search;
+}
+
 function safeUrl(text) {
   try {
     const url = new URL(text);
@@ -32,6 +46,72 @@ function safeUrl(text) {
   } catch (_) {
     return null;
   }
+}
+
+// Each console Heat found a URL for is a link; when none has one, the panel says so, and
+// each console why when asked (Heat gives the cloud's refusal in place of the URL).
+function Consoles({ urls }) {
+  const kinds = Object.entries(urls).map(([kind, text]) => ({
+    kind,
+    text: typeof text === "string" ? text : JSON.stringify(text),
+    url: typeof text === "string" ? safeUrl(text) : null,
+  }));
+  const links = kinds.filter((k) => k.url);
+  if (links.length) {
+    return (
+      <ul>
+        {links.map((l) => (
+          <li key={l.kind}>
+            <a class="console" href={l.url} rel="noopener noreferrer" target="_blank">{`${l.kind} console`}</a>
+          </li>
+        ))}
+      </ul>
+    );
+  }
+  return (
+    <details class="no-console">
+      <summary>None available</summary>
+      <ul>
+        {kinds.map((k) => (
+          <li key={k.kind} data-kind={k.kind}>
+            <span class="kind">{k.kind}</span>: <span class="why muted">{k.text}</span>
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
+// A volume's attachments as Cinder lists them: the server and its device each.
+function Attachments({ value }) {
+  if (!Array.isArray(value) || !value.every((a) => a && a.server_id)) return <Value value={value} />;
+  if (!value.length) return <span class="muted">none</span>;
+  return (
+    <ul>
+      {value.map((a) => (
+        <li key={a.attachment_id || a.server_id} class="attachment">
+          {"server "}<span class="server">{a.server_id}</span>
+          {a.device && <>{" at "}<span class="device">{a.device}</span></>}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+// A port's fixed IPs as Neutron lists them: each address and its subnet.
+function FixedIps({ value }) {
+  if (!Array.isArray(value) || !value.every((f) => f && f.ip_address)) return <Value value={value} />;
+  if (!value.length) return <span class="muted">none</span>;
+  return (
+    <ul>
+      {value.map((f) => (
+        <li key={`${f.subnet_id}-${f.ip_address}`} class="fixed-ip">
+          <span class="ip">{f.ip_address}</span>
+          {f.subnet_id && <>{" in subnet "}<span class="subnet">{f.subnet_id}</span></>}
+        </li>
+      ))}
+    </ul>
+  );
 }
 
 function Highlights({ resource }) {
@@ -54,29 +134,18 @@ function Highlights({ resource }) {
   }
   const console = attrs.console_urls;
   if (console && typeof console === "object") {
-    const links = Object.entries(console)
-      .map(([kind, url]) => ({ kind, url: typeof url === "string" ? safeUrl(url) : null }))
-      .filter((l) => l.url);
-    if (links.length) {
-      items.push(
-        <div key="console" class="highlight">
-          <h4>Console</h4>
-          <ul>
-            {links.map((l) => (
-              <li key={l.kind}>
-                <a href={l.url} rel="noopener noreferrer" target="_blank">{`${l.kind} console`}</a>
-              </li>
-            ))}
-          </ul>
-        </div>,
-      );
-    }
+    items.push(
+      <div key="console" class="highlight">
+        <h4>Console</h4>
+        <Consoles urls={console} />
+      </div>,
+    );
   }
   if (attrs.attachments !== undefined) {
     items.push(
       <div key="attachments" class="highlight">
         <h4>Attachments</h4>
-        <Value value={attrs.attachments} />
+        <Attachments value={attrs.attachments} />
       </div>,
     );
   }
@@ -86,9 +155,9 @@ function Highlights({ resource }) {
         <h4>Network</h4>
         <dl>
           <dt>network</dt>
-          <dd><Value value={attrs.network_id} /></dd>
+          <dd class="network-id"><Value value={attrs.network_id} /></dd>
           <dt>fixed IPs</dt>
-          <dd><Value value={attrs.fixed_ips} /></dd>
+          <dd><FixedIps value={attrs.fixed_ips} /></dd>
         </dl>
       </div>,
     );
@@ -97,26 +166,28 @@ function Highlights({ resource }) {
 }
 
 export function ResourcePanel({ store, selected, onClose }) {
-  const [shown, setShown] = useState(null);
-  const [error, setError] = useState(null);
+  // What `resource show` answered, and for which resource: another resource's answer is
+  // never drawn under this one's name while this one's is on its way.
+  const [answer, setAnswer] = useState(null);
   const [, setTick] = useState(0);
   const row = selected ? store.resources.get(selected) : null;
 
   useEffect(() => store.onStates((keys) => keys.has(selected) && setTick((t) => t + 1)), [store, selected]);
   useEffect(() => {
-    setShown(null);
-    setError(null);
     if (!row) return undefined;
     let live = true;
-    const self = linkPath(linkOf(row, "self") || "");
+    const self = showPath(row);
     if (!self) return undefined;
     get(self)
-      .then((body) => live && setShown(body.resource))
-      .catch((err) => live && setError(err.message));
+      .then((body) => live && setAnswer({ key: selected, shown: body.resource, error: null }))
+      .catch((err) => live && setAnswer({ key: selected, shown: null, error: err.message }));
     return () => {
       live = false;
     };
   }, [selected, row]);
+  const current = answer && answer.key === selected && row ? answer : null;
+  const shown = current && current.shown;
+  const error = current && current.error;
 
   if (!selected) return null;
   const planned = store.plan && store.plan.get(selected);
