@@ -4,6 +4,7 @@ brings."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -36,7 +37,7 @@ def template(resources: dict[str, Any], **extra: Any) -> dict[str, Any]:
 def login(page: Any, server: UiServer, token: str | None = None) -> None:
     """Sign in with a token through the login form; lands on the stack list."""
     page.goto(f"{server.base}/ui#/login")
-    way = page.get_by_label("an API token")
+    way = page.get_by_label(re.compile(r"^an? (Keystone )?token$"))
     way.or_(page.get_by_label("Token", exact=True)).first.wait_for()
     if way.count():
         way.check()

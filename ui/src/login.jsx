@@ -1,6 +1,6 @@
 // The login page: a hotplate (or Keystone) token, or, when the server validates against
-// Keystone, a user name, password and project. Before a session the page may not know
-// the server's mode (a refusal need not say it): then both ways are offered.
+// Keystone, a user name, password and project. The server's 401 before a session names
+// its login; a page that could not learn it offers both ways.
 
 import { useState } from "preact/hooks";
 import { login } from "./api.js";
@@ -40,7 +40,7 @@ export function LoginPage({ auth, onLogin }) {
         {auth !== "token" && (
           <fieldset class="mode">
             <legend>Sign in with</legend>
-            <label><input type="radio" name="mode" checked={mode === "token"} onChange={() => setMode("token")} /> an API token</label>
+            <label><input type="radio" name="mode" checked={mode === "token"} onChange={() => setMode("token")} /> {auth === "keystone" ? "a Keystone token" : "a token"}</label>
             <label><input type="radio" name="mode" checked={mode === "password"} onChange={() => setMode("password")} /> a Keystone password</label>
           </fieldset>
         )}
