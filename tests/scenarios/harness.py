@@ -47,15 +47,13 @@ class Harness:
         self.service = self.engine.service
         self.engines: list[Engine] = [self.parking_on_the_clock(self.engine)]
         """The engines whose parked actions ``run`` re-drives."""
-        self.also_stop: list[Engine] = []
-        """Other engines of the test, stopped with the harness."""
         Harness.opened.append(self)
 
     def close(self) -> None:
         """Stop every engine the test ran here: their timers and sink threads would
         otherwise run on beside the tests after it."""
         seen: set[int] = set()
-        for engine in [self.engine, *self.engines, *self.also_stop]:
+        for engine in [self.engine, *self.engines]:
             if id(engine) in seen:
                 continue
             seen.add(id(engine))
