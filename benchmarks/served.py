@@ -71,6 +71,13 @@ class Served:
         times = self._ps.cpu_times()
         return float(times.user + times.system)
 
+    def loop_cpu_seconds(self) -> float:
+        """The CPU time of the server's main thread, where uvicorn's event loop runs
+        every request and stream (the engine's work is on other threads)."""
+        assert self._ps is not None
+        main = next((t for t in self._ps.threads() if t.id == self._ps.pid), None)
+        return float(main.user_time + main.system_time) if main is not None else 0.0
+
     def rss_mb(self) -> float:
         assert self._ps is not None
         return float(self._ps.memory_info().rss) / 2**20

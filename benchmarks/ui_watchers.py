@@ -10,7 +10,12 @@ page only through that stream, so plain HTTP clients stand for browsers here
 (the browser's own cost is the page's, not the server's). For each run: the
 server's CPU seconds over the create (from the request until the stack is
 COMPLETE), and the difference the pages make, as a percentage of one core
-over the create's wall time, from the medians. Each page also counts the events it received, so
+over the create's wall time, from the medians. The server's whole CPU moves with
+the create's own (the engine runs in it) by about as much as the pages cost, so the
+table also gives its main thread's, the event loop that serves every request and
+stream (the watcher's engine calls run on worker threads: one watcher per stack
+whatever the number of pages), and the pages' own CPU (they run in this process, on
+the same cores). Each page also counts the events it received, so
 a stream that fell behind or dropped events shows.
 
     python benchmarks/ui_watchers.py [--n 1000] [--wait-secs 1] [--pages 20]
@@ -33,6 +38,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import httpx
+import orjson
 
 from benchmarks.served import Served
 
@@ -88,7 +94,7 @@ class Page:
                 if line.startswith("event:"):
                     kind = line[6:].strip()
                 elif line.startswith("data:") and kind == "events":
-                    self.events += len(json.loads(line[5:]))
+                    self.events += len(orjson.loads(line[5:]))
                     self.batches += 1
                 elif line.startswith("data:") and kind == "reset":
                     self.resets += 1
@@ -105,7 +111,8 @@ def create_once(n: int, wait_secs: float, pages: int, workers: int,
         api = httpx.Client(base_url=server.endpoint, timeout=60,
                            headers={"X-Auth-Token": "noauth"})
         name = f"watched-{pages}"
-        cpu_before = server.cpu_seconds()
+        cpu_before, loop_before = server.cpu_seconds(), server.loop_cpu_seconds()
+        client_before = time.process_time()
         started = time.monotonic()
         made = api.post("/stacks", json={"stack_name": name,
                                          "template": template(n, wait_secs)})
@@ -118,6 +125,8 @@ def create_once(n: int, wait_secs: float, pages: int, workers: int,
             status = api.get(f"/stacks/{name}/{stack_id}").json()["stack"]["stack_status"]
         seconds = time.monotonic() - started
         cpu = server.cpu_seconds() - cpu_before
+        loop_cpu = server.loop_cpu_seconds() - loop_before
+        client_cpu = time.process_time() - client_before
         time.sleep(1.0)  # the last batch on its way to the pages
         for page in watching:
             page.stop()
@@ -126,7 +135,8 @@ def create_once(n: int, wait_secs: float, pages: int, workers: int,
         api.close()
     received = [page.read_before + page.events for page in watching]
     return {"pages": pages, "status": status, "seconds": round(seconds, 2),
-            "server_cpu_s": round(cpu, 2), "events": expected,
+            "server_cpu_s": round(cpu, 2), "loop_cpu_s": round(loop_cpu, 2),
+            "pages_cpu_s": round(client_cpu, 2), "events": expected,
             "events_per_page_min": min(received, default=expected),
             "batches_per_page": round(sum(p.batches for p in watching) / pages, 1)
             if pages else 0,
@@ -152,20 +162,30 @@ def main(argv: list[str] | None = None) -> int:
                  for pages in order]
     alone = [run for run in runs if run["pages"] == 0]
     watched = [run for run in runs if run["pages"] == args.pages]
-    extra = (statistics.median(r["server_cpu_s"] for r in watched)
-             - statistics.median(r["server_cpu_s"] for r in alone))
+    def more(key: str) -> float:
+        return (statistics.median(r[key] for r in watched)
+                - statistics.median(r[key] for r in alone))
+
+    extra, extra_loop = more("server_cpu_s"), more("loop_cpu_s")
     seconds = statistics.median(r["seconds"] for r in watched)
     share = 100.0 * extra / seconds if seconds else 0.0
-    print("| pages | status | s | server CPU s | events | least a page got | batches/page |")
-    print("|---:|---|---:|---:|---:|---:|---:|")
+    loop_share = 100.0 * extra_loop / seconds if seconds else 0.0
+    print("| pages | status | s | server CPU s | of which event loop | pages' CPU s | events "
+          "| least a page got | batches/page |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|")
     for run in runs:
         print(f"| {run['pages']} | {run['status']} | {run['seconds']} | {run['server_cpu_s']} "
-              f"| {run['events']} | {run['events_per_page_min']} | {run['batches_per_page']} |")
+              f"| {run['loop_cpu_s']} | {run['pages_cpu_s']} | {run['events']} "
+              f"| {run['events_per_page_min']} | {run['batches_per_page']} |")
     print(f"\n{args.pages} pages cost the server {extra:.2f} CPU s more (medians of "
-          f"{args.rounds}) over {seconds} s: {share:.1f}% of one core")
+          f"{args.rounds}) over {seconds} s: {share:.1f}% of one core; its event loop "
+          f"{extra_loop:.2f} s more: {loop_share:.1f}%")
     if args.json:
         args.json.write_text(json.dumps({"runs": runs, "extra_cpu_s": round(extra, 2),
-                                         "percent_of_one_core": round(share, 2)}, indent=2))
+                                         "percent_of_one_core": round(share, 2),
+                                         "extra_loop_cpu_s": round(extra_loop, 2),
+                                         "loop_percent_of_one_core": round(loop_share, 2)},
+                                        indent=2))
     complete = all(run["status"] == "CREATE_COMPLETE" for run in runs)
     whole = all(r["events_per_page_min"] == r["events"] and not r["resets"] for r in watched)
     return 0 if complete and whole else 1
