@@ -17,9 +17,11 @@ joining). Twenty pages cost the engine what one costs.
 
 Events are ordered by the engine's event ids (``list_events`` sorts by them);
 on a database where two transactions can commit out of id order, an event can
-appear behind one already read. So the watcher's marker trails what it read by
-SETTLE_SECS and it drops events it has already seen: a late event is still
-picked up, none twice.
+appear behind one already read. So the watcher reads from the newest event it
+has (the head) every POLL_SECS, and once every SETTLE_SECS from a second
+marker that trails what it read by SETTLE_SECS, dropping events it has already
+seen: a late event is still picked up, none twice, and an event is read about
+twice rather than once per poll of its last second.
 
 Resume (``Last-Event-ID``): the first page's watcher starts after that event;
 a later page's event the watcher still holds is resumed from its history; an
@@ -119,6 +121,10 @@ class Watcher:
         self.subscribers: set[Subscription] = set()
         self._read: deque[tuple[float, str]] = deque()  # (when read, event id), recent
         self._marker: str | None = after
+        """Trails the events read by SETTLE_SECS: where a late event's check starts."""
+        self._head: str | None = after
+        """The newest event read: where the next poll starts."""
+        self._late_due = 0.0
         self._started = after is not None
         self._task: asyncio.Task[None] | None = None
 
@@ -187,7 +193,7 @@ class Watcher:
                 newest = await self.engine("list_events", stack_identity=self._identity,
                                            sort_dir="desc", limit=1,
                                            nested_depth=self.key[2])
-                self._marker = newest[0]["id"] if newest else None
+                self._marker = self._head = newest[0]["id"] if newest else None
                 return
             except asyncio.CancelledError:
                 raise
@@ -196,15 +202,21 @@ class Watcher:
                 await asyncio.sleep(1.0)
 
     async def _poll_events(self) -> bool:
+        now = time.monotonic()
+        start = self._head
+        if now >= self._late_due:  # from the trailing marker: commits that came late
+            self._late_due = now + SETTLE_SECS
+            start = self._marker
         fresh = False
         while True:
             found = await self.engine("list_events", stack_identity=self._identity,
-                                      marker=self._marker, sort_dir="asc", limit=POLL_LIMIT,
+                                      marker=start, sort_dir="asc", limit=POLL_LIMIT,
                                       nested_depth=self.key[2])
             fresh = self._keep(found) or fresh
+            if found:
+                start = self._head = str(found[-1]["id"])
             if len(found) < POLL_LIMIT:
                 break
-            self._marker = found[-1]["id"]
         self._settle_marker()
         if fresh:
             self._wake()

@@ -97,3 +97,42 @@ def test_a_burst_is_one_batch_and_too_many_a_reset() -> None:
         assert engine.calls == calls
 
     asyncio.run(scenario())
+
+
+def test_a_late_commit_is_streamed_once_and_each_poll_starts_at_the_newest() -> None:
+    """An event that shows up behind ones already streamed (a transaction that
+    committed late) still reaches the page, once; the polls between the late checks
+    ask only for what is newer than the newest event read."""
+    engine = Engine()
+    engine.add(2)
+    returned: list[int] = []
+    asked = engine.call
+
+    async def counting(method: str, **kwargs: Any) -> Any:
+        found = await asked(method, **kwargs)
+        if method == "list_events" and kwargs["sort_dir"] == "asc":
+            returned.append(len(found))
+        return found
+
+    engine.call = counting  # type: ignore[method-assign]
+
+    async def scenario() -> None:
+        hub = StreamHub()
+
+        async def late() -> None:
+            await asyncio.sleep(0.3)
+            engine.add(5)
+            await asyncio.sleep(0.6)  # streamed by now
+            engine.events.insert(4, {"id": "late", "resource_name": "r"})
+            engine.add(1)
+
+        got = await collect(hub, engine, 2.0, late)
+        ids = [e["id"] for _, kind, data in got if kind == "events" for e in data]
+        assert sorted(ids) == sorted(e["id"] for e in engine.events[2:])
+        assert ids.count("late") == 1
+        # Five events, then two: about ten polls, each event read at most twice (once
+        # from the head, once by the trailing check), never once per poll.
+        assert len(returned) >= 6
+        assert sum(returned) <= 2 * 7 + 2, returned
+
+    asyncio.run(scenario())
