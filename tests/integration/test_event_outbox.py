@@ -84,5 +84,10 @@ def test_racing_claimers_never_share_a_row(store: SqlStore, clock: FakeClock,
         thread.start()
     for thread in threads:
         thread.join()
-    every = [row for got in taken.values() for row in got]
+    # A claim skips rows another claimer has locked, so under load ten rounds each may
+    # leave a few unclaimed: a last claimer takes them. No row may be taken twice.
+    rest = [r.id for r in OutboxStore(db_engine, clock).claim(
+        "last", clock.now() + timedelta(seconds=60), 60)]
+    every = [row for got in taken.values() for row in got] + rest
     assert len(every) == len(set(every)) == 60
+    assert sum(len(got) for got in taken.values()) >= 20  # the racers did take rows
