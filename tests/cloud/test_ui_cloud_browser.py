@@ -25,7 +25,7 @@ from tests.cloud.serving import PORT, Serving
 from tests.cloud.stacks import as_user, connected, gone, heat_client, serve_on_catalog_ports
 from tests.cloud.test_nova_types import NOVA_CLOUD
 from tests.cloud.test_ui_keystone_login import password_login
-from tests.ui.conftest import AXE, CHROMIUM, CHROMIUM_ARGS, RECORDER, shot
+from tests.ui.conftest import AXE, RECORDER, chromium, shot
 from tests.ui.pages import axe_clean, no_csp_violation, node, wait_stack_status
 
 pytestmark = [pytest.mark.usefixtures("cloud_leaks"), pytest.mark.timeout(900)]
@@ -86,19 +86,8 @@ def served(ui_cloud: Cloud, tmp_path_factory: pytest.TempPathFactory) -> Iterato
 def browser() -> Iterator[Any]:
     """Debian's Chromium driven by Playwright's sync API, for this module's tests (its
     driver keeps an event loop running in the main thread while it lives)."""
-    if not CHROMIUM.exists():
-        pytest.skip(f"no browser: {CHROMIUM} is missing (Debian's chromium package installs it)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("Playwright's Python package is not installed (the test extra has it)")
-    with sync_playwright() as driver:
-        launched = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS,
-                                          headless=True)
-        try:
-            yield launched
-        finally:
-            launched.close()
+    with chromium() as launched:
+        yield launched
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -100,10 +101,10 @@ def ui_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
             proc.wait(10)
 
 
-@pytest.fixture(scope="package")
-def browser() -> Iterator[Any]:
-    """Playwright's sync driver keeps an event loop running in the main thread while it
-    lives: it ends with this package's tests, so the tests after them can run their own."""
+@contextmanager
+def chromium() -> Iterator[Any]:
+    """Debian's Chromium under Playwright's sync driver; the test skips, saying why,
+    without the browser or the package."""
     if not CHROMIUM.exists():
         pytest.skip(f"no browser: {CHROMIUM} is missing (Debian's chromium package installs it)")
     try:
@@ -117,6 +118,14 @@ def browser() -> Iterator[Any]:
             yield launched
         finally:
             launched.close()
+
+
+@pytest.fixture(scope="package")
+def browser() -> Iterator[Any]:
+    """Playwright's sync driver keeps an event loop running in the main thread while it
+    lives: it ends with this package's tests, so the tests after them can run their own."""
+    with chromium() as launched:
+        yield launched
 
 
 @pytest.fixture
