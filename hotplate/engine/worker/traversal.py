@@ -350,10 +350,14 @@ def purge_db(
     if current.deleted_at is not None:
         deps.credentials.delete_for(current)  # a root's trust and stack domain project
         return
-    if success and current.prev_raw_template_id is not None:
+    # Only while the stack is still on this traversal: a client that saw COMPLETE may
+    # have started an update since, whose previous template is its rollback target
+    # (and the one this traversal replaced was retired by that update's start).
+    if (success and current.prev_raw_template_id is not None
+            and current.current_traversal == traversal):
         prev = current.prev_raw_template_id
         if store.update_stack_if_traversal(
-            stack.id, current.current_traversal, {"prev_raw_template_id": None}
+            stack.id, traversal, {"prev_raw_template_id": None}
         ) and prev != current.raw_template_id:
             store.delete_raw_template(prev)
 
