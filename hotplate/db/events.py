@@ -6,12 +6,13 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, Select, insert, select
 from sqlalchemy.pool import PoolProxiedConnection
 
 from hotplate.db import schema as s
 from hotplate.db.base import StoreBase
 from hotplate.db.fastpath import FastPath
+from hotplate.db.queries import EVENTS_PAGE
 from hotplate.db.rows import to_event
 from hotplate.model.ids import StackId
 from hotplate.model.records import EventRecord, NewEvent
@@ -90,11 +91,12 @@ class EventStore(StoreBase):
         """
         if sort_dir not in ("asc", "desc"):
             raise ValueError(f"sort_dir must be 'asc' or 'desc', not {sort_dir!r}")
+        if resource_name is None and not filters and limit is not None:
+            rows = self._page(stack_id, "rows", limit=limit, marker=marker,
+                              ascending=sort_dir == "asc")
+            return [to_event(row) for row in rows]
         e = s.event
-        stack_ids = [stack_id] if isinstance(stack_id, str) else list(stack_id)
-        in_stacks = e.c.stack_id.in_(stack_ids) if len(stack_ids) != 1 else (
-            e.c.stack_id == stack_ids[0])
-        query = select(e).where(in_stacks)
+        query = select(e)
         if resource_name is not None:
             query = query.where(e.c.resource_name == resource_name)
         for key, value in (filters or {}).items():
@@ -105,19 +107,49 @@ class EventStore(StoreBase):
                 query = query.where(column.in_([str(v) for v in value]))
             else:
                 query = query.where(column == str(value))
-        ascending = sort_dir == "asc"
-        query = query.order_by(e.c.id.asc() if ascending else e.c.id.desc())
+        return self._tx.read(lambda conn: [
+            to_event(row) for row in conn.execute(_paged(
+                conn, query, stack_id, limit=limit, marker=marker,
+                ascending=sort_dir == "asc")).mappings()])
+
+    def list_event_ids(self, stack_id: StackId | Sequence[StackId], *,
+                       limit: int | None = None, marker: str | None = None) -> list[str]:
+        """The uuids of ``list_events(stack_id, marker=marker, limit=limit)``, oldest
+        first, and nothing else of them: a cheap check of which events exist."""
         if limit is not None:
-            query = query.limit(limit)
+            return [str(row["uuid"]) for row in
+                    self._page(stack_id, "ids", limit=limit, marker=marker, ascending=True)]
+        query = select(s.event.c.uuid)
+        return self._tx.read(lambda conn: [
+            str(uuid) for uuid in conn.execute(_paged(
+                conn, query, stack_id, limit=limit, marker=marker, ascending=True)).scalars()])
 
-        def run(conn: Connection) -> list[EventRecord]:
-            nonlocal query
-            if marker is not None:
-                marker_id = conn.execute(
-                    select(e.c.id).where(e.c.uuid == marker, in_stacks)
-                ).scalar()
-                if marker_id is not None:
-                    query = query.where(e.c.id > marker_id if ascending else e.c.id < marker_id)
-            return [to_event(row) for row in conn.execute(query).mappings()]
+    def _page(self, stack_id: StackId | Sequence[StackId], what: str, *, limit: int,
+              marker: str | None, ascending: bool) -> list[Any]:
+        """A page of events (``rows`` or ``ids``) in one prepared statement, the marker
+        found by its subquery: what a poll of the web view's stream costs."""
+        stack_ids = [stack_id] if isinstance(stack_id, str) else list(stack_id)
+        params: dict[str, Any] = {"b_marker": marker, "b_limit": limit}
+        if len(stack_ids) == 1:
+            params["b_stack"] = stack_ids[0]
+            query = EVENTS_PAGE[what, ascending, False]
+            return self._tx.read_raw(lambda conn: self._fast.execute(conn, query, params)[0])
+        params["b_stacks"] = stack_ids
+        query = EVENTS_PAGE[what, ascending, True]
+        return self._tx.read(lambda conn: list(conn.execute(query, params).mappings()))
 
-        return self._tx.read(run)
+
+def _paged(conn: Connection, query: Select[Any], stack_id: StackId | Sequence[StackId], *,
+           limit: int | None, marker: str | None, ascending: bool) -> Select[Any]:
+    """``query`` over the events of ``stack_id`` (one stack or several), in id order,
+    after ``marker`` (an event uuid of those stacks; unknown: from the first)."""
+    e = s.event
+    stack_ids = [stack_id] if isinstance(stack_id, str) else list(stack_id)
+    in_stacks = e.c.stack_id.in_(stack_ids) if len(stack_ids) != 1 else (
+        e.c.stack_id == stack_ids[0])
+    query = query.where(in_stacks).order_by(e.c.id.asc() if ascending else e.c.id.desc())
+    if marker is not None:
+        marker_id = conn.execute(select(e.c.id).where(e.c.uuid == marker, in_stacks)).scalar()
+        if marker_id is not None:
+            query = query.where(e.c.id > marker_id if ascending else e.c.id < marker_id)
+    return query.limit(limit) if limit is not None else query

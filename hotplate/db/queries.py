@@ -9,7 +9,9 @@ its execution parameters.
 
 from __future__ import annotations
 
-from sqlalchemy import Select, bindparam, select, update
+from typing import Any, cast
+
+from sqlalchemy import ColumnElement, Select, bindparam, func, select, update
 
 from hotplate.db import schema as s
 from hotplate.db.rows import (
@@ -101,3 +103,65 @@ RESOURCE_WRITES = {
     for returning in (False, True)
 }
 """By (conditioned on engine_id?, with RETURNING?)."""
+
+
+def _stack_named(include_deleted: bool) -> Select[tuple[object, ...]]:
+    query = select(_st.c.id).where(_st.c.tenant == bindparam("b_project"),
+                                   _st.c.name == bindparam("b_name"))
+    if not include_deleted:
+        query = query.where(_st.c.deleted_at.is_(None))
+    return query.order_by(_st.c.deleted_at.is_not(None), _st.c.created_at.desc(),
+                          _st.c.id).limit(1)
+
+
+STACK_NAMED = {flag: _stack_named(flag) for flag in (False, True)}
+"""By include_deleted: the id of a project's stack of that name (the live one first,
+else the latest deleted one); GET_STACK then reads it. Every request that names a
+stack asks."""
+
+
+def _child_stacks(include_deleted: bool) -> Select[tuple[object, ...]]:
+    query = (
+        select(*stack_select_columns(), _t.c.tag)
+        .select_from(_st.outerjoin(_t, _t.c.stack_id == _st.c.id))
+        .where(_st.c.owner_id == bindparam("b_owner"))
+        .order_by(_st.c.created_at, _st.c.id, _t.c.id)
+    )
+    return query if include_deleted else query.where(_st.c.deleted_at.is_(None))
+
+
+CHILD_STACKS = {flag: _child_stacks(flag) for flag in (False, True)}
+"""By include_deleted: the stacks a stack owns, oldest first, with their tags (one
+row per tag). Every nested listing (events, resources) walks the tree with it."""
+
+_e = s.event
+_NO_EVENT_ID = 2**62
+"""Beyond any event id: where a newest-first page starts without a marker."""
+
+
+def _events_page(what: str, ascending: bool, many: bool) -> Select[tuple[object, ...]]:
+    def in_stacks(table: Any) -> ColumnElement[bool]:
+        if many:
+            return cast(ColumnElement[bool],
+                        table.c.stack_id.in_(bindparam("b_stacks", expanding=True)))
+        return cast(ColumnElement[bool], table.c.stack_id == bindparam("b_stack"))
+
+    mark = _e.alias("marker")
+    marker_id = select(mark.c.id).where(mark.c.uuid == bindparam("b_marker"),
+                                        in_stacks(mark)).scalar_subquery()
+    columns = (_e.c.uuid,) if what == "ids" else (_e,)
+    query = select(*columns).where(in_stacks(_e))
+    if ascending:
+        query = query.where(_e.c.id > func.coalesce(marker_id, 0)).order_by(_e.c.id.asc())
+    else:
+        query = query.where(_e.c.id < func.coalesce(marker_id, _NO_EVENT_ID)
+                            ).order_by(_e.c.id.desc())
+    return query.limit(bindparam("b_limit"))
+
+
+EVENTS_PAGE = {(what, ascending, many): _events_page(what, ascending, many)
+               for what in ("rows", "ids") for ascending in (True, False)
+               for many in (True, False)}
+"""By (rows or ids, ascending, several stacks): a page of events after a marker (an
+event uuid of those stacks; unknown or None: from the first), in one statement.
+A stream of the web view asks for one every 250 ms."""

@@ -132,11 +132,11 @@ class ResourceStore(StoreBase):
         return found
 
     def list_resources(self, stack_id: StackId) -> list[ResourceRecord]:
+        """On the fast path: every listing and every traversal's start reads a whole
+        stack, and SQLAlchemy's rows cost more than the records made from them."""
         params = {"b_stack_id": stack_id}
-        rows = self._tx.read(
-            lambda conn: conn.execute(q.LIST_RESOURCES, params).mappings().all(),
-            single_statement=True,
-        )
+        rows = self._tx.read_raw(lambda conn: self._fast.execute(conn, q.LIST_RESOURCES,
+                                                                 params)[0])
         return [to_resource(row, secrets=self._secrets) for row in rows]
 
     def resources_named(self, stack_id: StackId, name: str) -> list[ResourceRecord]:

@@ -8,7 +8,7 @@ raise ValueError: the lock and the row identity belong to the store.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import Enum
 from typing import Any, TypeAlias, cast
 
@@ -138,6 +138,18 @@ def stack_select_columns(prefix: str = "") -> list[Label[Any]]:
     ]
 
 
+def _getter(row: RowData, prefix: str) -> Callable[[str], Any]:
+    """A column's value by its name: the row's own lookup when no prefix is added (a
+    resource row has twenty-two columns, and a listing converts thousands of rows)."""
+    if not prefix:
+        return row.__getitem__
+
+    def get(name: str) -> Any:
+        return row[prefix + name]
+
+    return get
+
+
 def to_resource(row: RowData, prefix: str = "", *, secrets: SecretBox) -> ResourceRecord:
     """The row as a record; properties and attributes stored encrypted are decrypted
     with ``secrets`` (db/crypt.py).
@@ -145,9 +157,7 @@ def to_resource(row: RowData, prefix: str = "", *, secrets: SecretBox) -> Resour
     Raises:
         EncryptionKeyError: they were encrypted with another key.
     """
-    def get(name: str) -> Any:
-        return row[prefix + name]
-
+    get = _getter(row, prefix)
     requires = get("requires") or ()
     properties, attributes = get("properties_data"), get("attr_data")
     if is_sealed(properties):
@@ -180,9 +190,7 @@ def to_resource(row: RowData, prefix: str = "", *, secrets: SecretBox) -> Resour
 
 
 def to_stack(row: RowData, tags: tuple[str, ...] = (), prefix: str = "") -> StackRecord:
-    def get(name: str) -> Any:
-        return row[prefix + name]
-
+    get = _getter(row, prefix)
     prev = get("prev_raw_template_id")
     owner = get("owner_id")
     return StackRecord(

@@ -41,17 +41,29 @@ class JsonText(TypeDecorator[Any]):
         return json.dumps(value, separators=(",", ":"), sort_keys=False)
 
     def process_result_value(self, value: Any, dialect: Dialect) -> Any:
-        """Read by orjson (several times faster), except what it would read otherwise
-        than the standard library: a number of 19 digits or more (orjson makes a
-        float of an integer outside 64 bits) and what it refuses (NaN, infinities)."""
-        if value is None:
-            return None
-        if _LONG_NUMBER.search(value) is None:
-            try:
-                return orjson.loads(value)
-            except orjson.JSONDecodeError:
-                pass
-        return json.loads(value)
+        return _read_json(value)
+
+    def result_processor(self, dialect: Dialect, coltype: object) -> Callable[[Any], Any] | None:
+        """``_read_json`` itself where the driver gives text as it is (every backend
+        here): no wrapper call around it for each value a listing reads."""
+        impl = self.load_dialect_impl(dialect)
+        if impl.result_processor(dialect, coltype) is not None:
+            return super().result_processor(dialect, coltype)
+        return _read_json
+
+
+def _read_json(value: Any) -> Any:
+    """Read by orjson (several times faster), except what it would read otherwise
+    than the standard library: a number of 19 digits or more (orjson makes a
+    float of an integer outside 64 bits) and what it refuses (NaN, infinities)."""
+    if value is None:
+        return None
+    if _LONG_NUMBER.search(value) is None:
+        try:
+            return orjson.loads(value)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(value)
 
 
 class UtcDateTime(TypeDecorator[datetime]):
@@ -92,10 +104,24 @@ class UtcDateTime(TypeDecorator[datetime]):
         return process
 
     def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        if isinstance(value, str):  # a value written by hand into SQLite
-            value = datetime.fromisoformat(value)
-        if value.tzinfo is None:
-            return value.replace(tzinfo=UTC)  # type: ignore[no-any-return]
-        return value.astimezone(UTC)  # type: ignore[no-any-return]
+        return _utc(value)
+
+    def result_processor(self, dialect: Dialect, coltype: object) -> Callable[[Any], Any] | None:
+        """On SQLite, the stored text read by ``_utc`` alone (``fromisoformat``, one C
+        call) instead of SQLAlchemy's parse of it and then ours: a listing of 1,000
+        resources reads 2,000 timestamps."""
+        if dialect.name != "sqlite":
+            return super().result_processor(dialect, coltype)
+        return _utc
+
+
+def _utc(value: Any) -> datetime | None:
+    """An aware UTC datetime from what a driver gave: a naive one (UTC), an aware
+    one, or SQLite's text (or a value written into it by hand)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)  # type: ignore[no-any-return]
+    return value.astimezone(UTC)  # type: ignore[no-any-return]

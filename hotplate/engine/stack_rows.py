@@ -29,6 +29,5 @@ def current_row(deps: EngineDeps, stack: StackRecord, name: str) -> ResourceReco
 
 def owned_children(deps: EngineDeps, stack: StackRecord) -> dict[str, StackRecord]:
     """The live stacks ``stack`` owns, by id: the nested stacks of its resources."""
-    children = deps.store.list_stacks(None, filters={"owner_id": str(stack.id)},
-                                      show_nested=True)
+    children = deps.store.list_child_stacks(stack.id)
     return {str(child.id): child for child in children}

@@ -77,9 +77,10 @@ def format_resource(
     has ``description`` and ``attributes``; without ``attributes`` it shows
     the values stored when the resource's action completed.
     """
+    identity = stack_identity(stack)
     view: dict[str, Any] = {
-        "resource_identity": {**stack_identity(stack), "path": f"/resources/{row.name}"},
-        "stack_identity": stack_identity(stack),
+        "resource_identity": {**identity, "path": f"/resources/{row.name}"},
+        "stack_identity": identity,
         "stack_name": stack.name,
         "resource_name": row.name,
         "physical_resource_id": row.physical_resource_id or "",
@@ -129,6 +130,24 @@ def format_event(event: EventRecord, stack: StackRecord) -> dict[str, Any]:
         "resource_type": event.resource_type,
         "resource_properties": {},
         "id": event.uuid,
+    }
+
+
+def summarise_event(event: EventRecord, stack: StackRecord) -> dict[str, Any]:
+    """What a page following a stack shows of an event: ``format_event`` without the
+    identities, the type or the properties, and the event's stack by id and name.
+    A stream reads every event of a traversal, so each field left out is saved
+    thousands of times."""
+    return {
+        "id": event.uuid,
+        "event_time": iso(event.created_at),
+        "resource_name": event.resource_name,
+        "resource_action": event.resource_action,
+        "resource_status": event.resource_status,
+        "resource_status_reason": event.resource_status_reason,
+        "physical_resource_id": event.physical_resource_id or "",
+        "stack_id": stack.id,
+        "stack_name": stack.name,
     }
 
 

@@ -94,6 +94,11 @@ class StackStorage(Protocol):
         show_nested: bool = False,
     ) -> list[StackRecord]: ...
 
+    def list_child_stacks(self, owner_id: StackId, *,
+                          include_deleted: bool = False) -> list[StackRecord]:
+        """The stacks ``owner_id`` owns, oldest first (``list_stacks`` of its
+        ``owner_id``, nested shown, by created_at)."""
+
     def update_stack_if_traversal(
         self,
         stack_id: StackId,
@@ -272,6 +277,9 @@ class EventStorage(Protocol):
         sort_dir: str = "asc",
         filters: Mapping[str, Any] | None = None,
     ) -> list[EventRecord]: ...
+
+    def list_event_ids(self, stack_id: StackId | Sequence[StackId], *,
+                       limit: int | None = None, marker: str | None = None) -> list[str]: ...
 
 
 class SyncPointStorage(Protocol):

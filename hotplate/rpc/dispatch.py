@@ -13,7 +13,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from hotplate.model.errors import HotplateError, UpdateReplace
 from hotplate.rpc import codec
@@ -21,6 +21,9 @@ from hotplate.rpc.errors import NoSuchMethod
 from hotplate.rpc.policy import AccessPolicy
 
 LOG = logging.getLogger(__name__)
+
+ResultForm = Literal["value", "text", "copy"]
+"""How ``Served.invoke`` gives a result back (see there)."""
 
 T = TypeVar("T")
 
@@ -135,22 +138,31 @@ class Served:
             return Outcome.FAILED, exc
         return Outcome.DELIVERED, None
 
-    def answer(self, data: str) -> tuple[Outcome, str]:
-        """Deliver a call; the reply carries the result or the error envelope."""
+    def answer(self, data: str, *, as_read: bool = False) -> tuple[Outcome, Any]:
+        """Deliver a call; the reply carries the result or the error envelope.
+
+        ``as_read``, for a caller in this process: a DELIVERED result comes as
+        the caller would read it from the reply (codec.result_as_read), not as
+        its text; a failure is still the reply's text.
+        """
         try:
             message = codec.decode(data)
         except ValueError as exc:
             LOG.warning("%s/%s refused a call: %s", self.topic, self.server, exc)
             return Outcome.REFUSED, codec.encode_failure(exc)
-        outcome, value = self.invoke(message.method, message.ctxt, message.kwargs)
+        outcome, value = self.invoke(message.method, message.ctxt, message.kwargs,
+                                     result="copy" if as_read else "text")
         if outcome is Outcome.DELIVERED:
-            return outcome, codec.encode_result(value, checked=True)
+            return outcome, value
         return outcome, codec.encode_failure(value)
 
-    def invoke(self, name: str, ctxt: dict[str, Any], kwargs: dict[str, Any],
-               ) -> tuple[Outcome, Any]:
-        """Run a call behind the policy: (DELIVERED, its JSON-checked result), or
-        (REFUSED or FAILED, the exception), logged alike whichever transport carried it.
+    def invoke(self, name: str, ctxt: dict[str, Any], kwargs: dict[str, Any], *,
+               result: ResultForm = "value") -> tuple[Outcome, Any]:
+        """Run a call behind the policy: (DELIVERED, the result in the ``result`` form),
+        or (REFUSED or FAILED, the exception), logged alike whichever transport
+        carried it. The forms: ``value``, the endpoint's own, JSON-checked; ``text``,
+        the reply's text (the check writes it, so it is written once); ``copy``, the
+        copy the check read back (codec.result_as_read).
 
         What the endpoint raises on purpose (EXPECTED_ERRORS) is logged without
         a traceback: it goes back to the caller, whose error it is.
@@ -161,12 +173,17 @@ class Served:
             LOG.warning("%s/%s refused a call: %s", self.topic, self.server, exc)
             return Outcome.REFUSED, exc
         try:
-            result = method(ctxt, **kwargs)
-            codec.check_json(result, "result")
+            value = method(ctxt, **kwargs)
+            if result == "text":
+                value = codec.encode_result(value)
+            elif result == "copy":
+                value = codec.result_as_read(value)
+            else:
+                codec.check_json(value, "result")
         except EXPECTED_ERRORS as exc:
             LOG.debug("%s/%s: %s raised %r", self.topic, self.server, name, exc)
             return Outcome.FAILED, exc
         except Exception as exc:
             LOG.exception("%s/%s: call %s failed", self.topic, self.server, name)
             return Outcome.FAILED, exc
-        return Outcome.DELIVERED, result
+        return Outcome.DELIVERED, value

@@ -3,6 +3,8 @@
 Messages cross it as JSON text exactly as they would cross RabbitMQ: the
 sender encodes (and learns at once about a value JSON cannot carry), the
 pool thread decodes, so an endpoint never shares an object with its caller.
+A call's result comes back as the copy its check read from that text
+(codec.result_as_read): what the reply would give, read once, not twice.
 A cast to a server nobody serves is dropped with a warning, as a message to
 a dead engine would be; a call to one raises MessagingTimeout at once, since
 no answer can ever come.
@@ -26,7 +28,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from hotplate.rpc import codec
-from hotplate.rpc.dispatch import Counters, Routes, Served, outcome_keys
+from hotplate.rpc.dispatch import Counters, Outcome, Routes, Served, outcome_keys
 from hotplate.rpc.errors import MessagingTimeout
 from hotplate.rpc.gated_pool import Gate, GatedPool
 from hotplate.rpc.policy import AccessPolicy
@@ -137,7 +139,8 @@ class InProcessTransport:
                                    f"no reply within {wait} s")
         except CancelledError:
             raise MessagingTimeout(f"{method} on {topic}/{server or '*'}: server stopped")
-        return codec.decode_reply(reply)
+        delivered, value = reply
+        return value if delivered else codec.decode_reply(value)
 
     # -- quiescence and counters -----------------------------------------------
     def idle(self) -> bool:
@@ -175,10 +178,11 @@ class InProcessTransport:
         outcome, _ = served.consume(data)
         self._count(*outcome_keys(outcome))
 
-    def _deliver_call(self, data: str, served: Served) -> str:
-        outcome, reply = served.answer(data)
+    def _deliver_call(self, data: str, served: Served) -> tuple[bool, Any]:
+        """(True, the result as the caller reads it) or (False, the failure's reply)."""
+        outcome, reply = served.answer(data, as_read=True)
         self._count(*outcome_keys(outcome))
-        return reply
+        return outcome is Outcome.DELIVERED, reply
 
     def _settled(self, future: Future[Any]) -> None:
         with self._lock:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import Connection, select, update
 
 from hotplate.app import Engine, embedded
 from hotplate.db import schema as s
@@ -58,15 +58,21 @@ def _move_start_back(engine: Engine, stack_id: str, seconds: int) -> datetime:
     """Make the stack's traversal look ``seconds`` older; returns its new deadline."""
     stack, store = s.stack, engine.store
     assert isinstance(store, SqlStore)
-    with store.engine.begin() as conn:
+
+    def move(conn: Connection) -> tuple[dict[str, datetime], int]:
         row = conn.execute(select(stack.c.created_at, stack.c.updated_at,
                                   stack.c.timeout).where(stack.c.id == stack_id)).one()
         moved = {"created_at": row.created_at - timedelta(seconds=seconds)}
         if row.updated_at is not None:
             moved["updated_at"] = row.updated_at - timedelta(seconds=seconds)
         conn.execute(update(stack).where(stack.c.id == stack_id).values(**moved))
+        return moved, int(row.timeout)
+
+    # The store's own write transaction (on SQLite: BEGIN IMMEDIATE, after the engine's
+    # writers): a plain one's read could not become a write while the traversal writes.
+    moved, timeout = store._tx.write(move)
     started: datetime = moved.get("updated_at") or moved["created_at"]
-    return started + timedelta(minutes=row.timeout)
+    return started + timedelta(minutes=timeout)
 
 
 def _wait_for(what: str, ready: Any, timeout: float = 20.0) -> Any:

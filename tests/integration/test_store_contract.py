@@ -14,7 +14,7 @@ import pytest
 from hotplate.db.store import SqlStore
 from hotplate.model.errors import StackExists
 from hotplate.model.ids import EngineId, ResourceId, StackId
-from hotplate.model.records import NewResource
+from hotplate.model.records import NewResource, StackRecord
 from hotplate.model.states import Action, Status
 from tests.integration.helpers import (
     FakeClock,
@@ -440,3 +440,76 @@ def test_count_resources_in_tree(store: SqlStore, clock: FakeClock) -> None:
     store.create_resources([new_resource(child, "elsewhere")])
     assert store.count_resources_in_tree(root.id) == 5
     assert store.count_resources_in_tree(child.id) == 0
+
+
+def test_list_event_ids_are_list_events_ids_after_a_marker(store: SqlStore,
+                                                           clock: FakeClock) -> None:
+    """The stream's cheap check: the same events as ``list_events`` ascending, their
+    uuids only, over a stack and its nested ones, after a marker, up to a limit."""
+    parent, child = make_stack(store, clock), make_stack(store, clock, name="child")
+    for i in range(4):
+        store.add_event(event_for(parent, f"p{i}"))
+        store.add_event(event_for(child, f"c{i}"))
+    both = [parent.id, child.id]
+    listed = [e.uuid for e in store.list_events(both, sort_dir="asc")]
+    assert len(listed) == 8
+    assert store.list_event_ids(both) == listed
+    assert store.list_event_ids(parent.id) == [
+        e.uuid for e in store.list_events(parent.id, sort_dir="asc")]
+    assert store.list_event_ids(both, marker=listed[2], limit=3) == listed[3:6]
+    assert store.list_event_ids(both, marker="no-such-event", limit=2) == listed[:2]
+    assert store.list_event_ids(both, marker=listed[-1]) == []
+
+
+def test_list_child_stacks_is_list_stacks_of_the_owner(store: SqlStore,
+                                                        clock: FakeClock) -> None:
+    """A nested listing's walk: the owner's stacks oldest first, tags in their order,
+    deleted ones only when asked; another owner's and the owner itself not."""
+    owner = make_stack(store, clock)
+    first = make_stack(store, clock, name="first", owner_id=owner.id, tags=("b", "a"))
+    clock.sleep(1)
+    gone = make_stack(store, clock, name="gone", owner_id=owner.id)
+    clock.sleep(1)
+    last = make_stack(store, clock, name="last", owner_id=owner.id)
+    make_stack(store, clock, name="elsewhere", owner_id=first.id)
+    store.soft_delete_stack(gone.id)
+
+    def listed(deleted: bool) -> list[StackRecord]:
+        return store.list_stacks(None, filters={"owner_id": str(owner.id)}, show_nested=True,
+                                 show_deleted=deleted, sort_keys=("created_at",),
+                                 sort_dir="asc")
+
+    live = store.list_child_stacks(owner.id)
+    assert [s.name for s in live] == ["first", "last"] and live == listed(False)
+    assert live[0].tags == ("b", "a")
+    assert [s.name for s in store.list_child_stacks(owner.id, include_deleted=True)] == [
+        "first", "gone", "last"]
+    assert store.list_child_stacks(owner.id, include_deleted=True) == listed(True)
+    assert store.list_child_stacks(last.id) == []
+
+
+@pytest.mark.parametrize("sort_dir", ["asc", "desc"])
+def test_a_page_of_events_is_the_page_of_the_whole_list(store: SqlStore, clock: FakeClock,
+                                                        sort_dir: str) -> None:
+    """A page (``limit`` given: one prepared statement) is the slice of the whole list
+    after its marker, for one stack or several; an unknown marker, or one of another
+    stack, reads from the first."""
+    parent, child = make_stack(store, clock), make_stack(store, clock, name="child")
+    other = make_stack(store, clock, name="other")
+    for i in range(5):
+        store.add_event(event_for(parent, f"p{i}"))
+        store.add_event(event_for(child, f"c{i}"))
+        store.add_event(event_for(other, f"o{i}"))
+    strange = store.list_events(other.id)[0].uuid
+    for stacks in ([parent.id, child.id], parent.id):
+        whole = store.list_events(stacks, sort_dir=sort_dir)
+        uuids = [e.uuid for e in whole]
+        assert store.list_events(stacks, sort_dir=sort_dir, limit=3) == whole[:3]
+        for at in (0, 2, len(whole) - 1):
+            assert store.list_events(stacks, sort_dir=sort_dir, marker=uuids[at],
+                                     limit=4) == whole[at + 1:at + 5]
+        for unknown in ("no-such-event", strange):
+            assert store.list_events(stacks, sort_dir=sort_dir, marker=unknown,
+                                     limit=2) == whole[:2]
+        if sort_dir == "asc":
+            assert store.list_event_ids(stacks, marker=uuids[1], limit=2) == uuids[2:4]

@@ -90,9 +90,7 @@ class StackLookups:
         found: list[tuple[StackRecord, int]] = []
         if depth <= 0:
             return found
-        children = self._deps.store.list_stacks(
-            None, filters={"owner_id": str(stack.id)}, show_nested=True, show_deleted=deleted,
-            sort_keys=("created_at",), sort_dir="asc")
+        children = self._deps.store.list_child_stacks(stack.id, include_deleted=deleted)
         for child in children:
             found.append((child, 1))
             found.extend((grandchild, level + 1) for grandchild, level

@@ -200,6 +200,7 @@ def test_what_only_the_standard_library_writes_still_travels(value: Any) -> None
     assert message.kwargs["v"] == value
     assert codec.decode_reply(codec.encode_result(value)) == value
     assert codec.decode_reply(codec.encode_result(value, checked=True)) == value
+    assert codec.result_as_read(value) == value
 
 
 def test_deep_nesting_beyond_orjson_travels() -> None:
@@ -212,6 +213,8 @@ def test_deep_nesting_beyond_orjson_travels() -> None:
 def test_big_integers_are_not_read_as_floats() -> None:
     big = 2**64 + 1
     got = codec.decode_reply(codec.encode_result({"n": big}))["n"]
+    assert type(got) is int and got == big
+    got = codec.result_as_read({"n": big})["n"]
     assert type(got) is int and got == big
 
 
@@ -231,6 +234,20 @@ def test_what_orjson_would_change_is_refused_by_path(value: Any, path: str) -> N
         codec.check_json(value)
     with pytest.raises(NotSerializable):
         codec.encode_result(value)
+    with pytest.raises(NotSerializable, match=r"^result"):
+        codec.result_as_read(value)
+
+
+def test_a_result_as_read_is_the_replys_reading_and_shares_nothing() -> None:
+    """What a caller in the same process gets: equal to what the reply's text gives,
+    in the same types, and no object of the endpoint's (the caller may change it)."""
+    value = {"rows": [{"name": "r0", "status": Action.CREATE, "n": 1, "x": 1.5,
+                       "nested": {"ok": True, "none": None}}]}
+    got = codec.result_as_read(value)
+    assert got == codec.decode_reply(codec.encode_result(value))
+    assert type(got["rows"][0]["status"]) is str
+    got["rows"][0]["nested"]["ok"] = False
+    assert value["rows"][0]["nested"]["ok"] is True
 
 
 def test_text_of_the_standard_library_is_read() -> None:
