@@ -11,6 +11,7 @@ from its own.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -77,6 +78,21 @@ class Served:
         assert self._ps is not None
         main = next((t for t in self._ps.threads() if t.id == self._ps.pid), None)
         return float(main.user_time + main.system_time) if main is not None else 0.0
+
+    def thread_cpu_seconds(self) -> dict[int, float]:
+        """Each thread's CPU time so far, by its native id."""
+        assert self._ps is not None
+        return {t.id: float(t.user_time + t.system_time) for t in self._ps.threads()}
+
+    def thread_names(self) -> dict[int, str]:
+        """Each thread's Python name by its native id, as ``py-spy dump`` reads them
+        (the operating system does not know Python's names)."""
+        assert self._ps is not None
+        spy = Path(sys.executable).with_name("py-spy")
+        dumped = subprocess.run([str(spy), "dump", "--pid", str(self._ps.pid)],
+                                capture_output=True, text=True, timeout=60, check=True)
+        return {int(found[1]): found[2] for found in
+                re.finditer(r'^Thread (\d+) \([a-z]+\): "([^"]*)"', dumped.stdout, re.M)}
 
     def rss_mb(self) -> float:
         assert self._ps is not None

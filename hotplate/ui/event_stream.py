@@ -2,9 +2,9 @@
 
 ::
 
-    engine  <-- list_events(marker), show_stack  -- Watcher (one per project, stack,
-                 every POLL_SECS, only while          nested_depth, per API process)
-                 a page watches                           |  history of event views
+    engine  <-- list_event_summaries(marker),   -- Watcher (one per project, stack,
+                show_stack: every POLL_SECS,        nested_depth, per API process)
+                only while a page watches                 |  history of event views
                                                           v
                                          Subscription  Subscription ...  (one per page)
                                          batches <= BATCH_MAX every >= BATCH_SECS,
@@ -24,7 +24,8 @@ seen: a late event is still picked up, none twice, and an event is read about
 twice rather than once per poll of its last second.
 
 Resume (``Last-Event-ID``): the first page's watcher starts after that event;
-a later page's event the watcher still holds is resumed from its history; an
+a later page's event the watcher still holds, or the one it started after (pages
+that loaded together), is resumed from its history, in step with the others; an
 older one from the engine (``list_events`` after that marker), then the
 watcher's new events, minus those already sent. A page that gives none starts
 with what the watcher reads next (it reads the past from the events API).
@@ -38,23 +39,22 @@ import logging
 import time
 from collections import Counter, deque
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
 from hotplate.api.views import joined_status
+from hotplate.rpc.errors import NoSuchMethod
+from hotplate.ui.sse import KEEPALIVE, encode, events_frame
+from hotplate.ui.subscription import BATCH_MAX, Seen, Subscription
 
 LOG = logging.getLogger(__name__)
 
 POLL_SECS = 0.25
 """How often a watcher asks the engine for new events."""
 STATUS_SECS = 1.0
-"""How often a watcher asks for the stack's status when no event came (at once when one did)."""
+"""How often a watcher asks for the stack's status (at once after an event of the
+stack itself: every change of its status writes one)."""
 BATCH_SECS = 0.2
 """A page gets at most one batch of events this often: a burst is coalesced."""
-BATCH_MAX = 500
-"""The most events in one batch; more and the page is told ``reset`` (re-read the list)."""
 KEEPALIVE_SECS = 15.0
 """An idle stream sends a comment this often (proxies close silent connections)."""
 SETTLE_SECS = 1.0
@@ -63,6 +63,8 @@ HISTORY = 2000
 """Events a watcher keeps for pages that join or resume late."""
 POLL_LIMIT = 1000
 """Events asked for in one poll; a full page is followed by another at once."""
+LISTING_SECS = 1.0
+"""How long pages reloading the resources at one point of the stream share a listing."""
 
 Call = Callable[..., Awaitable[Any]]
 """``await call(method, **kwargs)``: an engine call in the context of a page."""
@@ -71,34 +73,6 @@ Key = tuple[str, str, int]
 """(project, stack id, nested_depth)."""
 
 
-_PASSTHROUGH = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
-
-
-def encode(data: Any) -> str:
-    """One line of JSON; anything not JSON (datetimes and dataclasses included) as
-    its str(), as the standard library's ``default=str`` would."""
-    return orjson.dumps(data, default=str, option=_PASSTHROUGH).decode()
-
-
-def frame(event: str | None, data: Any, event_id: str | None = None, *,
-          encoded: str | None = None) -> str:
-    """One server-sent event: its type, its id (what ``Last-Event-ID`` resumes from),
-    its data as one line of JSON (``encoded`` when the caller has it already)."""
-    lines = []
-    if event:
-        lines.append(f"event: {event}")
-    if event_id:
-        lines.append(f"id: {event_id}")
-    lines.append("data: " + (encode(data) if encoded is None else encoded))
-    return "\n".join(lines) + "\n\n"
-
-
-def events_frame(encoded: list[str], last_id: str) -> str:
-    """A batch of events, each encoded once when its watcher read it."""
-    return frame("events", None, last_id, encoded="[" + ",".join(encoded) + "]")
-
-
-KEEPALIVE = ": keepalive\n\n"
 
 
 class Watcher:
@@ -124,9 +98,24 @@ class Watcher:
         """Trails the events read by SETTLE_SECS: where a late event's check starts."""
         self._head: str | None = after
         """The newest event read: where the next poll starts."""
+        self.began_after: str | None = after
+        """The event the watcher reads after (None: the stack had none, or not known
+        yet): a page whose last event it is is in step from the first one read."""
         self._late_due = 0.0
+        self._ids_call = True
+        """Whether the engine answers ``list_event_ids`` (one from before it did not)."""
+        self._summaries_call = True
+        """Whether the engine answers ``list_event_summaries`` (else: ``list_events``)."""
+        self._stack_news = False
+        """An event of the stack itself came (its status changed): ask for it at once."""
         self._started = after is not None
         self._task: asyncio.Task[None] | None = None
+        self._listings: dict[tuple[int, int, str], tuple[float, asyncio.Future[bytes]]] = {}
+        """Resource listings by (next_seq, stack_version, base URL): when made, the body."""
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return self._identity
 
     @property
     def first_seq(self) -> int:
@@ -163,6 +152,31 @@ class Watcher:
             self._batches[key] = text
         return text
 
+    async def listing(self, base: str, load: Callable[[], Awaitable[bytes]]) -> bytes:
+        """The stack's resources, made by ``load`` once for every page that asks at
+        the same point of the stream (within LISTING_SECS).
+
+        A page reloads its graph when a message tells it to (the action ended, a
+        resource it did not know): twenty pages ask at once, and all of them
+        after the watcher read what made them ask, so one listing made after
+        that serves them all. A failed listing is not kept.
+        """
+        key = (self.next_seq, self.stack_version, base)
+        now = time.monotonic()
+        made = self._listings.get(key)
+        if made is None or now - made[0] > LISTING_SECS:
+            self._listings = {k: v for k, v in self._listings.items()
+                              if k[:2] == key[:2] and now - v[0] <= LISTING_SECS}
+            task = asyncio.ensure_future(load())
+            made = self._listings[key] = (now, task)
+
+            def forget_failure(done: asyncio.Future[bytes]) -> None:
+                if (done.cancelled() or done.exception() is not None) and (
+                        self._listings.get(key) is made):
+                    del self._listings[key]
+            task.add_done_callback(forget_failure)
+        return await asyncio.shield(made[1])
+
     async def engine(self, method: str, **kwargs: Any) -> Any:
         self._hub.calls[method] += 1
         return await self._call(method, **kwargs)
@@ -173,8 +187,9 @@ class Watcher:
         status_due = 0.0
         while True:
             try:
-                fresh = await self._poll_events()
-                if fresh or time.monotonic() >= status_due:
+                await self._poll_events()
+                if self._stack_news or time.monotonic() >= status_due:
+                    self._stack_news = False
                     await self._poll_stack()
                     status_due = time.monotonic() + STATUS_SECS
             except asyncio.CancelledError:
@@ -194,6 +209,7 @@ class Watcher:
                                            sort_dir="desc", limit=1,
                                            nested_depth=self.key[2])
                 self._marker = self._head = newest[0]["id"] if newest else None
+                self.began_after = self._marker
                 return
             except asyncio.CancelledError:
                 raise
@@ -206,12 +222,11 @@ class Watcher:
         start = self._head
         if now >= self._late_due:  # from the trailing marker: commits that came late
             self._late_due = now + SETTLE_SECS
-            start = self._marker
+            if await self._came_late():
+                start = self._marker
         fresh = False
         while True:
-            found = await self.engine("list_events", stack_identity=self._identity,
-                                      marker=start, sort_dir="asc", limit=POLL_LIMIT,
-                                      nested_depth=self.key[2])
+            found = await self._read_after(start)
             fresh = self._keep(found) or fresh
             if found:
                 start = self._head = str(found[-1]["id"])
@@ -222,6 +237,48 @@ class Watcher:
             self._wake()
         return fresh
 
+    async def _read_after(self, marker: str | None) -> list[dict[str, Any]]:
+        """The events after ``marker``, oldest first, as the engine summarises them
+        for a stream (``list_event_summaries``); an engine that does not know that
+        call gives them in full (``list_events``)."""
+        if self._summaries_call:
+            try:
+                found: list[dict[str, Any]] = await self.engine(
+                    "list_event_summaries", stack_identity=self._identity, marker=marker,
+                    limit=POLL_LIMIT, nested_depth=self.key[2])
+                return found
+            except NoSuchMethod:
+                self._summaries_call = False
+        found = await self.engine("list_events", stack_identity=self._identity,
+                                  marker=marker, sort_dir="asc", limit=POLL_LIMIT,
+                                  nested_depth=self.key[2])
+        return found
+
+    async def _came_late(self) -> bool:
+        """Whether an event committed behind the head since it was read: the ids
+        from the trailing marker up to the head are all the watcher's, else one
+        came late. Only ids cross (``list_event_ids``); an engine that does not
+        know that call has every event after the marker read again instead."""
+        if self._marker == self._head or not self._ids_call:
+            return self._marker != self._head
+        start = self._marker
+        try:
+            while True:
+                ids = await self.engine("list_event_ids", stack_identity=self._identity,
+                                        marker=start, limit=POLL_LIMIT,
+                                        nested_depth=self.key[2])
+                for event_id in ids:
+                    if event_id == self._head:
+                        return False
+                    if event_id not in self.index:
+                        return True
+                if len(ids) < POLL_LIMIT:
+                    return True  # the head is gone from the ids (a purge): read again
+                start = ids[-1]
+        except NoSuchMethod:
+            self._ids_call = False
+            return True
+
     def _keep(self, found: list[dict[str, Any]]) -> bool:
         now = time.monotonic()
         added = False
@@ -230,6 +287,8 @@ class Watcher:
             if event_id in self.index or event_id == self._marker:
                 continue
             self.history.append(Seen(self.next_seq, event_id, encode(self._view(event))))
+            if event.get("physical_resource_id") == self.key[1]:
+                self._stack_news = True
             self.index[event_id] = self.next_seq
             self._read.append((now, event_id))
             self.next_seq += 1
@@ -265,80 +324,6 @@ class Watcher:
             sub.wake.set()
 
 
-@dataclass(frozen=True, slots=True)
-class Seen:
-    """An event a watcher read: its place, its id and its view, encoded once."""
-
-    seq: int
-    id: str
-    encoded: str
-
-
-@dataclass(eq=False)
-class Subscription:
-    """One page's place in a watcher's history, and what it must get first."""
-
-    watcher: Watcher
-    cursor: int
-    backlog: list[Seen] = field(default_factory=list)
-    skip_through: str | None = None
-    """The page's Last-Event-ID, when the watcher had not read it yet: what comes
-    up to it the page has."""
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
-    stack_version_sent: int = 0
-    last_sent_id: str | None = None
-
-    def has_news(self) -> bool:
-        w = self.watcher
-        return bool(self.backlog) or self.cursor < w.next_seq or (
-            w.stack is not None and self.stack_version_sent != w.stack_version)
-
-    def take(self) -> list[str]:
-        """The frames due now: the events (or ``reset``), then the stack's status."""
-        w = self.watcher
-        frames = []
-        if self.cursor < w.first_seq:
-            frames.append(self._reset())
-        elif not self.backlog and self.skip_through is None:
-            if self.cursor < w.next_seq:  # the usual case: in step with the watcher
-                if w.next_seq - self.cursor > BATCH_MAX:
-                    frames.append(self._reset())
-                else:
-                    frames.append(w.batch(self.cursor))
-                    self.last_sent_id = w.history[-1].id
-        else:
-            frames.extend(self._catch_up())
-        self.cursor = w.next_seq
-        if w.stack is not None and self.stack_version_sent != w.stack_version:
-            self.stack_version_sent = w.stack_version
-            frames.append(frame("stack", w.stack))
-        return frames
-
-    def _catch_up(self) -> list[str]:
-        """A resumed page: its backlog, then the watcher's events it has not had."""
-        events = self.backlog
-        sent = {e.id for e in events}
-        self.backlog = []
-        new = self.watcher.since(self.cursor)
-        if self.skip_through is not None:
-            ids = [e.id for e in new]
-            if self.skip_through in ids:
-                new = new[ids.index(self.skip_through) + 1:]
-                self.skip_through = None
-        events = events + [e for e in new if e.id not in sent]
-        if len(events) > BATCH_MAX:
-            return [self._reset()]
-        if not events:
-            return []
-        self.last_sent_id = events[-1].id
-        return [events_frame([e.encoded for e in events], self.last_sent_id)]
-
-    def _reset(self) -> str:
-        self.last_sent_id = self.watcher.last_id or self.last_sent_id
-        return frame("reset", {"reason": "too many events: read the list again"},
-                     self.last_sent_id)
-
-
 class StreamHub:
     """The watchers of one API process, by (project, stack, nested_depth)."""
 
@@ -350,6 +335,10 @@ class StreamHub:
 
     def watching(self) -> int:
         return len(self._watchers)
+
+    def watcher(self, key: Key) -> Watcher | None:
+        """The watcher of (project, stack, nested_depth), while a page follows it."""
+        return self._watchers.get(key)
 
     async def subscribe(self, key: Key, call: Call, identity: dict[str, Any],
                         view: EventView, last_event_id: str | None) -> Subscription:
@@ -372,6 +361,8 @@ class StreamHub:
         if last_event_id:
             if last_event_id in watcher.index:
                 sub.cursor = watcher.index[last_event_id] + 1
+            elif last_event_id == watcher.began_after:  # where the first page was: in step
+                sub.cursor = 0
             else:
                 try:
                     await self._backlog(sub, call, identity, view, last_event_id)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -71,6 +72,8 @@ def build(api_state: Any, options: UiOptions) -> Starlette:
         Route("/ui/session", _login, methods=["POST"]),
         Route("/ui/session", _logout, methods=["DELETE"]),
         Route("/ui/stream/{project_id}/stacks/{stack_id}", _stream, methods=["GET"]),
+        Route("/ui/stream/{project_id}/stacks/{stack_id}/resources", _stream_resources,
+              methods=["GET"]),
     ])
     app.state.api = api_state
     app.state.options = options
@@ -267,21 +270,34 @@ class EventStreamResponse(StreamingResponse):
                     await closing()
 
 
-def stream_view(request: Request, event: dict[str, Any], links: views.Links) -> dict[str, Any]:
-    """The events API's view of an event, with what a page drawing nested stacks needs
-    besides: the action alone, the name and id of the event's stack, and the root
-    stack's id when the engine gives it."""
-    shown = views.event_view(request, event, detail=False, links_of=links)
-    shown["resource_action"] = event.get("resource_action")
-    shown["stack_name"] = event["stack_identity"]["stack_name"]
-    shown["stack_id"] = event["stack_identity"]["stack_id"]
-    root = event.get("root_stack_id")
-    if root:
-        shown["root_stack_id"] = root["stack_id"] if isinstance(root, dict) else str(root)
+STREAM_EVENT_KEYS = ("event_time", "resource_name", "resource_status_reason",
+                     "physical_resource_id")
+
+
+def stream_view(event: dict[str, Any]) -> dict[str, Any]:
+    """What a page shows of an event (the engine's summary, or the events API's
+    event): the events API's fields without its links.
+
+    Every event is sent to every page that watches, so its size is the stream's
+    cost: the three links of the API's view would make it three times larger, and
+    the page needs none of them (the event's stack is named instead).
+    """
+    shown: dict[str, Any] = {"id": event["id"]}
+    for key in STREAM_EVENT_KEYS:
+        if key in event:
+            shown[key] = event[key]
+    shown["resource_status"] = views.joined_status(event.get("resource_action"),
+                                                   event.get("resource_status"))
+    owner = event.get("stack_identity") or event  # the events API's, or a summary
+    shown["stack_name"] = owner["stack_name"]
+    shown["stack_id"] = owner["stack_id"]
     return shown
 
 
-async def _stream(request: Request) -> Response:
+async def _stream_request(request: Request, rule: str
+                          ) -> tuple[login.Identity, str, int] | Response:
+    """Who asks, in which project, how deep: else the refusal (no session, another
+    project, a policy ``rule`` the session's roles do not pass, a bad depth)."""
     found = await _signed_in(request)
     if isinstance(found, Response):
         return found
@@ -289,12 +305,48 @@ async def _stream(request: Request) -> Response:
     project_id = request.path_params["project_id"]
     if not identity.may_act_in(project_id):
         return _error(403, f"Project {project_id} is not the project of the session.")
-    if not identity.allows("events:index"):
-        return _error(403, policy.refusal("events:index"))
+    if not identity.allows(rule):
+        return _error(403, policy.refusal(rule))
     try:
         depth = max(0, min(int(request.query_params.get("nested_depth") or 0), MAX_NESTED_DEPTH))
     except ValueError:
         return _error(400, "nested_depth must be an integer.")
+    return identity, project_id, depth
+
+
+async def _stream_resources(request: Request) -> Response:
+    """The resources of a stack a stream follows, as the resources API lists them
+    (``nested_depth`` the stream's): one listing for every page that reloads its
+    graph at the same point of the stream. 409 when no stream follows the stack
+    at that depth (the page reads ``/v1`` then)."""
+    asked = await _stream_request(request, "resource:index")
+    if isinstance(asked, Response):
+        return asked
+    _, project_id, depth = asked
+    hub: event_stream.StreamHub = request.app.state.streams
+    watcher = hub.watcher((project_id, request.path_params["stack_id"], depth))
+    if watcher is None:
+        return _error(409, "No stream follows this stack: read its resources from the API.")
+    links = views.Links(request)
+
+    async def load() -> bytes:
+        rows = await watcher.engine("list_stack_resources", stack_identity=watcher.identity,
+                                    nested_depth=depth)
+        return orjson.dumps({"resources": [views.resource_view(request, row, links_of=links)
+                                           for row in rows]})
+
+    try:
+        body = await watcher.listing(views.base_url(request), load)
+    except EntityNotFound:
+        return _error(404, f"No stack {request.path_params['stack_id']}.")
+    return Response(body, media_type="application/json", headers={"Cache-Control": "no-store"})
+
+
+async def _stream(request: Request) -> Response:
+    asked = await _stream_request(request, "events:index")
+    if isinstance(asked, Response):
+        return asked
+    identity, project_id, depth = asked
     context = dataclasses.replace(identity.context, request_id=f"req-{uuid.uuid4()}")
     if context.keystone is None:
         context = dataclasses.replace(context, project_id=project_id)
@@ -311,14 +363,10 @@ async def _stream(request: Request) -> Response:
         return _error(404, f"No stack {stack_id}.")
     if found.get("stack_id") != stack_id:
         return _error(404, f"No stack {stack_id}.")
-    links = views.Links(request)
-
-    def view(event: dict[str, Any]) -> dict[str, Any]:
-        return stream_view(request, event, links)
-
     hub: event_stream.StreamHub = request.app.state.streams
     last = request.headers.get("last-event-id") or request.query_params.get("last_event_id")
-    sub = await hub.subscribe((project_id, stack_id, depth), call, dict(found), view, last)
+    sub = await hub.subscribe((project_id, stack_id, depth), call, dict(found), stream_view,
+                              last)
     session_cookie = request.cookies.get(COOKIE)
     auth = request.app.state.api.auth
 

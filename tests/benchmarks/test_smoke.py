@@ -90,13 +90,17 @@ def test_ui_graph_writes_its_columns(tmp_path: Path) -> None:
     assert summary["shown_lag_max_ms"] >= summary["shown_lag_median_ms"]
 
 
-def test_ui_watchers_counts_every_event_each_page_got(tmp_path: Path) -> None:
+@pytest.mark.parametrize("action", ["update", "create"])
+def test_ui_watchers_counts_every_event_each_page_got(tmp_path: Path, action: str) -> None:
     out = tmp_path / "watchers.json"
     run("ui_watchers.py", "--n", "6", "--wait-secs", "0.2", "--pages", "2", "--workers", "8",
-        "--rounds", "1", "--json", str(out))
+        "--rounds", "1", "--action", action, "--json", str(out))
     found = json.loads(out.read_text())
     alone, watched = found["runs"]
+    assert found["action"] == action
     assert (alone["pages"], watched["pages"]) == (0, 2)
-    assert {alone["status"], watched["status"]} == {"CREATE_COMPLETE"}
+    assert {alone["status"], watched["status"]} == {f"{action.upper()}_COMPLETE"}
     assert watched["events_per_page_min"] == watched["events"] > 6
-    assert "percent_of_one_core" in found
+    assert watched["reloads"] >= 2  # each page reloaded its graph as the action ended
+    assert watched["serving_cpu_s"] <= watched["server_cpu_s"]
+    assert "percent_of_one_core" in found and "serving_percent_of_one_core" in found

@@ -19,11 +19,15 @@ pytestmark = pytest.mark.timeout(60)
 
 
 class Engine:
-    """list_events (marker, asc/desc, limit) and show_stack over a list."""
+    """list_events (marker, asc/desc, limit), list_event_summaries, list_event_ids and
+    show_stack over a list."""
 
     def __init__(self) -> None:
         self.events: list[dict[str, Any]] = []
         self.calls = 0
+        self.answered: dict[str, list[int]] = {"list_events": [], "list_event_summaries": [],
+                                               "list_event_ids": []}
+        """How many items each ascending read answered, by method."""
 
     def add(self, n: int) -> None:
         for _ in range(n):
@@ -34,11 +38,41 @@ class Engine:
         if method == "show_stack":
             return [{"stack_action": "CREATE", "stack_status": "IN_PROGRESS",
                      "stack_status_reason": "", "updated_time": None}]
-        events = self.events if kwargs["sort_dir"] == "asc" else self.events[::-1]
+        if method == "list_event_ids":
+            ids = [e["id"] for e in self._after("asc", **kwargs)]
+            self.answered[method].append(len(ids))
+            return ids
+        if method == "list_event_summaries":
+            kwargs["sort_dir"] = "asc"
+        found = self._after(**kwargs)
+        if kwargs["sort_dir"] == "asc":
+            self.answered[method].append(len(found))
+        return found
+
+    def _after(self, sort_dir: str, **kwargs: Any) -> list[dict[str, Any]]:
+        events = self.events if sort_dir == "asc" else self.events[::-1]
         ids = [e["id"] for e in events]
         if kwargs.get("marker") in ids:
             events = events[ids.index(kwargs["marker"]) + 1:]
         return events[:kwargs["limit"]]
+
+
+def refusing(engine: Engine, unknown: str) -> list[str]:
+    """Make ``engine`` one from before ``unknown`` (it answers NoSuchMethod); the
+    list of the refused calls, as they come."""
+    from hotplate.rpc.errors import NoSuchMethod
+
+    asked = engine.call
+    refused: list[str] = []
+
+    async def older(method: str, **kwargs: Any) -> Any:
+        if method == unknown:
+            refused.append(method)
+            raise NoSuchMethod(method)
+        return await asked(method, **kwargs)
+
+    engine.call = older  # type: ignore[method-assign]
+    return refused
 
 
 def parse(text: str) -> tuple[str | None, Any]:
@@ -105,16 +139,7 @@ def test_a_late_commit_is_streamed_once_and_each_poll_starts_at_the_newest() -> 
     ask only for what is newer than the newest event read."""
     engine = Engine()
     engine.add(2)
-    returned: list[int] = []
-    asked = engine.call
-
-    async def counting(method: str, **kwargs: Any) -> Any:
-        found = await asked(method, **kwargs)
-        if method == "list_events" and kwargs["sort_dir"] == "asc":
-            returned.append(len(found))
-        return found
-
-    engine.call = counting  # type: ignore[method-assign]
+    returned = engine.answered["list_event_summaries"]
 
     async def scenario() -> None:
         hub = StreamHub()
@@ -134,5 +159,99 @@ def test_a_late_commit_is_streamed_once_and_each_poll_starts_at_the_newest() -> 
         # from the head, once by the trailing check), never once per poll.
         assert len(returned) >= 6
         assert sum(returned) <= 2 * 7 + 2, returned
+
+    asyncio.run(scenario())
+
+
+def test_without_a_late_commit_each_event_is_read_once_and_ids_checked() -> None:
+    """The trailing check asks for ids only: with no event behind the head, every
+    event's view crosses once, from the head."""
+    engine = Engine()
+    returned = engine.answered["list_event_summaries"]
+    id_checks = engine.answered["list_event_ids"]
+
+    async def scenario() -> None:
+        async def steady() -> None:
+            for _ in range(6):
+                await asyncio.sleep(0.3)
+                engine.add(4)
+
+        got = await collect(StreamHub(), engine, 1.5, steady)
+        ids = [e["id"] for _, kind, data in got if kind == "events" for e in data]
+        assert ids == [e["id"] for e in engine.events]
+        assert sum(returned) == len(engine.events), returned
+        assert len(id_checks) >= 2 and sum(id_checks) > 0, id_checks
+
+    asyncio.run(scenario())
+
+
+def test_an_engine_without_summaries_gives_the_events_in_full() -> None:
+    """An engine from before ``list_event_summaries`` refuses it: the watcher asks
+    ``list_events`` from then on, and streams the same events."""
+    engine = Engine()
+    refused = refusing(engine, "list_event_summaries")
+
+    async def scenario() -> None:
+        async def steady() -> None:
+            for _ in range(3):
+                await asyncio.sleep(0.3)
+                engine.add(3)
+
+        got = await collect(StreamHub(), engine, 1.2, steady)
+        ids = [e["id"] for _, kind, data in got if kind == "events" for e in data]
+        assert ids == [e["id"] for e in engine.events]
+        assert refused == ["list_event_summaries"]  # asked once, then not again
+        assert sum(engine.answered["list_events"]) == len(engine.events)
+
+    asyncio.run(scenario())
+
+
+def test_an_engine_without_the_ids_call_has_the_events_read_again() -> None:
+    """An engine from before ``list_event_ids`` refuses it: the watcher reads the
+    events after the trailing marker instead, and still streams each once."""
+    engine = Engine()
+    refused = refusing(engine, "list_event_ids")
+
+    async def scenario() -> None:
+        async def late() -> None:
+            await asyncio.sleep(0.3)
+            engine.add(5)
+            await asyncio.sleep(0.6)
+            engine.events.insert(2, {"id": "late", "resource_name": "r"})
+            engine.add(1)
+
+        got = await collect(StreamHub(), engine, 2.0, late)
+        ids = [e["id"] for _, kind, data in got if kind == "events" for e in data]
+        assert sorted(ids) == sorted(e["id"] for e in engine.events)
+        assert ids.count("late") == 1
+        assert refused == ["list_event_ids"]  # asked once, then not again
+
+    asyncio.run(scenario())
+
+
+def test_pages_that_loaded_together_share_every_batch() -> None:
+    """Pages whose last event is the one the watcher started after are in step with
+    it: each batch is made once for all of them (not once a page), and each page
+    gets every event once."""
+    engine = Engine()
+    engine.add(3)
+    last = engine.events[-1]["id"]
+
+    async def scenario() -> None:
+        hub = StreamHub()
+        subs = [await hub.subscribe(("p", "s", 0), engine.call, {}, dict, last)
+                for _ in range(3)]
+        assert all(sub.cursor == 0 and sub.skip_through is None and not sub.backlog
+                   for sub in subs)
+        watcher = subs[0].watcher
+        engine.add(4)
+        while watcher.next_seq < 4:
+            await asyncio.sleep(0.05)
+        frames = [sub.take() for sub in subs]
+        assert frames[0][0] is frames[1][0] is frames[2][0]  # one frame, shared
+        assert [e["id"] for e in parse(frames[0][0])[1]] == [
+            e["id"] for e in engine.events[3:]]
+        for sub in subs:
+            hub.leave(sub)
 
     asyncio.run(scenario())

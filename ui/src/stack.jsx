@@ -52,10 +52,25 @@ export function StackPage({ name, id }) {
   const [extra, setExtra] = useState({});
   const [live, setLive] = useState("connecting");
   const refetch = useRef(null);
+  const streaming = useRef(false);
   const session = currentSession();
+  // (A page being left as its session ends renders once more without one.)
+  const streamPath = session ? `/ui/stream/${encodeURIComponent(session.project_id)}/stacks/${encodeURIComponent(id)}` : "";
 
+  // While the stream is open, a reload asks it: the pages reloading at the same point of
+  // the stream (every page, as an action ends) share one listing. Else the API's.
+  const readResources = async () => {
+    if (streaming.current) {
+      try {
+        return await get(`${streamPath}/resources?nested_depth=${NESTED_DEPTH}`);
+      } catch (err) {
+        if (err.status === 401) throw err;
+      }
+    }
+    return get(`${path}/resources?nested_depth=${NESTED_DEPTH}`);
+  };
   const loadResources = async () => {
-    const body = await get(`${path}/resources?nested_depth=${NESTED_DEPTH}`);
+    const body = await readResources();
     const rows = body.resources || [];
     const names = new Set([name, ...rows.map((r) => store.stackNameOf(r))]);
     store.replaceResources(rows, names);
@@ -84,16 +99,17 @@ export function StackPage({ name, id }) {
       .then(() => readEvents(path, feed))
       .then(() => {
         if (closed) return;
-        const url = `/ui/stream/${encodeURIComponent(session.project_id)}/stacks/${encodeURIComponent(id)}?nested_depth=${NESTED_DEPTH}`;
-        source = new EventSource(url);
+        source = new EventSource(`${streamPath}?nested_depth=${NESTED_DEPTH}`);
         // What happened between the first read and the stream's start.
         source.onopen = () => {
+          streaming.current = true;
           setLive("live");
           readEvents(path, feed)
             .then((fresh) => store.applyEvents(fresh) && scheduleReload())
             .catch(() => {});
         };
         source.onerror = () => {
+          streaming.current = false;
           if (source.readyState !== EventSource.CLOSED) {
             setLive("reconnecting");
             return;
@@ -124,6 +140,7 @@ export function StackPage({ name, id }) {
       .catch((err) => setError(err.status === 404 ? `Stack ${name} was not found.` : err.message));
     return () => {
       closed = true;
+      streaming.current = false;
       if (source) source.close();
       if (refetch.current) clearTimeout(refetch.current);
       refetch.current = null;
