@@ -272,6 +272,19 @@ def gone(get: Callable[[str], object], ident: str) -> bool:
     return False
 
 
+def server_deleted(compute: Any, ident: str) -> bool:
+    """Whether Nova shows server ``ident`` deleted: not found, or (for the moment
+    between Nova marking it and dropping its row) its status DELETED or SOFT_DELETED.
+    Heat ends a server's delete on that status, and so does hotplate."""
+    from openstack.exceptions import NotFoundException
+
+    try:
+        status = compute.get_server(ident).status
+    except NotFoundException:
+        return True
+    return str(status) in ("DELETED", "SOFT_DELETED")
+
+
 def drift(served: Serving, conn: Any, stack: str) -> tuple[int, dict[str, Any], str]:
     """``hotplate stack drift STACK -f json`` as ``conn``'s user: status, document,
     stderr (the project's own CLI: the openstack CLI has no drift command)."""

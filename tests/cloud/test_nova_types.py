@@ -30,6 +30,7 @@ from tests.cloud.stacks import (
     outputs_of,
     physical_ids,
     serve_on_catalog_ports,
+    server_deleted,
     template_file,
     unique_name,
 )
@@ -288,7 +289,7 @@ def test_server_create_update_resize_rebuild_delete(served: Serving, user_conn: 
         for image in user_conn.image.images(name=f"{name}-img"):
             user_conn.image.delete_image(image.id)
     if ids:
-        assert gone(user_conn.compute.get_server, ids["server"])
+        assert server_deleted(user_conn.compute, ids["server"])
         assert not list(user_conn.network.ports(device_id=ids["server"]))
 
 
@@ -395,7 +396,7 @@ def test_boot_from_volume_on_a_port_and_retain(served: Serving, user_conn: Any) 
         assert [a["id"] for a in boot.attached_volumes] == [volume]
         assert user_conn.network.get_port(port.id).device_id == ids["boot"]
         cli(served, "stack", "delete", "--yes", "--wait", name)
-        assert gone(user_conn.compute.get_server, ids["boot"])
+        assert server_deleted(user_conn.compute, ids["boot"])
         assert user_conn.compute.get_server(kept).status == "ACTIVE"  # Retain
         assert user_conn.network.get_port(port.id).device_id == ""  # not Heat's: kept
         deadline = time.monotonic() + 60
@@ -502,7 +503,7 @@ def test_networks_change_by_interfaces_replace_and_rollback(served: Serving,
         new = physical_ids(served, name)["server"]
         assert new != ids["server"]
         assert user_conn.compute.get_server(new).flavor["original_name"] == "m1.small"
-        assert gone(user_conn.compute.get_server, ids["server"])
+        assert server_deleted(user_conn.compute, ids["server"])
         assert _server_nets(user_conn, new) == {ids["net2"]: "server-port-0"}
     finally:
         _delete(served, name)
@@ -543,7 +544,7 @@ def test_snapshot_deletion_policy_keeps_an_image(served: Serving, user_conn: Any
         while cli(served, "stack", "show", name, check=False).returncode == 0:
             assert time.monotonic() < deadline + 120, "the stack was not deleted"
             time.sleep(1.0)
-        assert gone(user_conn.compute.get_server, server)
+        assert server_deleted(user_conn.compute, server)
         assert user_conn.image.get_image(image).status == "active"  # kept, as in Heat
     finally:
         _delete(served, name)
@@ -687,7 +688,7 @@ def test_a_replacement_takes_over_the_port(served: Serving, user_conn: Any) -> N
                       "flavor=m1.small", name, "-f", "json")
         assert updated["stack_status"] == "UPDATE_COMPLETE", updated
         new = physical_ids(served, name)["server"]
-        assert new != old and gone(user_conn.compute.get_server, old)
+        assert new != old and server_deleted(user_conn.compute, old)
         assert user_conn.network.get_port(port.id).device_id == new
     finally:
         _delete(served, name)

@@ -22,7 +22,14 @@ import pytest
 from tests.cloud.leaks import cloud_leaks  # noqa: F401  (a fixture)
 from tests.cloud.locate import Cloud
 from tests.cloud.serving import PORT, Serving
-from tests.cloud.stacks import as_user, connected, gone, heat_client, serve_on_catalog_ports
+from tests.cloud.stacks import (
+    as_user,
+    connected,
+    gone,
+    heat_client,
+    serve_on_catalog_ports,
+    server_deleted,
+)
 from tests.cloud.test_nova_types import NOVA_CLOUD
 from tests.cloud.test_ui_keystone_login import password_login
 from tests.ui.conftest import AXE, RECORDER, chromium, shot
@@ -271,7 +278,7 @@ def test_the_panel_shows_the_server_volume_and_port_as_the_cloud_has_them(
         no_csp_violation(page)
     finally:
         _deleted(hc, stack_id)
-    assert gone(user_conn.compute.get_server, server.id)
+    assert server_deleted(user_conn.compute, server.id)
     assert gone(user_conn.block_storage.get_volume, volume.id)
 
 
