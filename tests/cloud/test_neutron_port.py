@@ -39,7 +39,10 @@ resources:
   net: {type: OS::Neutron::Net}
   subnet:
     type: OS::Neutron::Subnet
-    properties: {network: {get_resource: net}, cidr: 10.41.0.0/24}
+    # Neutron picks a free address at random for a port that names none (the
+    # DHCP port, the server's own port): kept off the one named below.
+    properties: {network: {get_resource: net}, cidr: 10.41.0.0/24,
+                 allocation_pools: [{start: 10.41.0.100, end: 10.41.0.250}]}
   sg:
     type: OS::Neutron::SecurityGroup
     properties: {rules: [{protocol: tcp, port_range_min: 22, port_range_max: 22}]}

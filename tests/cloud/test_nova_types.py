@@ -175,7 +175,10 @@ resources:
     type: OS::Neutron::Net
   subnet:
     type: OS::Neutron::Subnet
-    properties: {network: {get_resource: net}, cidr: 10.41.0.0/24}
+    # Neutron picks a free address at random for a port that names none (the
+    # DHCP port, the server's own port): kept off the one named below.
+    properties: {network: {get_resource: net}, cidr: 10.41.0.0/24,
+                 allocation_pools: [{start: 10.41.0.100, end: 10.41.0.250}]}
   router:
     type: OS::Neutron::Router
     properties: {external_gateway_info: {network: public}}
