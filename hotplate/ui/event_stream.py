@@ -73,8 +73,6 @@ Key = tuple[str, str, int]
 """(project, stack id, nested_depth)."""
 
 
-
-
 class Watcher:
     """Polls one stack's events and status while any page subscribes."""
 
@@ -416,7 +414,8 @@ async def frames(hub: StreamHub, sub: Subscription,
         while not hub.closed.is_set():
             if not sub.has_news():
                 try:
-                    await asyncio.wait_for(sub.wake.wait(), KEEPALIVE_SECS)
+                    async with asyncio.timeout(KEEPALIVE_SECS):  # no task per wait
+                        await sub.wake.wait()
                 except TimeoutError:
                     if not await still_valid():
                         return
