@@ -2,9 +2,9 @@
 
 ::
 
-    engine  <-- list_event_summaries(marker),   -- Watcher (one per project, stack,
-                show_stack: every POLL_SECS,        nested_depth, per API process)
-                only while a page watches                 |  history of event views
+    engine  <-- list_event_summaries(marker)    -- Watcher (one per project, stack,
+                every POLL_SECS, show_stack every   nested_depth, per API process)
+                STATUS_SECS; while a page watches         |  history of event views
                                                           v
                                          Subscription  Subscription ...  (one per page)
                                          batches <= BATCH_MAX every >= BATCH_SECS,
