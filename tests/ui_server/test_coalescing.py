@@ -8,6 +8,7 @@ import asyncio
 import json
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -102,6 +103,20 @@ async def collect(hub: StreamHub, engine: Engine, seconds: float,
     return got
 
 
+def streamed_ids(got: list[tuple[float, str | None, Any]]) -> list[str]:
+    """The ids of the events the page got in its batches, in the order it got them."""
+    return [e["id"] for _, kind, data in got if kind == "events" for e in data]
+
+
+def steadily(engine: Engine, rounds: int, each: int) -> Callable[[], Awaitable[None]]:
+    """What ``collect`` runs: ``each`` new events every 0.3 s, ``rounds`` times."""
+    async def steady() -> None:
+        for _ in range(rounds):
+            await asyncio.sleep(0.3)
+            engine.add(each)
+    return steady
+
+
 def test_a_burst_is_one_batch_and_too_many_a_reset() -> None:
     engine = Engine()
     engine.add(3)  # before the page: read from the events API, not streamed
@@ -152,7 +167,7 @@ def test_a_late_commit_is_streamed_once_and_each_poll_starts_at_the_newest() -> 
             engine.add(1)
 
         got = await collect(hub, engine, 2.0, late)
-        ids = [e["id"] for _, kind, data in got if kind == "events" for e in data]
+        ids = streamed_ids(got)
         assert sorted(ids) == sorted(e["id"] for e in engine.events[2:])
         assert ids.count("late") == 1
         # Five events, then two: about ten polls, each event read at most twice (once
@@ -171,13 +186,8 @@ def test_without_a_late_commit_each_event_is_read_once_and_ids_checked() -> None
     id_checks = engine.answered["list_event_ids"]
 
     async def scenario() -> None:
-        async def steady() -> None:
-            for _ in range(6):
-                await asyncio.sleep(0.3)
-                engine.add(4)
-
-        got = await collect(StreamHub(), engine, 1.5, steady)
-        ids = [e["id"] for _, kind, data in got if kind == "events" for e in data]
+        got = await collect(StreamHub(), engine, 1.5, steadily(engine, 6, 4))
+        ids = streamed_ids(got)
         assert ids == [e["id"] for e in engine.events]
         assert sum(returned) == len(engine.events), returned
         assert len(id_checks) >= 2 and sum(id_checks) > 0, id_checks
@@ -192,13 +202,8 @@ def test_an_engine_without_summaries_gives_the_events_in_full() -> None:
     refused = refusing(engine, "list_event_summaries")
 
     async def scenario() -> None:
-        async def steady() -> None:
-            for _ in range(3):
-                await asyncio.sleep(0.3)
-                engine.add(3)
-
-        got = await collect(StreamHub(), engine, 1.2, steady)
-        ids = [e["id"] for _, kind, data in got if kind == "events" for e in data]
+        got = await collect(StreamHub(), engine, 1.2, steadily(engine, 3, 3))
+        ids = streamed_ids(got)
         assert ids == [e["id"] for e in engine.events]
         assert refused == ["list_event_summaries"]  # asked once, then not again
         assert sum(engine.answered["list_events"]) == len(engine.events)
@@ -221,7 +226,7 @@ def test_an_engine_without_the_ids_call_has_the_events_read_again() -> None:
             engine.add(1)
 
         got = await collect(StreamHub(), engine, 2.0, late)
-        ids = [e["id"] for _, kind, data in got if kind == "events" for e in data]
+        ids = streamed_ids(got)
         assert sorted(ids) == sorted(e["id"] for e in engine.events)
         assert ids.count("late") == 1
         assert refused == ["list_event_ids"]  # asked once, then not again
