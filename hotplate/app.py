@@ -17,7 +17,7 @@ from hotplate.db.engine import HEAT_TIMERS, PoolLimits, make_engine
 from hotplate.db.key_check import verify_key
 from hotplate.db.migrate import upgrade
 from hotplate.db.outbox import OutboxStore
-from hotplate.db.session_limits import SessionTimeouts
+from hotplate.db.session_limits import SessionTimeouts, engine_session_name
 from hotplate.db.store import SqlStore
 from hotplate.engine.cache import EngineCaches
 from hotplate.engine.clock import SystemClock, UuidIds
@@ -132,8 +132,11 @@ class Engine:
 def open_store(db_url: str, clock: Clock, *, pool_size: int = 8, max_overflow: int = 0,
                pool_timeout: float = 30.0, migrate: bool = True,
                timeouts: SessionTimeouts | None = HEAT_TIMERS,
-               secrets: SecretBox | None = None) -> Any:
+               secrets: SecretBox | None = None, session_name: str | None = None) -> Any:
     """The store on ``db_url``, migrated first unless ``migrate`` is false.
+
+    ``timeouts``, ``session_name``: the limits and the name of its database
+    sessions (``make_engine``).
 
     ``secrets``: the key (checked against the database's) and what to encrypt;
     None: Heat's default key, unchecked (tests and library use; the commands
@@ -145,7 +148,8 @@ def open_store(db_url: str, clock: Clock, *, pool_size: int = 8, max_overflow: i
     if migrate:
         upgrade(db_url, key=secrets)
     engine = make_engine(db_url, pool_size=pool_size, max_overflow=max_overflow,
-                         pool_timeout=pool_timeout, timeouts=timeouts)
+                         pool_timeout=pool_timeout, timeouts=timeouts,
+                         session_name=session_name)
     if secrets is not None and not migrate:
         verify_key(engine, secrets)
     return SqlStore(engine, clock, secrets)
@@ -335,10 +339,14 @@ def _engine_on(db_url: str, transport: Transport, *, threads: int,
         options = options or EngineOptions.from_environ(os.environ)
         pool = pool or PoolLimits()
         pool_size, max_overflow = pool.sized(connections_needed(threads))
+        ids = UuidIds()
+        engine_id = ids.new_uuid()  # before the store: its sessions carry it
         store = open_store(db_url, clock, pool_size=pool_size, max_overflow=max_overflow,
                            pool_timeout=pool.timeout, migrate=migrate,
-                           timeouts=session_timeouts(options), secrets=secrets)
-        return start_engine(store, transport, clock=clock, host=host,
+                           timeouts=session_timeouts(options), secrets=secrets,
+                           session_name=engine_session_name(engine_id))
+        return start_engine(store, transport, clock=clock, ids=ids, engine_id=engine_id,
+                            host=host,
                             work_slots=1 if db_url.startswith("sqlite") else None,
                             options=options,
                             local_workers=local_workers, notifier=notifier, cloud=cloud,

@@ -218,6 +218,7 @@ def make_engine(
     pool_timeout: float = 30.0,
     pre_ping: bool = False,
     timeouts: SessionTimeouts | None = HEAT_TIMERS,
+    session_name: str | None = None,
 ) -> Engine:
     """An engine for ``url`` with a bounded pool of ``pool_size`` connections kept
     open and up to ``max_overflow`` more opened in a burst.
@@ -237,6 +238,11 @@ def make_engine(
     row locks for as long as its connection lives, and whoever takes over
     its work waits on them. Heat's timers by default; engines pass theirs
     (``SessionTimeouts.for_lease``); None sets nothing. SQLite needs none.
+
+    ``session_name``: each session's ``application_name`` on PostgreSQL (its
+    ``program_name`` connection attribute on MariaDB): an engine's
+    (``engine_session_name``) lets the engine that takes its work over end
+    the sessions it left (session_limits.py).
 
     Raises:
         DatabaseUrlError: ``url`` is unusable, or its driver is not installed.
@@ -259,11 +265,17 @@ def make_engine(
             kwargs["connect_args"] = {"charset": "utf8mb4"}
             if timeouts is not None:
                 kwargs["connect_args"]["connect_timeout"] = timeouts.connect
-        elif timeouts is not None:  # set as the session starts: no round trip
-            given = parsed.query.get("options")
-            kwargs["connect_args"] = postgres_connect_args(
-                timeouts, " ".join(given) if isinstance(given, tuple) else given)
-            parsed = parsed.difference_update_query(["options"])
+            if session_name is not None:
+                kwargs["connect_args"]["program_name"] = session_name
+        else:
+            kwargs["connect_args"] = {}
+            if timeouts is not None:  # set as the session starts: no round trip
+                given = parsed.query.get("options")
+                kwargs["connect_args"] = postgres_connect_args(
+                    timeouts, " ".join(given) if isinstance(given, tuple) else given)
+                parsed = parsed.difference_update_query(["options"])
+            if session_name is not None:
+                kwargs["connect_args"]["application_name"] = session_name
         engine = create_engine(parsed, **kwargs)
         if mysql and timeouts is not None:
             _limit_mysql_sessions(engine, timeouts)

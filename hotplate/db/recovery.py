@@ -1,5 +1,6 @@
-"""What recovery reads and writes: claims, lock holders, the state of a traversal's
-sync points, paused hooks, and the attempts plugins record.
+"""What recovery reads and writes: claims, lock holders and the sessions a dead one
+left, the state of a traversal's sync points, paused hooks, and the attempts plugins
+record.
 
 None of it is on the hot path: the recovery timer runs these once per
 ``periodic_interval`` (engine/worker/recovery.py), and only the sweep's engine reads
@@ -11,12 +12,24 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
-from sqlalchemy import Connection, and_, delete, func, insert, or_, select, type_coerce, update
+from sqlalchemy import (
+    Connection,
+    and_,
+    delete,
+    func,
+    insert,
+    or_,
+    select,
+    text,
+    type_coerce,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 
 from hotplate.db import schema as s
 from hotplate.db.base import StoreBase
 from hotplate.db.rows import attr_data_subquery, resource_select_columns, to_resource, to_stack
+from hotplate.db.session_limits import engine_session_name
 from hotplate.db.types import UtcDateTime
 from hotplate.model.ids import EngineId, ResourceId, StackId, TraversalId
 from hotplate.model.records import (
@@ -33,6 +46,9 @@ _spi = s.sync_point_input
 _claim = s.engine_claim
 _attempt = s.resource_attempt
 
+END_WAIT_MS = 2000
+"""How long ending a dead engine's session may wait for it to end (a session ends
+at once unless its backend is stuck in the kernel)."""
 PENDING_HOOK = "True"
 """A hook's resource data value while the resource waits at it (breakpoints.py)."""
 
@@ -83,6 +99,26 @@ class RecoveryStore(StoreBase):
         rows = self._tx.read(lambda conn: conn.execute(query).scalars().all(),
                              single_statement=True)
         return {EngineId(engine_id) for engine_id in rows}
+
+    def end_sessions_of(self, engine_id: EngineId) -> int:
+        """End the database sessions a dead engine left open; how many were ended.
+
+        On PostgreSQL: this database's sessions named for the engine
+        (``engine_session_name``), each waited for up to ``END_WAIT_MS``, so
+        that its transaction is rolled back and its row locks are free when
+        this returns (session_limits.py says why the server may keep them).
+        MariaDB's sessions need no ending: nothing is pipelined there, so a
+        silent session is always between commands, where its
+        ``idle_transaction_timeout`` ends it. SQLite has no sessions of others.
+        """
+        if self._dialect != "postgresql":
+            return 0
+        query = text(
+            "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, :wait)) "
+            "FROM pg_stat_activity WHERE datname = current_database() "
+            "AND application_name = :name AND pid <> pg_backend_pid()")
+        params = {"name": engine_session_name(engine_id), "wait": END_WAIT_MS}
+        return int(self._tx.write(lambda conn: conn.execute(query, params).scalar_one()))
 
     def resources_locked_by(self, engine_id: EngineId) -> list[ResourceRecord]:
         query = (select(*resource_select_columns(attr_data_subquery()))

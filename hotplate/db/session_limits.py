@@ -25,6 +25,15 @@ driver and server understands:
 - **a waiting writer gives up**: ``lock_timeout`` / ``innodb_lock_wait_timeout``;
   the store runs the transaction again (tx.py), by which time the silent
   holder has been ended.
+- **the engine that takes a dead engine's work over ends its sessions**
+  first (``engine_session_name`` names each engine's sessions). PostgreSQL
+  arms its idle-in-transaction timer only once a command is complete (a
+  Sync), and a pipelined write (fastpath.py) sends statements before its
+  Sync: an engine cut off between the two leaves a session that the server
+  counts as busy reading the client's next message, its row locks held and
+  no timer running. Keepalives end it across a real partition, but not
+  behind a proxy whose own end stays up (HAProxy, PgBouncer), nor for a
+  stopped process whose kernel still answers.
 
 The values come from the engine's lease (engine/lease.py, ``for_lease``):
 every one of these waits ends well inside it, so by the time another engine
@@ -83,6 +92,15 @@ class SessionTimeouts:
         link, TCP_USER_TIMEOUT on a busy one)."""
         probes = self.keepalive_idle + self.keepalive_interval * self.keepalive_count
         return max(float(probes), self.user_timeout)
+
+
+ENGINE_SESSION_PREFIX = "hotplate-engine:"
+
+
+def engine_session_name(engine_id: str) -> str:
+    """The ``application_name`` of an engine's database sessions: what lets the engine
+    that takes its work over find them (PostgreSQL keeps 63 characters; this is 52)."""
+    return f"{ENGINE_SESSION_PREFIX}{engine_id}"
 
 
 def _millis(seconds: float) -> int:

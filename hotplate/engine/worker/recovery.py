@@ -8,7 +8,8 @@ engines alone (``take_over_dead``) halfway between two rounds:
    older than twice its report interval (or it has no row) and it does not
    answer ``listening`` within ``engine_life_check_timeout`` (the silent ones
    are all asked at once, so a round waits one timeout however many there
-   are). Each lock it
+   are). Its database sessions are ended (a session cut off inside
+   a transaction may hold row locks that the server keeps), then each lock it
    holds is taken over by a compare-and-swap on the lock itself (``engine_id
    = the dead one``), so exactly one live engine wins each row, and a dead
    engine that was only paused finds, when it wakes, that every write it
@@ -309,8 +310,20 @@ class Recovery:
         return [e for e, alive in zip(candidates, answers, strict=True) if not alive]
 
     def take_over(self, dead: EngineId) -> int:
-        """Every lock of ``dead``; the first engine here also re-sends ready nodes."""
+        """Every lock of ``dead``; the first engine here also re-sends ready nodes.
+
+        The dead engine's database sessions are ended first: one cut off inside a
+        transaction may still hold row locks that no timeout of the server's frees
+        (db/session_limits.py), and every steal below would wait on them.
+        """
         deps = self._deps
+        try:
+            ended = deps.store.end_sessions_of(dead)
+        except Exception:  # not allowed to (another database role): the steals may wait
+            LOG.exception("engine %s is dead: ending its database sessions failed", dead)
+        else:
+            if ended:
+                LOG.warning("engine %s is dead: ended %d of its database sessions", dead, ended)
         first = deps.store.claim(f"{TAKEOVER_CLAIM}{dead}", deps.engine_id,
                                  TAKEOVER_CLAIM_SECS)
         taken = sum(take_over_row(deps, row, dead)
