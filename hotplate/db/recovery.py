@@ -104,21 +104,27 @@ class RecoveryStore(StoreBase):
         """End the database sessions a dead engine left open; how many were ended.
 
         On PostgreSQL: this database's sessions named for the engine
-        (``engine_session_name``), each waited for up to ``END_WAIT_MS``, so
-        that its transaction is rolled back and its row locks are free when
-        this returns (session_limits.py says why the server may keep them).
+        (``engine_session_name``), each waited for up to ``END_WAIT_MS`` (from
+        PostgreSQL 14), so that its transaction is rolled back and its row locks
+        are free when this returns (session_limits.py says why the server may
+        keep them; before 14, a steal that meets one still held runs again).
         MariaDB's sessions need no ending: nothing is pipelined there, so a
         silent session is always between commands, where its
         ``idle_transaction_timeout`` ends it. SQLite has no sessions of others.
         """
         if self._dialect != "postgresql":
             return 0
-        query = text(
-            "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, :wait)) "
-            "FROM pg_stat_activity WHERE datname = current_database() "
-            "AND application_name = :name AND pid <> pg_backend_pid()")
         params = {"name": engine_session_name(engine_id), "wait": END_WAIT_MS}
-        return int(self._tx.write(lambda conn: conn.execute(query, params).scalar_one()))
+
+        def run(conn: Connection) -> int:
+            waits = (conn.dialect.server_version_info or (0,)) >= (14,)  # its timeout: 14
+            ending = "pg_terminate_backend(pid, :wait)" if waits else "pg_terminate_backend(pid)"
+            query = text(f"SELECT count(*) FILTER (WHERE {ending}) FROM pg_stat_activity "
+                         "WHERE datname = current_database() AND application_name = :name "
+                         "AND pid <> pg_backend_pid()")
+            return int(conn.execute(query, params).scalar_one())
+
+        return self._tx.write(run)
 
     def resources_locked_by(self, engine_id: EngineId) -> list[ResourceRecord]:
         query = (select(*resource_select_columns(attr_data_subquery()))
