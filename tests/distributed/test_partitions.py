@@ -185,8 +185,8 @@ def _e1_working(cluster: Cluster, name: str) -> tuple[StackId, str]:
 
 def _survivors_story(cluster: Cluster) -> str:
     """What the surviving engines logged lately that bears on a late takeover: their
-    warnings, errors and fences."""
-    marks = ("WARNING", "ERROR", "CRITICAL", "fenced itself")
+    warnings, errors (with the exception each traceback ends with) and fences."""
+    marks = ("WARNING", "ERROR", "CRITICAL", "fenced itself", "Error: ", "Exception: ")
     lines = [line for name, command in cluster.commands.items() if name != "e1"
              for line in command.log_tail(20000).splitlines()
              if any(mark in line for mark in marks)]
