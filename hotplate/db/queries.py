@@ -15,6 +15,7 @@ from sqlalchemy import ColumnElement, Select, bindparam, func, select, update
 
 from hotplate.db import schema as s
 from hotplate.db.rows import (
+    RESOURCE_SUMMARY_COLUMNS,
     attr_data_subquery,
     resource_select_columns,
     stack_select_columns,
@@ -38,6 +39,11 @@ LIST_RESOURCES = (
     .order_by(_r.c.id)
 )
 LIST_RESOURCES_NAMED = LIST_RESOURCES.where(_r.c.name == bindparam("b_name"))
+LIST_RESOURCE_SUMMARIES = (
+    select(*(_r.c[name] for name in RESOURCE_SUMMARY_COLUMNS))
+    .where(_r.c.stack_id == bindparam("b_stack_id"))
+    .order_by(_r.c.id)
+)
 RESOURCES_BY_PHYSICAL_ID = (
     select(*resource_select_columns(_rpd.c.data))
     .select_from(_resource_with_attrs)

@@ -74,6 +74,11 @@ RESOURCE_COLUMNS = (
     "updated_at", "root_stack_id", "attr_data_id",
 )  # fmt: skip
 
+RESOURCE_SUMMARY_COLUMNS = tuple(
+    name for name in RESOURCE_COLUMNS
+    if name not in ("requires", "rsrc_metadata", "properties_data", "attr_data_id"))
+"""What a listing shows of a row and what picks the current row of a name: no JSON."""
+
 STACK_COLUMNS = ("id", *STACK_FIELDS.values())
 
 
@@ -186,6 +191,33 @@ def to_resource(row: RowData, prefix: str = "", *, secrets: SecretBox) -> Resour
         attr_data=attributes,
         updated_at=get("updated_at"),
         root_stack_id=StackId(get("root_stack_id")) if get("root_stack_id") else None,
+    )
+
+
+def to_resource_summary(row: RowData) -> ResourceRecord:
+    """A row of ``RESOURCE_SUMMARY_COLUMNS`` as a record whose data (properties,
+    attributes, metadata, requires) is left empty: what a plain listing shows, for
+    half of what reading and decoding the data costs."""
+    get = row.__getitem__
+    engine_id, root = get("engine_id"), get("root_stack_id")
+    return ResourceRecord(
+        id=ResourceId(get("id")),
+        uuid=get("uuid"),
+        stack_id=StackId(get("stack_id")),
+        name=get("name"),
+        resource_type=get("type"),
+        action=Action(get("action")),
+        status=Status(get("status")),
+        status_reason=get("status_reason") or "",
+        atomic_key=get("atomic_key"),
+        created_at=get("created_at"),
+        physical_resource_id=get("nova_instance"),
+        engine_id=EngineId(engine_id) if engine_id is not None else None,
+        current_template_id=_opt_template(get("current_template_id")),
+        replaces=_opt_resource(get("replaces")),
+        replaced_by=_opt_resource(get("replaced_by")),
+        updated_at=get("updated_at"),
+        root_stack_id=StackId(root) if root else None,
     )
 
 

@@ -12,11 +12,14 @@ from hotplate.engine.views import visible_rows
 from hotplate.model.records import ResourceRecord, StackRecord
 
 
-def current_rows(deps: EngineDeps, stack: StackRecord) -> dict[str, ResourceRecord]:
-    """One row per resource name: the template's, plus rows still being cleaned up."""
+def current_rows(deps: EngineDeps, stack: StackRecord, *,
+                 data: bool = True) -> dict[str, ResourceRecord]:
+    """One row per resource name: the template's, plus rows still being cleaned up.
+    ``data=False``: rows without their data (``Store.list_resources``)."""
     template = deps.caches.for_stack(stack.raw_template_id, stack)
-    return visible_rows(deps.store.list_resources(stack.id), list(template.resources),
-                        stack.raw_template_id, stack.prev_raw_template_id)
+    return visible_rows(deps.store.list_resources(stack.id, data=data),
+                        list(template.resources), stack.raw_template_id,
+                        stack.prev_raw_template_id)
 
 
 def current_row(deps: EngineDeps, stack: StackRecord, name: str) -> ResourceRecord | None:

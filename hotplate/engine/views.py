@@ -74,8 +74,9 @@ def format_resource(
 
     ``nested`` is the child stack the resource owns, shown as
     ``nested_stack_id`` (the API's ``nested`` link). Only the detailed view
-    has ``description`` and ``attributes``; without ``attributes`` it shows
-    the values stored when the resource's action completed.
+    has ``description``, ``metadata`` and ``attributes`` (so a plain listing
+    reads no row's data); without ``attributes`` it shows the values stored
+    when the resource's action completed.
     """
     identity = stack_identity(stack)
     view: dict[str, Any] = {
@@ -91,7 +92,6 @@ def format_resource(
         "creation_time": iso(row.created_at),
         "updated_time": iso(row.updated_at or row.created_at),
         "required_by": sorted(required_by),
-        "metadata": row.metadata,
     }
     if nested is not None:
         view["nested_stack_id"] = stack_identity(nested)
@@ -99,6 +99,7 @@ def format_resource(
         view["parent_resource"] = stack.parent_resource_name
     if with_detail:
         view["description"] = description
+        view["metadata"] = row.metadata
         view["attributes"] = (stored_attributes(row.attr_data) if attributes is None
                               else dict(attributes))
     return view

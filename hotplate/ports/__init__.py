@@ -144,7 +144,10 @@ class ResourceStorage(Protocol):
         """``load_node`` for a batch's resources in one round trip; gone ones left out."""
         ...
 
-    def list_resources(self, stack_id: StackId) -> list[ResourceRecord]: ...
+    def list_resources(self, stack_id: StackId, *, data: bool = True) -> list[ResourceRecord]:
+        """The stack's rows; ``data=False``: without properties, attributes, metadata
+        and requires (left empty), as a plain listing shows them."""
+        ...
 
     def resources_named(self, stack_id: StackId, name: str) -> list[ResourceRecord]:
         """The stack's rows of one resource name (a replacement and its old row), so

@@ -291,6 +291,28 @@ def test_list_resources(store: SqlStore, clock: FakeClock) -> None:
     assert [r.id for r in store.list_resources(stack.id)] == ids
 
 
+def test_list_resources_without_data_is_the_records_with_their_data_left_empty(
+        store: SqlStore, clock: FakeClock) -> None:
+    """What a plain listing reads: every column a listing shows and a row's choice
+    uses, as the full read has it; properties, attributes, metadata and requires
+    empty."""
+    stack = make_stack(store, clock)
+    a, b = store.create_resources([new_resource(stack, "a"), new_resource(stack, "b")])
+    store.create_resources([new_resource(stack, "a2", requires=(a,), replaces=a)])
+    engine = EngineId("e-summary")
+    held = store.acquire_resource(b, engine, 0, {
+        "action": Action.CREATE, "status": Status.COMPLETE, "status_reason": "made",
+        "physical_resource_id": "phys-b", "metadata": {"m": 1},
+        "properties_data": {"p": "v"}, "attr_data": {"x": [1, 2]}, "updated_at": clock.now()})
+    assert held is not None
+    full, summaries = store.list_resources(stack.id), store.list_resources(stack.id, data=False)
+    empty = {"metadata": {}, "properties_data": None, "attr_data": None, "requires": ()}
+    assert summaries == [dataclasses.replace(row, **empty) for row in full]
+    shown = next(row for row in full if row.id == b)
+    assert (shown.metadata, shown.attr_data) == ({"m": 1}, {"x": [1, 2]})  # the full read has them
+    assert next(row for row in full if row.name == "a2").requires == (a,)
+
+
 def test_resources_named_reads_one_names_rows(store: SqlStore, clock: FakeClock) -> None:
     stack, other = make_stack(store, clock), make_stack(store, clock)
     a, _, a_again = store.create_resources([new_resource(stack, n) for n in ("a", "b", "a")])

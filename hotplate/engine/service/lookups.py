@@ -77,9 +77,11 @@ class StackLookups:
             raise EntityNotFound("Stack", str(name))
         return stack
 
-    def _current_rows(self, stack: StackRecord) -> dict[str, ResourceRecord]:
-        """One row per resource name: the template's, plus rows still being cleaned up."""
-        return current_rows(self._deps, stack)
+    def _current_rows(self, stack: StackRecord, *,
+                      data: bool = True) -> dict[str, ResourceRecord]:
+        """One row per resource name: the template's, plus rows still being cleaned up
+        (``data=False``: without their data, as a plain listing shows them)."""
+        return current_rows(self._deps, stack, data=data)
 
     def _nested_stacks(self, stack: StackRecord, depth: int, *,
                        deleted: bool = False) -> list[tuple[StackRecord, int]]:

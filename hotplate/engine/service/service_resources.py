@@ -62,7 +62,7 @@ class ResourceMethods(StackLookups):
         """The stack's resources, each followed by its nested stack's, ``depth`` levels down."""
         scope = self._scope(stack)
         views = []
-        for row in self._current_rows(stack).values():
+        for row in self._current_rows(stack, data=with_detail).values():
             views.append(self._view(scope, row, detail=with_detail))
             child = scope.children.get(row.physical_resource_id or "")
             if depth > 0 and child is not None and child.deleted_at is None:
