@@ -145,6 +145,11 @@ class Harness:
         views = self.service.list_stack_resources({**CTXT, "is_admin": True}, stack_id)
         return {v["resource_name"]: v for v in views}
 
+    def resource(self, stack_id: str, name: str) -> dict[str, Any]:
+        """One resource's detailed view (its metadata and attributes too)."""
+        return self.service.describe_stack_resource({**CTXT, "is_admin": True}, stack_id,
+                                                    name)
+
     def resource_states(self, stack_id: str) -> dict[str, str]:
         return {name: f"{v['resource_action']}_{v['resource_status']}"
                 for name, v in self.resources(stack_id).items()}

@@ -208,11 +208,12 @@ def test_metadata_is_stored_and_a_metadata_change_is_an_update(tmp_path) -> None
 
     sid = h.create("meta", body("web"))
     h.run()
-    assert h.resources(sid)["box"]["metadata"] == {"role": "web", "ref": "meta"}
+    assert h.resource(sid, "box")["metadata"] == {"role": "web", "ref": "meta"}
+    assert "metadata" not in h.resources(sid)["box"]  # as Heat's, only the detailed view
     physical = h.resources(sid)["box"]["physical_resource_id"]
     h.update(sid, body("db"))
     h.run()
-    box = h.resources(sid)["box"]
+    box = h.resource(sid, "box")
     assert box["metadata"] == {"role": "db", "ref": "meta"}
     assert f"{box['resource_action']}_{box['resource_status']}" == "UPDATE_COMPLETE"
     assert box["physical_resource_id"] == physical
