@@ -322,7 +322,14 @@ def test_a_failed_resize_ends_the_scaling_without_a_cooldown(hc: Any) -> None:
     before = hc.resources.metadata(stack_id, "random_group")["cooldown_end"]
     hc.resources.signal(stack_id, "scale_up_policy")
     child = hc.resources.get(stack_id, "random_group").physical_resource_id
-    assert wait_status(hc, child).stack_status == "UPDATE_FAILED"
+    # The signal's handler runs after the answer: until it starts the resize, the group's
+    # stack still reads CREATE_COMPLETE.
+    deadline = time.monotonic() + 30
+    while (status := hc.stacks.get(child).stack_status) in ("CREATE_COMPLETE",) \
+            or status.endswith("_IN_PROGRESS"):
+        assert time.monotonic() < deadline, f"the resize never ended: {status}"
+        time.sleep(0.05)
+    assert status == "UPDATE_FAILED"
     deadline = time.monotonic() + 10
     while hc.resources.metadata(stack_id, "random_group")["scaling_in_progress"]:
         assert time.monotonic() < deadline
