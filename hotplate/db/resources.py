@@ -16,7 +16,7 @@ from hotplate.db import schema as s
 from hotplate.db.base import StoreBase
 from hotplate.db.crypt import EncryptionKeyError
 from hotplate.db.events import insert_event
-from hotplate.db.rows import to_resource, to_resource_summary, to_stack
+from hotplate.db.rows import to_resource, to_stack
 from hotplate.model.ids import EngineId, ResourceId, StackId
 from hotplate.model.records import NewEvent, NewResource, ResourceRecord, StackRecord
 from hotplate.model.states import Action, Status
@@ -135,15 +135,14 @@ class ResourceStore(StoreBase):
         """On the fast path: every listing and every traversal's start reads a whole
         stack, and SQLAlchemy's rows cost more than the records made from them.
 
-        ``data=False``: the records without their data (``to_resource_summary``), as
-        a plain listing shows them.
+        ``data=False``: the records without their data (properties, attributes,
+        metadata and requires left empty), as a plain listing shows them, for half
+        of what reading and decoding the data costs.
         """
         params = {"b_stack_id": stack_id}
         query = q.LIST_RESOURCES if data else q.LIST_RESOURCE_SUMMARIES
         rows = self._tx.read_raw(lambda conn: self._fast.execute(conn, query, params)[0])
-        if not data:
-            return [to_resource_summary(row) for row in rows]
-        return [to_resource(row, secrets=self._secrets) for row in rows]
+        return [to_resource(row, secrets=self._secrets, partial=not data) for row in rows]
 
     def resources_named(self, stack_id: StackId, name: str) -> list[ResourceRecord]:
         params = {"b_stack_id": stack_id, "b_name": name}

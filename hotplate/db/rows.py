@@ -155,14 +155,16 @@ def _getter(row: RowData, prefix: str) -> Callable[[str], Any]:
     return get
 
 
-def to_resource(row: RowData, prefix: str = "", *, secrets: SecretBox) -> ResourceRecord:
+def to_resource(row: RowData, prefix: str = "", *, secrets: SecretBox,
+                partial: bool = False) -> ResourceRecord:
     """The row as a record; properties and attributes stored encrypted are decrypted
-    with ``secrets`` (db/crypt.py).
+    with ``secrets`` (db/crypt.py). ``partial`` (no ``prefix``): the columns the row
+    lacks are left empty, as a row of ``RESOURCE_SUMMARY_COLUMNS`` lacks the data.
 
     Raises:
         EncryptionKeyError: they were encrypted with another key.
     """
-    get = _getter(row, prefix)
+    get: Callable[[str], Any] = row.get if partial else _getter(row, prefix)
     requires = get("requires") or ()
     properties, attributes = get("properties_data"), get("attr_data")
     if is_sealed(properties):
@@ -191,33 +193,6 @@ def to_resource(row: RowData, prefix: str = "", *, secrets: SecretBox) -> Resour
         attr_data=attributes,
         updated_at=get("updated_at"),
         root_stack_id=StackId(get("root_stack_id")) if get("root_stack_id") else None,
-    )
-
-
-def to_resource_summary(row: RowData) -> ResourceRecord:
-    """A row of ``RESOURCE_SUMMARY_COLUMNS`` as a record whose data (properties,
-    attributes, metadata, requires) is left empty: what a plain listing shows, for
-    half of what reading and decoding the data costs."""
-    get = row.__getitem__
-    engine_id, root = get("engine_id"), get("root_stack_id")
-    return ResourceRecord(
-        id=ResourceId(get("id")),
-        uuid=get("uuid"),
-        stack_id=StackId(get("stack_id")),
-        name=get("name"),
-        resource_type=get("type"),
-        action=Action(get("action")),
-        status=Status(get("status")),
-        status_reason=get("status_reason") or "",
-        atomic_key=get("atomic_key"),
-        created_at=get("created_at"),
-        physical_resource_id=get("nova_instance"),
-        engine_id=EngineId(engine_id) if engine_id is not None else None,
-        current_template_id=_opt_template(get("current_template_id")),
-        replaces=_opt_resource(get("replaces")),
-        replaced_by=_opt_resource(get("replaced_by")),
-        updated_at=get("updated_at"),
-        root_stack_id=StackId(root) if root else None,
     )
 
 
