@@ -37,13 +37,16 @@ class StoreBase:
         return self._tx.state.stats
 
     def pool_status(self) -> dict[str, int]:
-        """Connections of the engine's pool: its size and how many are in use."""
+        """Connections of the engine's pool: its size and how many are in use (SQLite's
+        kept write connection counts only while a write holds it)."""
         pool = self.engine.pool
         size = getattr(pool, "size", None)
         checked_out = getattr(pool, "checkedout", None)
+        kept = self._tx.state.kept_writer
+        in_use = checked_out() if callable(checked_out) else 0
         return {
             "size": size() if callable(size) else 1,
-            "checked_out": checked_out() if callable(checked_out) else 0,
+            "checked_out": in_use - (kept.idle if kept is not None else 0),
         }
 
     def _now(self) -> datetime:

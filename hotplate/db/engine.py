@@ -37,6 +37,7 @@ from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import StaticPool
 
+from hotplate.db.kept_writer import KeptWriter
 from hotplate.db.session_limits import (
     SessionTimeouts,
     mysql_session_statements,
@@ -192,6 +193,8 @@ class EngineState:
     group_commit: Any = None
     """The process's queue of grouped writes on this engine (group_commit.py), made by
     the first ``Transactions`` on it."""
+    kept_writer: KeptWriter | None = None
+    """SQLite files only: the write connection handed from write to write."""
 
 
 _STATES: weakref.WeakKeyDictionary[Engine, EngineState] = weakref.WeakKeyDictionary()
@@ -322,7 +325,9 @@ def _make_sqlite_engine(url: URL, pool_size: int, max_overflow: int,
         engine = create_engine(
             url,
             pool_size=pool_size,
-            max_overflow=max_overflow,
+            # One more than asked: the kept write connection (kept_writer.py) is
+            # out of the pool even while no write runs.
+            max_overflow=max_overflow + 1,
             pool_timeout=pool_timeout,
             connect_args={"check_same_thread": False},
         )
@@ -350,6 +355,8 @@ def _make_sqlite_engine(url: URL, pool_size: int, max_overflow: int,
 
     state = engine_state(engine)
     state.serialise_reads = in_memory
+    if not in_memory:  # in memory, the pool's one shared connection serves already
+        state.kept_writer = KeptWriter(engine)
     return engine
 
 

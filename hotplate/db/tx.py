@@ -243,7 +243,11 @@ class Transactions:
         return True
 
     def _run_raw(self, fn: Callable[[PoolProxiedConnection], T], *, write: bool) -> T:
-        raw = self.engine.raw_connection()
+        kept = self.state.kept_writer if write else None
+        if kept is not None:
+            raw, generation = kept.take()
+        else:
+            raw = self.engine.raw_connection()
         committing = False
         ended: list[str] = []
         try:
@@ -280,7 +284,10 @@ class Transactions:
             self.engine.dispose()
             raise _Lost(exc, committing, ended[0] if ended else None) from exc
         finally:
-            raw.close()
+            if kept is not None:
+                kept.give_back(raw, generation)
+            else:
+                raw.close()
 
     def connection_lost(self, raw: PoolProxiedConnection, exc: BaseException) -> bool:
         """Whether ``exc``, met on ``raw``, says the connection died."""

@@ -6,15 +6,18 @@ import threading
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import Connection, Engine, insert, text, update
+from sqlalchemy import event as sa_event
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from hotplate.db import migrate
-from hotplate.db.engine import make_engine
+from hotplate.db.engine import engine_state, make_engine
 from hotplate.db.schema import event, stack
 from hotplate.db.store import SqlStore
+from hotplate.db.tx import Transactions
 from hotplate.db.types import UtcDateTime
 from tests.integration.helpers import FakeClock, event_for, make_stack, race
 
@@ -95,15 +98,59 @@ def test_in_memory_sqlite_works_across_threads() -> None:
 
 def test_pools_are_bounded(db_url: str) -> None:
     engine = make_engine(db_url, pool_size=2, pool_timeout=0.2)
+    # A SQLite file's pool has one seat more, its kept write connection's.
+    seats = 3 if engine.dialect.name == "sqlite" else 2
     try:
-        first, second = engine.connect(), engine.connect()
+        held = [engine.connect() for _ in range(seats)]
         with pytest.raises(PoolTimeout):
             engine.connect()
-        first.close()
+        held.pop().close()
         engine.connect().close()
-        second.close()
+        for conn in held:
+            conn.close()
     finally:
         engine.dispose()
+
+
+def test_sqlite_writes_share_one_kept_connection(sqlite_engine: Engine) -> None:
+    """The hot path's writes hand one connection on (kept_writer.py): none is checked
+    out while no write runs, a write that fails leaves nothing open on it, and a
+    disposed engine keeps nothing."""
+    clock = FakeClock()
+    store = SqlStore(sqlite_engine, clock)
+    stack = make_stack(store, clock)
+    tx = Transactions(sqlite_engine)
+    kept = engine_state(sqlite_engine).kept_writer
+    assert kept is not None
+    seen: set[int] = set()
+
+    def note(dbapi_connection: Any, *_args: Any) -> None:
+        seen.add(id(dbapi_connection))
+
+    sa_event.listen(sqlite_engine, "checkout", note)
+    try:
+        for _ in range(5):
+            tx.write_raw(lambda raw: raw.driver_connection.execute(
+                "UPDATE stack SET updated_at = updated_at WHERE id = ?", (str(stack.id),)))
+    finally:
+        sa_event.remove(sqlite_engine, "checkout", note)
+    assert len(seen) <= 1 and kept.idle == 1
+    assert store.pool_status()["checked_out"] == 0
+
+    def half_done(raw: Any) -> None:
+        raw.driver_connection.execute(
+            "UPDATE stack SET updated_at = updated_at WHERE id = ?", (str(stack.id),))
+        raise RuntimeError("failed after a statement")
+
+    with pytest.raises(RuntimeError):
+        tx.write_raw(half_done)
+    assert kept.idle == 1  # rolled back, so clean: kept
+    held, generation = kept.take()
+    assert not held.driver_connection.in_transaction
+    kept.give_back(held, generation)
+
+    sqlite_engine.dispose()
+    assert kept.idle == 0 and store.pool_status()["checked_out"] == 0
 
 
 def test_mariadb_runs_read_committed(db_engine: Engine, backend: str) -> None:
