@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import timedelta
 
 import pytest
 
-from hotplate.convergence.recovery import never_built
+from hotplate.convergence.recovery import _TOKENS, idempotency_token, never_built
+from hotplate.model.ids import TraversalId
 from hotplate.model.records import PointState
 from hotplate.model.states import Action, Status
 
@@ -40,3 +42,13 @@ def test_stack_actions_run_no_traversal_graph(action: Action) -> None:
 
 def test_the_stack_row_without_an_update_counts_from_its_creation() -> None:
     assert never_built(stack(action=Action.CREATE), [], LATER)
+
+
+@pytest.mark.parametrize("action", [Action.CREATE, Action.DELETE, "UPDATE"])
+def test_an_idempotency_token_is_the_version_5_uuid_of_its_action(
+        action: Action | str) -> None:
+    resource, traversal = "0c4b6f0e-8a52-4ab4-9d0a-6a1b8f7e2c11", TraversalId("trav-7")
+    token = idempotency_token(resource, action, traversal)
+    assert token == str(uuid.uuid5(_TOKENS, f"{resource}/{action}/{traversal}"))
+    assert uuid.UUID(token).version == 5
+    assert token != idempotency_token(resource, action, TraversalId("trav-8"))
