@@ -122,31 +122,34 @@ def test_sqlite_writes_share_one_kept_connection(sqlite_engine: Engine) -> None:
     tx = Transactions(sqlite_engine)
     kept = engine_state(sqlite_engine).kept_writer
     assert kept is not None
-    seen: set[int] = set()
+    checkouts: list[int] = []
 
     def note(dbapi_connection: Any, *_args: Any) -> None:
-        seen.add(id(dbapi_connection))
+        checkouts.append(id(dbapi_connection))
+
+    def touch(raw: Any) -> None:
+        raw.driver_connection.execute(
+            "UPDATE stack SET updated_at = updated_at WHERE id = ?", (str(stack.id),))
 
     sa_event.listen(sqlite_engine, "checkout", note)
     try:
         for _ in range(5):
-            tx.write_raw(lambda raw: raw.driver_connection.execute(
-                "UPDATE stack SET updated_at = updated_at WHERE id = ?", (str(stack.id),)))
+            tx.write_raw(touch)
     finally:
         sa_event.remove(sqlite_engine, "checkout", note)
-    assert len(seen) <= 1 and kept.idle == 1
+    assert len(checkouts) <= 1 and kept.idle == 1  # five writes, at most one checkout
     assert store.pool_status()["checked_out"] == 0
 
     def half_done(raw: Any) -> None:
-        raw.driver_connection.execute(
-            "UPDATE stack SET updated_at = updated_at WHERE id = ?", (str(stack.id),))
+        touch(raw)
         raise RuntimeError("failed after a statement")
 
     with pytest.raises(RuntimeError):
         tx.write_raw(half_done)
     assert kept.idle == 1  # rolled back, so clean: kept
     held, generation = kept.take()
-    assert not held.driver_connection.in_transaction
+    driver: Any = held.driver_connection
+    assert not driver.in_transaction
     kept.give_back(held, generation)
 
     sqlite_engine.dispose()
