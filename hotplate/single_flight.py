@@ -38,7 +38,21 @@ class LruCache(Generic[K, V]):
 
     def get_or_load(self, key: K, load: Callable[[], V]) -> V:
         """The cached value, else ``load()``'s, run by one caller at a time per key;
-        a failure is raised and not kept, and a caller that waited on it loads for itself."""
+        a failure is raised and not kept, and a caller that waited on it loads for itself.
+
+        A hit on a cache without ``ttl`` takes no lock: the engine asks its caches
+        several times per resource, and each of the two dictionary calls is one
+        step for the interpreter (the keys are strings, numbers and tuples of them,
+        hashed without running Python code). A value evicted between them is still
+        the right value."""
+        if self._ttl is None:
+            kept = self._data.get(key)
+            if kept is not None:
+                try:
+                    self._data.move_to_end(key)
+                except KeyError:  # evicted meanwhile
+                    return kept[0]
+                return kept[0]
         while True:
             with self._lock:
                 value = self._fresh(key)

@@ -65,6 +65,9 @@ NOT_A_MAPPING = "The environment is not a valid YAML mapping data type."
 MAX_CHAIN = 50
 """Longest chain of type mappings followed (wildcards can grow a name forever)."""
 
+MAX_RESOLVED = 20_000
+"""Type answers a registry keeps."""
+
 Path = tuple[str, ...]
 
 
@@ -110,6 +113,10 @@ class ResourceRegistry:
 
     types: Mapping[str, str] = field(default_factory=_empty)
     resources: Mapping[str, ResourceOverrides] = field(default_factory=_empty)
+    _resolved: dict[tuple[str, str, Callable[[str], bool] | None], str] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
+    """Answers of ``resolve_type`` so far: the registry never changes, and the engine
+    asks it again for every resource at every step."""
 
     def resolve_type(
         self,
@@ -130,8 +137,15 @@ class ResourceRegistry:
         Raises:
             StackValidationFailed: the mappings form a loop.
         """
-        found = self._resolve(resource_name, type_name, (type_name,), is_known)
-        return type_name if found is None else found
+        key = (resource_name, type_name, is_known)
+        answer = self._resolved.get(key)
+        if answer is None:
+            found = self._resolve(resource_name, type_name, (type_name,), is_known)
+            answer = type_name if found is None else found
+            if len(self._resolved) >= MAX_RESOLVED:  # a long-lived registry (the global
+                self._resolved.clear()               # one) meets ever new names
+            self._resolved[key] = answer
+        return answer
 
     def _resolve(
         self,

@@ -138,3 +138,13 @@ def test_the_notes_of_derived_templates_stay_bounded() -> None:
     assert len(caches._derived_from) <= 4 * 2 + 1
     caches.remember_template(TemplateId(49), _with_default("again"), {}, {})
     assert caches.parameters(TemplateId(49), StackId("s"), {})["p"] == "again"
+
+
+def test_a_hit_marks_its_value_recently_used() -> None:
+    cache: LruCache[str, int] = LruCache(2)
+    cache.get_or_load("a", lambda: 1)
+    cache.get_or_load("b", lambda: 2)
+    assert cache.get_or_load("a", lambda: 0) == 1  # a hit: "b" is now the oldest
+    cache.get_or_load("c", lambda: 3)
+    assert cache.keys() == ["a", "c"]
+    assert cache.get_or_load("b", lambda: 20) == 20  # dropped, so loaded again

@@ -166,9 +166,19 @@ def test_alias_chain() -> None:
 
 def test_alias_loop() -> None:
     reg = _registry({"My::A": "My::B", "My::B": "My::A"})
-    with pytest.raises(StackValidationFailed, match="Circular resource type mapping: "
-                                                    "My::A -> My::B -> My::A"):
-        reg.resolve_type("r", "My::A")
+    for _ in range(2):  # an answer is kept; a loop is found again each time
+        with pytest.raises(StackValidationFailed, match="Circular resource type mapping: "
+                                                        "My::A -> My::B -> My::A"):
+            reg.resolve_type("r", "My::A")
+
+
+def test_a_kept_answer_is_per_name_type_and_known_types() -> None:
+    reg = _registry({"My::A": "My::Missing", "resources": {"db": {"My::A": "OS::Heat::None"}}})
+    known = {"OS::Heat::None"}.__contains__
+    for _ in range(2):
+        assert reg.resolve_type("db", "My::A") == "OS::Heat::None"
+        assert reg.resolve_type("web", "My::A") == "My::Missing"
+        assert reg.resolve_type("web", "My::A", is_known=known) == "My::A"
 
 
 def test_growing_wildcard_is_stopped() -> None:
