@@ -239,7 +239,7 @@ def start_engine(
         caches=EngineCaches(store),
         runner=runner or ActionRunner(clock),
         host=host,
-        slots=Slots(work_slots),
+        slots=Slots(work_slots, batching=store),
         options=options,
         notifier=notifier,
         engine_life_check_timeout=float(options.engine_life_check_timeout),

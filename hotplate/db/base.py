@@ -36,6 +36,16 @@ class StoreBase:
         """Statements sent on this store's engine (shared by stores on one engine)."""
         return self._tx.state.stats
 
+    def begin_write_batch(self) -> None:
+        batches = self._tx.state.batches
+        if batches is not None:
+            batches.begin()
+
+    def end_write_batch(self) -> None:
+        batches = self._tx.state.batches
+        if batches is not None:
+            batches.end()
+
     def pool_status(self) -> dict[str, int]:
         """Connections of the engine's pool: its size and how many are in use (SQLite's
         kept write connection counts only while a write holds it)."""

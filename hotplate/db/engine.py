@@ -44,6 +44,7 @@ from hotplate.db.session_limits import (
     postgres_connect_args,
     set_socket_timeouts,
 )
+from hotplate.db.write_batch import WriteBatches
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 POOL_RECYCLE_SECONDS = 3600
@@ -195,6 +196,9 @@ class EngineState:
     the first ``Transactions`` on it."""
     kept_writer: KeptWriter | None = None
     """SQLite files only: the write connection handed from write to write."""
+    batches: WriteBatches | None = None
+    """SQLite files only: the engine's write lock, and the threads that batch their
+    writes (write_batch.py)."""
 
 
 _STATES: weakref.WeakKeyDictionary[Engine, EngineState] = weakref.WeakKeyDictionary()
@@ -357,6 +361,9 @@ def _make_sqlite_engine(url: URL, pool_size: int, max_overflow: int,
     state.serialise_reads = in_memory
     if not in_memory:  # in memory, the pool's one shared connection serves already
         state.kept_writer = KeptWriter(engine)
+        assert state.write_lock is not None
+        state.batches = WriteBatches(state.write_lock, state.kept_writer,
+                                     on_commit=state.stats.add_commit)
     return engine
 
 

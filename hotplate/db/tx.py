@@ -85,6 +85,13 @@ class Rollback(Exception):
         self.value = value
 
 
+def _rollback_value(exc: BaseException) -> tuple[bool, Any]:
+    """Whether ``exc`` is a Rollback, and its value."""
+    if isinstance(exc, Rollback):
+        return True, exc.value
+    return False, None
+
+
 def is_retryable(exc: BaseException) -> bool:
     """True when the server aborted the transaction to break a deadlock, or a
     statement gave up waiting for a row lock.
@@ -132,6 +139,7 @@ class Transactions:
 
     def write(self, fn: Callable[[Connection], T]) -> T:
         """Run ``fn`` in a write transaction, committed unless it raises."""
+        self._flush_batch()
         return self._rerun(lambda: self._write_once(fn), write=True)
 
     def read(self, fn: Callable[[Connection], T], *, single_statement: bool = False) -> T:
@@ -142,6 +150,7 @@ class Transactions:
         and COMMIT round trips (psycopg switches autocommit client-side; on
         MariaDB the switch itself would cost a round trip each way).
         """
+        self._flush_batch()
         return self._rerun(lambda: self._read_once(fn, single_statement), write=False)
 
     def write_raw(self, fn: Callable[[PoolProxiedConnection], T]) -> T:
@@ -152,6 +161,10 @@ class Transactions:
         FastPath. Same guarantees: one transaction, Rollback undoes it,
         deadlock victims and lost connections are run again.
         """
+        batches = self.state.batches
+        if batches is not None and batches.batching():
+            return batches.write(fn, self._begin_immediate, _rollback_value)
+
         def once() -> T:
             with self._write_guard():
                 return self._run_raw(fn, write=True)
@@ -163,11 +176,24 @@ class Transactions:
         meanwhile (group_commit.py): returns once the transaction holding it has
         committed. ``order``: the key of the row ``fn`` locks first (its resource's
         id), so that batches lock rows in one order. ``fn`` must be safe to run
-        again (it is, on a deadlock) and must not wait on another write."""
+        again (it is, on a deadlock) and must not wait on another write.
+
+        A thread that batches its writes (write_batch.py) needs no group: the write
+        joins its batch."""
+        batches = self.state.batches
+        if batches is not None and batches.batching():
+            return batches.write(fn, self._begin_immediate, _rollback_value)
         return self._group.write(fn, order)
 
     def read_raw(self, fn: Callable[[PoolProxiedConnection], T]) -> T:
-        """A single-statement read on the driver connection (see ``write_raw``)."""
+        """A single-statement read on the driver connection (see ``write_raw``); in a
+        thread's open batch, inside it (the thread sees its own writes)."""
+        batches = self.state.batches
+        if batches is not None:
+            open_raw = batches.open_connection()
+            if open_raw is not None:
+                return fn(open_raw)
+
         def once() -> T:
             guard = self._write_guard() if self.state.serialise_reads else nullcontext()
             with guard:
@@ -401,8 +427,26 @@ class Transactions:
         else:
             raw.rollback()
 
+    def _flush_batch(self) -> None:
+        """Commit this thread's open batch before a transaction of another connection,
+        which would not see it (and, writing, would wait for it forever)."""
+        batches = self.state.batches
+        if batches is not None:
+            batches.flush()
+
+    def _begin_immediate(self, raw: PoolProxiedConnection) -> None:
+        raw.driver_connection.execute("BEGIN IMMEDIATE").close()  # type: ignore[union-attr]
+
     @contextmanager
     def _write_guard(self) -> Iterator[None]:
+        batches = self.state.batches
+        if batches is not None:  # counts who waits, so that an open batch ends soon
+            batches.acquire()
+            try:
+                yield
+            finally:
+                batches.release()
+            return
         lock: threading.Lock | None = self.state.write_lock
         if lock is None:
             yield

@@ -28,7 +28,7 @@ from hotplate.engine.worker_client import ReadyInputs, WorkerClient
 from hotplate.model.errors import ResourceTypeUnavailable
 from hotplate.model.ids import EngineId, ResourceId, StackId, TraversalId
 from hotplate.model.states import Action
-from hotplate.ports import Clock, Ids, Notifier, Store, Transport
+from hotplate.ports import Clock, Ids, Notifier, Store, Transport, WriteBatching
 from hotplate.resources.base import Resource
 from hotplate.rpc.errors import MessagingTimeout
 from hotplate.rpc.topics import LISTENER_TOPIC
@@ -79,12 +79,15 @@ class Slots:
     plugin runs, and while it asks another engine whether it is alive.
     """
 
-    def __init__(self, count: int | None) -> None:
+    def __init__(self, count: int | None, batching: WriteBatching | None = None) -> None:
         # One slot (SQLite's case) is a plain lock: the interpreter's Semaphore wakes a
         # waiter through a Condition written in Python, a cost paid at every hand-over.
         self._semaphore: threading.Semaphore | _thread.LockType | None = (
             None if not count else threading.Lock() if count == 1
             else threading.Semaphore(count))
+        self._batching = batching if count == 1 else None
+        """With one slot, its holder's writes share a transaction, committed before
+        the slot is given up (db/write_batch.py)."""
         self._local = threading.local()
         self._waiting = 0  # threads asking for a slot back
         self._waiting_lock = threading.Lock()
@@ -105,9 +108,13 @@ class Slots:
             return
         with semaphore:
             self._local.held = True
+            if self._batching is not None:
+                self._batching.begin_write_batch()
             try:
                 yield
             finally:
+                if self._batching is not None:
+                    self._batching.end_write_batch()
                 self._local.held = False
 
     @contextmanager
@@ -116,6 +123,8 @@ class Slots:
         if semaphore is None or not getattr(self._local, "held", False):
             yield
             return
+        if self._batching is not None:
+            self._batching.end_write_batch()
         self._local.held = False
         semaphore.release()
         try:
@@ -127,6 +136,8 @@ class Slots:
             with self._waiting_lock:
                 self._waiting -= 1
             self._local.held = True
+            if self._batching is not None:
+                self._batching.begin_write_batch()
 
 
 class ResourceTypes:

@@ -431,11 +431,24 @@ class CredentialStorage(Protocol):
     def delete_user_creds(self, creds_id: int) -> None: ...
 
 
+class WriteBatching(Protocol):
+    """A thread that holds the engine's one work slot (SQLite) commits its successive
+    hot-path writes together (db/write_batch.py); elsewhere both are no-ops."""
+
+    def begin_write_batch(self) -> None:
+        """This thread's hot-path writes share one transaction from now on."""
+        ...
+
+    def end_write_batch(self) -> None:
+        """Commit that transaction; the thread's writes go alone again."""
+        ...
+
+
 class Store(
     TemplateStorage, StackStorage, ResourceStorage, ResourceDataStorage, EventStorage,
     SyncPointStorage, ServiceStorage, RecoveryStorage, CredentialStorage, SoftwareStorage,
     SignalStorage, RequestStorage, SnapshotStorage, ConvergenceMigrationStorage,
-    StackLockStorage, Protocol,
+    StackLockStorage, WriteBatching, Protocol,
 ):
     """Persistence for stacks, resources, events and sync points: every role at once.
 
@@ -462,6 +475,7 @@ class StoreUnavailable(Exception):
 
 
 __all__ = [
+    "WriteBatching",
     "Clock",
     "ConvergenceMigrationStorage",
     "CredentialStorage",
