@@ -55,6 +55,8 @@ MAX_WRITES = 64
 """Writes in one batch at most: enough to spread the COMMIT thin."""
 MAX_AGE = 0.05
 """Seconds a batch stays open at most (checked at its next write)."""
+GIVE_WAY_SECS = 0.05
+"""How long a new batch waits at most for the writers that waited for the last one."""
 
 
 class _Open:
@@ -80,6 +82,8 @@ class WriteBatches:
         self._local = threading.local()
         self._waiting = 0
         self._waiting_lock = threading.Lock()
+        self._taken = 0
+        """Times the write lock was taken (under it): a waiter got it when this moves."""
 
     # -- the scope ---------------------------------------------------------------
     def begin(self) -> None:
@@ -103,15 +107,26 @@ class WriteBatches:
     def acquire(self) -> None:
         """Take the engine's write lock; one who must wait says so, so that an open
         batch is committed at its next write rather than when it is full."""
-        if self._write_lock.acquire(blocking=False):
-            return
-        with self._waiting_lock:
-            self._waiting += 1
-        try:
-            self._write_lock.acquire()
-        finally:
+        if not self._write_lock.acquire(blocking=False):
             with self._waiting_lock:
-                self._waiting -= 1
+                self._waiting += 1
+            try:
+                self._write_lock.acquire()
+            finally:
+                with self._waiting_lock:
+                    self._waiting -= 1
+        self._taken += 1
+
+    def _give_way(self) -> None:
+        """Before a new batch: let the writers who waited for the last one go first.
+        The lock is not fair: the batching thread, which released it a moment ago
+        and still runs, would take it again before any of them woke."""
+        if not self._waiting:
+            return
+        taken = self._taken
+        deadline = time.monotonic() + GIVE_WAY_SECS
+        while self._waiting and self._taken == taken and time.monotonic() < deadline:
+            time.sleep(0.0002)
 
     def release(self) -> None:
         self._write_lock.release()
@@ -145,6 +160,7 @@ class WriteBatches:
         return result
 
     def _open(self, begin: Callable[[PoolProxiedConnection], None]) -> _Open:
+        self._give_way()
         self.acquire()
         try:
             raw, generation = self._kept.take()

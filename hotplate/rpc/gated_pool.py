@@ -82,14 +82,25 @@ class GatedPool:
     def _work(self) -> None:
         self._initializer(*self._initargs)
         while self._wait_for_work():
-            with self._gate.held():
-                for future, fn, args in self._drain():
-                    if not future.set_running_or_notify_cancel():
-                        continue
-                    try:
-                        future.set_result(fn(*args))
-                    except BaseException as exc:  # the future carries it to the caller
-                        future.set_exception(exc)
+            finished: list[tuple[Future[Any], Any, BaseException | None]] = []
+            try:
+                with self._gate.held():
+                    for future, fn, args in self._drain():
+                        if not future.set_running_or_notify_cancel():
+                            continue
+                        try:
+                            finished.append((future, fn(*args), None))
+                        except BaseException as exc:  # the future carries it to the caller
+                            finished.append((future, None, exc))
+            finally:
+                # Only now, the gate given up: what the work wrote is committed (the
+                # gate's holder may commit its writes together, db/write_batch.py), so
+                # whoever waits on a future, or on the pool going idle, reads it.
+                for future, result, error in finished:
+                    if error is not None:
+                        future.set_exception(error)
+                    else:
+                        future.set_result(result)
 
     def _wait_for_work(self) -> bool:
         with self._cond:

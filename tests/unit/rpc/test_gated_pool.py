@@ -59,6 +59,30 @@ def test_results_and_errors_reach_the_futures() -> None:
     pool.shutdown()
 
 
+def test_a_future_is_set_only_once_the_gate_is_given_up() -> None:
+    """What the work wrote is committed as its holder gives the gate up (a batch of
+    writes, db/write_batch.py): nobody must read the work as done before that."""
+    events: list[str] = []
+
+    class Recording(OneAtATime):
+        @contextmanager
+        def held(self) -> Iterator[None]:
+            with super().held():
+                yield
+            events.append("gate given up")
+
+    pool = GatedPool(1, Recording(), initializer=noop)
+    first = threading.Event()
+    futures = [pool.submit(first.wait, 5), pool.submit(lambda: events.append("second ran"))]
+    for future in futures:
+        future.add_done_callback(lambda _f: events.append("future set"))
+    first.set()
+    for future in futures:
+        future.result(5)
+    pool.shutdown()
+    assert events == ["second ran", "gate given up", "future set", "future set"]
+
+
 def test_never_two_at_once_under_one_slot() -> None:
     pool = GatedPool(8, OneAtATime(), initializer=noop)
     running = 0
