@@ -239,7 +239,11 @@ def start_engine(
         caches=EngineCaches(store),
         runner=runner or ActionRunner(clock),
         host=host,
-        slots=Slots(work_slots, batching=store),
+        # A worker's writes are committed together only where every message they
+        # lead to stays in this process (write_batch.py): over a broker, a dependant
+        # told before the COMMIT could be another engine's, and act on it.
+        slots=Slots(work_slots,
+                    batching=store if isinstance(transport, InProcessTransport) else None),
         options=options,
         notifier=notifier,
         engine_life_check_timeout=float(options.engine_life_check_timeout),

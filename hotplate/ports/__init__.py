@@ -475,7 +475,6 @@ class StoreUnavailable(Exception):
 
 
 __all__ = [
-    "WriteBatching",
     "Clock",
     "ConvergenceMigrationStorage",
     "CredentialStorage",
@@ -498,4 +497,5 @@ __all__ = [
     "SyncPointStorage",
     "TemplateStorage",
     "Transport",
+    "WriteBatching",
 ]

@@ -35,3 +35,36 @@ def test_no_limit() -> None:
     slots = Slots(None)
     with slots.held(), slots.held(), slots.released():
         pass
+
+
+class Recorder:
+    """A store's write batching, as the slot drives it."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def begin_write_batch(self) -> None:
+        self.calls.append("begin")
+
+    def end_write_batch(self) -> None:
+        self.calls.append("end")
+
+
+def test_the_slot_holder_batches_its_writes_and_commits_them_before_it_waits() -> None:
+    batching = Recorder()
+    slots = Slots(1, batching=batching)
+    with slots.held():
+        with slots.held():  # nested: the same batch
+            assert batching.calls == ["begin"]
+        with slots.released():  # a plugin runs: what led to it is committed first
+            assert batching.calls == ["begin", "end"]
+        assert batching.calls == ["begin", "end", "begin"]
+    assert batching.calls == ["begin", "end", "begin", "end"]
+
+
+def test_writes_are_batched_only_under_a_single_slot() -> None:
+    batching = Recorder()
+    for slots in (Slots(None, batching=batching), Slots(4, batching=batching)):
+        with slots.held(), slots.released():
+            pass
+    assert batching.calls == []
