@@ -190,9 +190,9 @@ class Transactions:
         thread's open batch, inside it (the thread sees its own writes)."""
         batches = self.state.batches
         if batches is not None:
-            open_raw = batches.open_connection()
-            if open_raw is not None:
-                return fn(open_raw)
+            inside, result = batches.read(fn)
+            if inside:
+                return result  # type: ignore[return-value]
 
         def once() -> T:
             guard = self._write_guard() if self.state.serialise_reads else nullcontext()

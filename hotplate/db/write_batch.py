@@ -21,7 +21,12 @@ The batch is committed:
 - when it holds ``MAX_WRITES`` writes or is ``MAX_AGE`` seconds old, or
   another thread waits to write (the API, the event sinks, the heartbeat):
   at the batch's next write. Until then they wait, as they would behind
-  any write transaction.
+  any write transaction;
+- by a writer of another thread that has waited ``RESCUE_AFTER`` seconds
+  for it, when the batching thread is between two statements: that thread
+  may itself be waiting for the writer (an in-process call it made), and
+  would otherwise never reach its next write. Committing early is always
+  safe: the batch is closed for its thread, which begins a new one.
 
 Reads of the hot path (``read_raw``) on the batching thread run inside the
 batch, so the thread sees its own writes; other threads see only what is
@@ -57,22 +62,28 @@ MAX_AGE = 0.05
 """Seconds a batch stays open at most (checked at its next write)."""
 GIVE_WAY_SECS = 0.05
 """How long a new batch waits at most for the writers that waited for the last one."""
+RESCUE_AFTER = 0.05
+"""Seconds a writer of another thread waits for an open batch before committing it."""
 
 
 class _Open:
-    """The batching thread's open transaction."""
+    """A batching thread's open transaction. ``mutex`` is held while a statement runs
+    on it: whoever commits it (its thread, or a writer rescuing it) holds it then."""
 
-    __slots__ = ("generation", "raw", "since", "writes")
+    __slots__ = ("closed", "generation", "mutex", "raw", "since", "writes")
 
     def __init__(self, raw: PoolProxiedConnection, generation: int) -> None:
         self.raw = raw
         self.generation = generation
         self.writes = 0
         self.since = time.monotonic()
+        self.mutex = threading.Lock()
+        self.closed = False
 
 
 class WriteBatches:
-    """Per engine: which threads batch their writes, and each one's open batch."""
+    """Per engine: which threads batch their writes, and the open batch (at most one:
+    it holds the engine's write lock)."""
 
     def __init__(self, write_lock: threading.Lock, kept: KeptWriter,
                  on_commit: Callable[[], None] = lambda: None) -> None:
@@ -84,6 +95,7 @@ class WriteBatches:
         self._waiting_lock = threading.Lock()
         self._taken = 0
         """Times the write lock was taken (under it): a waiter got it when this moves."""
+        self._open_batch: _Open | None = None
 
     # -- the scope ---------------------------------------------------------------
     def begin(self) -> None:
@@ -98,24 +110,53 @@ class WriteBatches:
     def batching(self) -> bool:
         return getattr(self._local, "on", False) is True
 
-    def open_connection(self) -> PoolProxiedConnection | None:
-        """This thread's open batch's connection, if it has one."""
+    def read(self, fn: Callable[[PoolProxiedConnection], T]) -> tuple[bool, T | None]:
+        """``(True, fn(connection))`` inside this thread's open batch, so that it reads
+        its own writes; ``(False, None)`` when it has none."""
         batch: _Open | None = getattr(self._local, "batch", None)
-        return batch.raw if batch is not None else None
+        if batch is None:
+            return False, None
+        with batch.mutex:
+            if batch.closed:  # committed by a writer that rescued it
+                self._local.batch = None
+                return False, None
+            return True, fn(batch.raw)
 
     # -- the write lock, for every writer of the engine -----------------------------
     def acquire(self) -> None:
-        """Take the engine's write lock; one who must wait says so, so that an open
-        batch is committed at its next write rather than when it is full."""
+        """Take the engine's write lock. One who must wait says so, so that an open
+        batch is committed at its next write rather than when it is full; one who
+        waits long commits the batch itself (the module's docstring says why)."""
         if not self._write_lock.acquire(blocking=False):
             with self._waiting_lock:
                 self._waiting += 1
             try:
-                self._write_lock.acquire()
+                while not self._write_lock.acquire(timeout=RESCUE_AFTER):
+                    if self._rescue():
+                        break  # the batch's hold of the lock is ours now
             finally:
                 with self._waiting_lock:
                     self._waiting -= 1
         self._taken += 1
+
+    def release(self) -> None:
+        self._write_lock.release()
+
+    def _rescue(self) -> bool:
+        """Commit the open batch for its thread, if that thread is between statements;
+        True if done (the caller then holds the write lock the batch held)."""
+        batch = self._open_batch
+        if batch is None or not batch.mutex.acquire(blocking=False):
+            return False
+        try:
+            if batch.closed:
+                return False
+            LOG.debug("a writer waited %.2f s for a batch of %d writes: committing it",
+                      RESCUE_AFTER, batch.writes)
+            self._commit(batch)
+            return True
+        finally:
+            batch.mutex.release()
 
     def _give_way(self) -> None:
         """Before a new batch: let the writers who waited for the last one go first.
@@ -128,9 +169,6 @@ class WriteBatches:
         while self._waiting and self._taken == taken and time.monotonic() < deadline:
             time.sleep(0.0002)
 
-    def release(self) -> None:
-        self._write_lock.release()
-
     # -- writes --------------------------------------------------------------------
     def write(self, fn: Callable[[PoolProxiedConnection], T],
               begin: Callable[[PoolProxiedConnection], None],
@@ -138,13 +176,22 @@ class WriteBatches:
         """Run ``fn`` in this thread's batch, in a savepoint: undone alone when it
         raises. ``begin`` starts a new batch's transaction; ``rollback_value`` says
         whether an exception is a Rollback, and its value."""
-        batch: _Open | None = getattr(self._local, "batch", None)
-        if batch is not None and (batch.writes >= MAX_WRITES or self._waiting
-                                  or time.monotonic() - batch.since > MAX_AGE):
-            self.flush()
-            batch = None
-        if batch is None:
-            batch = self._open(begin)
+        while True:
+            batch: _Open | None = getattr(self._local, "batch", None)
+            if batch is not None and (batch.writes >= MAX_WRITES or self._waiting
+                                      or time.monotonic() - batch.since > MAX_AGE):
+                self.flush()
+                batch = None
+            if batch is None:
+                batch = self._open(begin)
+            with batch.mutex:
+                if batch.closed:  # committed by a writer that rescued it: a new one
+                    self._local.batch = None
+                    continue
+                return self._write_in(batch, fn, rollback_value)
+
+    def _write_in(self, batch: _Open, fn: Callable[[PoolProxiedConnection], T],
+                  rollback_value: Callable[[BaseException], tuple[bool, Any]]) -> T:
         driver: Any = batch.raw.driver_connection
         driver.execute("SAVEPOINT hotplate_write").close()
         try:
@@ -173,7 +220,7 @@ class WriteBatches:
             self._kept.give_back(raw, generation)
             self.release()
             raise
-        batch = self._local.batch = _Open(raw, generation)
+        batch = self._local.batch = self._open_batch = _Open(raw, generation)
         return batch
 
     def _undo(self, batch: _Open, driver: Any) -> None:
@@ -183,17 +230,27 @@ class WriteBatches:
             driver.execute("RELEASE hotplate_write").close()
         except Exception:
             LOG.exception("a batched write could not be undone alone; its batch is lost")
-            self._close(batch, commit=False)
+            self._commit(batch, commit=False)
+            self.release()
 
     def flush(self) -> None:
         """Commit this thread's open batch, if any (its failure is logged: see the
         module's docstring)."""
         batch: _Open | None = getattr(self._local, "batch", None)
-        if batch is not None:
-            self._close(batch, commit=True)
-
-    def _close(self, batch: _Open, *, commit: bool) -> None:
+        if batch is None:
+            return
         self._local.batch = None
+        with batch.mutex:
+            if batch.closed:  # a writer rescued it, and holds the lock now
+                return
+            self._commit(batch)
+        self.release()
+
+    def _commit(self, batch: _Open, *, commit: bool = True) -> None:
+        """End ``batch`` (its mutex held), leaving the write lock held."""
+        batch.closed = True
+        if self._open_batch is batch:
+            self._open_batch = None
         driver: Any = batch.raw.driver_connection
         try:
             driver.execute("COMMIT" if commit else "ROLLBACK").close()
@@ -208,4 +265,3 @@ class WriteBatches:
                 batch.raw.invalidate()
         finally:
             self._kept.give_back(batch.raw, batch.generation)
-            self.release()

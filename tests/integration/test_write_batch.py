@@ -173,3 +173,33 @@ def test_without_a_batch_each_write_commits_alone(store: SqlStore, engine: Engin
     stack = make_stack(store, FakeClock(), name="before")
     Transactions(engine).write_raw(_name_setter(str(stack.id), "alone"))
     assert _committed_name(engine, str(stack.id)) == "alone"
+
+
+def test_a_batching_thread_that_waits_for_a_writer_is_rescued(store: SqlStore,
+                                                             engine: Engine) -> None:
+    """The batching thread calls into another thread that writes, and waits for its
+    answer (an in-process call): the writer commits the batch rather than wait for
+    it forever, and the batching thread goes on with a new one."""
+    stack = make_stack(store, FakeClock(), name="before")
+    other = make_stack(store, FakeClock(), name="other")
+    tx = Transactions(engine)
+    answered = threading.Event()
+
+    def writer() -> None:
+        tx.write(lambda conn: conn.execute(
+            text("UPDATE stack SET name = 'answered' WHERE id = :id"), {"id": str(other.id)}))
+        answered.set()
+
+    store.begin_write_batch()
+    try:
+        tx.write_raw(_name_setter(str(stack.id), "batched"))
+        thread = threading.Thread(target=writer)
+        thread.start()
+        assert answered.wait(5)  # it did not wait for this thread's next write
+        assert _committed_name(engine, str(stack.id)) == "batched"
+        tx.write_raw(_name_setter(str(stack.id), "after"))  # a new batch
+    finally:
+        store.end_write_batch()
+        thread.join(5)
+    assert _committed_name(engine, str(stack.id)) == "after"
+    assert _committed_name(engine, str(other.id)) == "answered"
