@@ -150,7 +150,8 @@ def _resume_walk(deps: EngineDeps, parked: ParkedWalk) -> None:
         return
     try:
         try:
-            done = parked.check(parked.data)
+            with deps.slots.released():
+                done = parked.check(parked.data)
         finally:
             _keep_data(getattr(parked.check, "__self__", None))
         if not done:
@@ -283,15 +284,17 @@ def _parked(deps: EngineDeps, walk: Walk, row: ResourceRecord, instance: Resourc
                                                           None)
     if deps.parked is None:
         try:
-            deps.runner.run(handle, check, deadline=None, cancelled=None)
+            with deps.slots.released():  # a plugin runs: the slot is given back meanwhile
+                deps.runner.run(handle, check, deadline=None, cancelled=None)
         finally:
             _keep_data(instance)
         return False
     since = deps.clock.now()
     try:
-        data = handle()
-        if check is None or check(data):
-            return False
+        with deps.slots.released():  # as around any plugin's action (plugin_runs.py)
+            data = handle()
+            if check is None or check(data):
+                return False
     finally:
         _keep_data(instance)
     work = NodeWork(row, walk.stack, walk.traversal, False)
