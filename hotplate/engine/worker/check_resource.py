@@ -475,7 +475,8 @@ class CheckResource:
         worker hands the row over sooner."""
         try:
             instance = row_instance(self._deps, row, stack)
-            instance.handle_preempt()
+            with self._deps.slots.released():  # a plugin acts (a child stack's cancel)
+                instance.handle_preempt()
         except Exception:  # preempting is a courtesy; the old worker still hands over
             LOG.info("resource %s: preempt failed", row.id, exc_info=True)
 

@@ -90,7 +90,8 @@ def delete_parts(deps: EngineDeps, snapshot: SnapshotRecord,
                                    {"resource_data": dict(part.get("resource_data") or {})})
         check = getattr(instance, "check_delete_snapshot_complete", None)
         try:
-            deps.runner.run(handle, check, deadline=None, cancelled=None)
+            with deps.slots.released():  # a plugin acts: the slot is given back meanwhile
+                deps.runner.run(handle, check, deadline=None, cancelled=None)
         except Exception as exc:
             LOG.info("snapshot %s: deleting the part of %s failed", snapshot.id, name,
                      exc_info=True)
