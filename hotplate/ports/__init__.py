@@ -35,6 +35,7 @@ from hotplate.ports.requests import RequestStorage
 from hotplate.ports.server_config import SignalStorage, SoftwareStorage
 from hotplate.ports.snapshots import SnapshotStorage
 from hotplate.ports.stack_locks import StackLockStorage
+from hotplate.ports.write_batching import WriteBatching
 
 
 class Clock(Protocol):
@@ -429,19 +430,6 @@ class CredentialStorage(Protocol):
     def user_creds_held_elsewhere(self, creds_id: int, stack_id: str) -> bool: ...
 
     def delete_user_creds(self, creds_id: int) -> None: ...
-
-
-class WriteBatching(Protocol):
-    """A thread that holds the engine's one work slot (SQLite) commits its successive
-    hot-path writes together (db/write_batch.py); elsewhere both are no-ops."""
-
-    def begin_write_batch(self) -> None:
-        """This thread's hot-path writes share one transaction from now on."""
-        ...
-
-    def end_write_batch(self) -> None:
-        """Commit that transaction; the thread's writes go alone again."""
-        ...
 
 
 class Store(
