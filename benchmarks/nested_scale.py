@@ -6,7 +6,8 @@ resources in 1,001 nested stacks plus the top one. Phases: create, update
 (every member's resources changed in place) and delete, each timed until the
 top stack settles. Prints a table and optionally writes JSON (a list of
 objects with the keys phase, status, seconds, resources, stacks,
-resources_per_second, peak_rss_mb):
+resources_per_second, cpu_ms_per_resource, sql_per_resource,
+commits_per_resource, peak_rss_mb):
 
     python benchmarks/nested_scale.py [--members 1000] [--per-member 20] [--json PATH]
 """
@@ -78,6 +79,8 @@ def run(members: int, per_member: int, workers: int, timeout: float) -> list[dic
             stack_id = ""
             for phase, generation in (("create", 1), ("update", 2), ("delete", 0)):
                 start = time.monotonic()
+                cpu_before = time.process_time()
+                stats_before = engine.store.stats.snapshot()
                 if phase == "create":
                     stack_id = engine.service.create_stack(
                         CTXT, "nested-scale", group_template(members, generation), {}, files,
@@ -90,10 +93,15 @@ def run(members: int, per_member: int, workers: int, timeout: float) -> list[dic
                     engine.service.delete_stack(CTXT, stack_id)
                 status = wait_settled(watcher, stack_id, timeout)
                 seconds = time.monotonic() - start
+                cpu = time.process_time() - cpu_before
+                stats = engine.store.stats.snapshot() - stats_before
                 results.append({
                     "phase": phase, "status": status, "seconds": round(seconds, 2),
                     "resources": total, "stacks": stacks,
                     "resources_per_second": round(total / seconds, 1) if seconds else None,
+                    "cpu_ms_per_resource": round(1000 * cpu / total, 3),
+                    "sql_per_resource": round(stats.statements / total, 2),
+                    "commits_per_resource": round(stats.commits / total, 3),
                     "peak_rss_mb": round(peak_rss_mb(), 1),
                 })
                 print_row(results[-1])
@@ -108,7 +116,8 @@ def run(members: int, per_member: int, workers: int, timeout: float) -> list[dic
 def print_row(row: dict[str, Any]) -> None:
     print(f"| {row['phase']:<7} | {row['status']:<16} | {row['seconds']:>8} | "
           f"{row['resources']:>9} | {row['stacks']:>6} | {row['resources_per_second']!s:>7} | "
-          f"{row['peak_rss_mb']:>8} |", flush=True)
+          f"{row['cpu_ms_per_resource']:>6} | {row['sql_per_resource']:>7} | "
+          f"{row['commits_per_resource']:>9} | {row['peak_rss_mb']:>8} |", flush=True)
 
 
 def main() -> None:
@@ -120,8 +129,10 @@ def main() -> None:
                         help="seconds to wait for each phase")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    print("| phase   | status           |  seconds | resources | stacks |   res/s | peak MB |")
-    print("|---------|------------------|----------|-----------|--------|---------|---------|")
+    print("| phase   | status           |  seconds | resources | stacks |   res/s "
+          "| CPU ms | SQL/res | commits/r | peak MB |")
+    print("|---------|------------------|----------|-----------|--------|---------"
+          "|--------|---------|-----------|---------|")
     results = run(args.members, args.per_member, args.workers, args.timeout)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))

@@ -11,12 +11,14 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import Connection, delete, func, insert, select, update
+from sqlalchemy import Connection, bindparam, delete, func, insert, select, update
 
 from hotplate.db.base import StoreBase
 from hotplate.db.crypt import is_sealed
 from hotplate.db.schema import resource_snapshot, snapshot
 from hotplate.model.snapshots import SnapshotRecord
+
+_ANY_SNAPSHOT = select(snapshot.c.id).where(snapshot.c.stack_id == bindparam("b_stack")).limit(1)
 
 REASON_LENGTH = 255
 """``status_reason``'s column length (Heat's): a longer reason is cut."""
@@ -47,6 +49,11 @@ class SnapshotStore(StoreBase):
 
     def list_snapshots(self, stack_id: str) -> list[SnapshotRecord]:
         """The stack's snapshots, oldest first."""
+        # Most stacks have none, and every delete asks: a fast probe first.
+        if not self._tx.read_raw(
+                lambda conn: self._fast.execute(conn, _ANY_SNAPSHOT, {"b_stack": stack_id})[0]):
+            return []
+
         def read(conn: Connection) -> list[SnapshotRecord]:
             rows = conn.execute(select(snapshot).where(snapshot.c.stack_id == stack_id)
                                 .order_by(snapshot.c.created_at, snapshot.c.id)).all()

@@ -171,6 +171,19 @@ class Transactions:
 
         return self._rerun(once, write=True)
 
+    def write_alone(self, fn: Callable[[PoolProxiedConnection], T]) -> T:
+        """``write_raw``, committed on its own before it returns (after the thread's
+        open batch, if any): for a write whose effect others learn of at once, by a
+        notification or a lifecycle plugin, which must never tell of a write a crash
+        could still lose."""
+        self._flush_batch()
+
+        def once() -> T:
+            with self._write_guard():
+                return self._run_raw(fn, write=True)
+
+        return self._rerun(once, write=True)
+
     def write_grouped(self, fn: Callable[[PoolProxiedConnection], T], order: int) -> T:
         """``write_raw``, committed together with the writes other threads send
         meanwhile (group_commit.py): returns once the transaction holding it has

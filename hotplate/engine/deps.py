@@ -69,6 +69,11 @@ class CancelRegistry:
         return len(flags)
 
 
+GIVE_WAY_SECS = 0.05
+"""How long a worker waits at most for those coming back to a slot before it asks
+for one itself: enough for a woken thread to be scheduled."""
+
+
 class Slots:
     """How many workers may do the engine's own work at once; None: no limit.
 
@@ -91,6 +96,8 @@ class Slots:
         self._local = threading.local()
         self._waiting = 0  # threads asking for a slot back
         self._waiting_lock = threading.Lock()
+        self._came_back = threading.Condition(self._waiting_lock)
+        """Notified as each of those gets its slot back."""
 
     @property
     def limited(self) -> bool:
@@ -106,6 +113,7 @@ class Slots:
         if semaphore is None or getattr(self._local, "held", False):
             yield
             return
+        self._give_way()
         with semaphore:
             self._local.held = True
             if self._batching is not None:
@@ -116,6 +124,19 @@ class Slots:
                 if self._batching is not None:
                     self._batching.end_write_batch()
                 self._local.held = False
+
+    def _give_way(self) -> None:
+        """Let the workers coming back from a wait take their slots first.
+
+        A drainer gives its slot up when one waits to come back (``contended``),
+        but the lock is not fair: the drainer, still running, would take it
+        again at once, drain one message, see the same waiter, give it up
+        again, and so on. Each such round commits a write batch of one write.
+        """
+        if not self._waiting:
+            return
+        with self._came_back:
+            self._came_back.wait_for(lambda: not self._waiting, timeout=GIVE_WAY_SECS)
 
     @contextmanager
     def released(self) -> Iterator[None]:
@@ -135,6 +156,7 @@ class Slots:
             semaphore.acquire()
             with self._waiting_lock:
                 self._waiting -= 1
+                self._came_back.notify_all()
             self._local.held = True
             if self._batching is not None:
                 self._batching.begin_write_batch()

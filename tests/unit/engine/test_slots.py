@@ -1,4 +1,5 @@
 import threading
+import time
 
 from hotplate.engine.deps import Slots
 
@@ -68,3 +69,33 @@ def test_writes_are_batched_only_under_a_single_slot() -> None:
         with slots.held(), slots.released():
             pass
     assert batching.calls == []
+
+
+def test_a_worker_coming_back_from_a_wait_gets_the_slot_before_the_drainer_again() -> None:
+    """Unfair locks let the drainer that just gave its slot up take it back at once,
+    round after round, each round committing a batch of one write."""
+    slots = Slots(1)
+    order: list[str] = []
+    waiting_again = threading.Event()
+    plugin_done = threading.Event()
+
+    def worker() -> None:
+        with slots.held():
+            with slots.released():  # a plugin runs
+                waiting_again.set()
+                plugin_done.wait(5)
+            order.append("came back")
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    assert waiting_again.wait(5)
+    with slots.held():  # the drainer takes the slot the plugin's worker gave back
+        plugin_done.set()
+        deadline = time.monotonic() + 5
+        while not slots.contended() and time.monotonic() < deadline:
+            time.sleep(0.001)
+        assert slots.contended()
+    with slots.held():  # the drainer, straight back for its next message
+        order.append("drainer")
+    thread.join(5)
+    assert order == ["came back", "drainer"]
