@@ -36,6 +36,11 @@ _PURGE = (
     delete(s.resource).where(s.resource.c.id == bindparam("b_id")),
 )
 """One purged row: its data rows, then the row (foreign key order)."""
+_LOCK_HOLDERS = select(s.resource.c.engine_id).where(
+    s.resource.c.stack_id == bindparam("b_stack"), s.resource.c.engine_id.is_not(None),
+).distinct()
+"""The engines holding locks of a stack's rows: asked before every delete of a
+nested stack."""
 _PURGE_ATTRS = delete(s.resource_properties_data).where(
     s.resource_properties_data.c.id == bindparam("b_id"))
 _CHUNK = 500
@@ -214,14 +219,9 @@ class ResourceStore(StoreBase):
         return int(self._tx.read(lambda conn: conn.execute(query).scalar_one()))
 
     def engines_holding_locks(self, stack_id: StackId) -> set[EngineId]:
-        r = s.resource
-        query = (
-            select(r.c.engine_id)
-            .where(r.c.stack_id == stack_id, r.c.engine_id.is_not(None))
-            .distinct()
-        )
-        rows = self._tx.read(lambda conn: conn.execute(query).scalars().all())
-        return {EngineId(engine_id) for engine_id in rows}
+        rows = self._tx.read_raw(
+            lambda conn: self._fast.execute(conn, _LOCK_HOLDERS, {"b_stack": stack_id})[0])
+        return {EngineId(row["engine_id"]) for row in rows}
 
     # -- resource data -------------------------------------------------------
     def set_resource_data(

@@ -233,9 +233,13 @@ class WorkerService:
         """Every live nested stack under ``stack``, parents before children."""
         found: list[StackRecord] = []
         owners = [stack.id]
+        store = self._deps.store
         while owners:
-            children = self._deps.store.list_stacks(None, filters={"owner_id": owners},
-                                                    show_nested=True)
+            # One owner (every delete of a nested stack asks about its own children,
+            # mostly to find none): the prepared statement, not the listing's query.
+            children = (store.list_child_stacks(owners[0]) if len(owners) == 1
+                        else store.list_stacks(None, filters={"owner_id": owners},
+                                               show_nested=True))
             found.extend(children)
             owners = [child.id for child in children]
         return found
