@@ -10,7 +10,9 @@ import dataclasses
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from sqlalchemy import func, select
 
+from hotplate.db import schema as s
 from hotplate.db.store import SqlStore
 from hotplate.model.errors import StackExists
 from hotplate.model.ids import EngineId, ResourceId, StackId
@@ -340,8 +342,16 @@ def test_purge_deleted_resources(store: SqlStore, clock: FakeClock) -> None:
     assert store.update_resource_if_unlocked(gone, 0, done)
     in_progress = {"action": Action.DELETE, "status": Status.IN_PROGRESS}
     assert store.update_resource_if_unlocked(kept, 0, in_progress)
+    with store.engine.connect() as conn:
+        attr_id = conn.execute(select(s.resource.c.attr_data_id)
+                               .where(s.resource.c.id == gone)).scalar()
+    assert attr_id is not None
     assert store.purge_deleted_resources(stack.id) == 1
     assert store.get_resource(gone) is None and store.get_resource_data(gone) == {}
+    with store.engine.connect() as conn:  # its attribute row went with it
+        properties = s.resource_properties_data
+        assert conn.execute(select(func.count()).select_from(properties)
+                            .where(properties.c.id == attr_id)).scalar() == 0
     assert store.get_resource(kept) is not None and store.get_resource_data(kept) == {"k": "v"}
     assert store.purge_deleted_resources(stack.id) == 0
 
