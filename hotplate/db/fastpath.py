@@ -241,9 +241,11 @@ class FastPath:
         *,
         set_keys: Iterable[str],
     ) -> None:
-        """Run an INSERT (no result rows) once per row: one executemany, one statement.
+        """Run an INSERT or a DELETE (no result rows) once per row: one executemany,
+        one statement.
 
-        Every row must have the same keys (``set_keys``).
+        Every row must have the same keys (``set_keys``: an INSERT's columns; none
+        for a DELETE, whose parameters are its WHERE's).
         """
         prepared = self._prepared(statement, frozenset(set_keys))
         cursor = (conn.connection if isinstance(conn, Connection) else conn).cursor()

@@ -201,13 +201,15 @@ class ResourceStore(StoreBase):
             # reaches DELETE_COMPLETE meanwhile waits for the next purge
             # rather than losing its attribute row to an orphan.
             found = fast.execute(conn, _DOOMED, {"b_stack": stack_id})[0]
-            for row in found:
+            ids = [{"b_id": row["id"]} for row in found]
+            attr_ids = [{"b_id": row["attr_data_id"]} for row in found
+                        if row["attr_data_id"] is not None]
+            if ids:  # one executemany per statement: a wide stack's delete purges thousands
                 for statement in _PURGE:
-                    fast.send(conn, statement, {"b_id": row["id"]})
-            for row in found:
-                if row["attr_data_id"] is not None:
-                    fast.send(conn, _PURGE_ATTRS, {"b_id": row["attr_data_id"]})
-            return len(found)
+                    fast.execute_many(conn, statement, ids, set_keys=())
+            if attr_ids:
+                fast.execute_many(conn, _PURGE_ATTRS, attr_ids, set_keys=())
+            return len(ids)
 
         return self._tx.write_raw(run)
 
